@@ -1,0 +1,65 @@
+/**
+ * The error shape every Kennel HTTP interface answers with: `{ code, message, status }`.
+ *
+ * A service declares its codes once, in a catalog (code → HTTP status + what it means), and raises
+ * them with `catalog.error(code, message)`. The message is public and says what to do next; the
+ * internal cause, if any, stays on `cause` and is only logged.
+ */
+export interface ErrorSpec {
+  readonly status: number;
+  /** What the code means, for docs/errors.md and the OpenAPI document. */
+  readonly meaning: string;
+}
+
+export interface ErrorBody {
+  code: string;
+  message: string;
+  status: number;
+}
+
+export class ApiError extends Error {
+  readonly code: string;
+  readonly status: number;
+  /** Extra response headers (Allow, Retry-After, WWW-Authenticate…). */
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(
+    code: string,
+    status: number,
+    message: string,
+    options: { headers?: Record<string, string>; cause?: unknown } = {},
+  ) {
+    super(message, { cause: options.cause });
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = status;
+    this.headers = options.headers ?? {};
+  }
+
+  toBody(): ErrorBody {
+    return { code: this.code, message: this.message, status: this.status };
+  }
+}
+
+export interface ErrorCatalog<Code extends string> {
+  readonly specs: Readonly<Record<Code, ErrorSpec>>;
+  error(
+    code: Code,
+    message: string,
+    options?: { headers?: Record<string, string>; cause?: unknown },
+  ): ApiError;
+  has(code: string): code is Code;
+}
+
+export function defineErrorCatalog<Code extends string>(specs: Record<Code, ErrorSpec>): ErrorCatalog<Code> {
+  const frozen = Object.freeze({ ...specs });
+  return {
+    specs: frozen,
+    error(code, message, options) {
+      return new ApiError(code, frozen[code].status, message, options);
+    },
+    has(code: string): code is Code {
+      return Object.hasOwn(frozen, code);
+    },
+  };
+}

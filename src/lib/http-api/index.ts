@@ -1,0 +1,16 @@
+export { type CommonErrorCode, commonErrors, implicitErrorCodes } from './common-errors.ts';
+export { installErrorHandling, registerOperations, requestIdOf, validatorCompiler } from './fastify-kit.ts';
+export { buildOpenApiDocument, type DocumentInfo, errorCodesOf } from './openapi.ts';
+export {
+  type AnyOperation,
+  defineOperation,
+  fastifyPath,
+  type HeaderSpec,
+  type HttpMethod,
+  type JsonSchema,
+  type Operation,
+  type OperationRequest,
+  type ParameterSpec,
+  type ResponseSpec,
+} from './operation.ts';
+export { inlineRefs, ref } from './schema-refs.ts';

@@ -1,0 +1,75 @@
+import type { FastifyReply } from 'fastify';
+
+/** A JSON Schema in the OpenAPI 3.0 dialect (`nullable`, `example`, `x-` extensions allowed). */
+export type JsonSchema = Record<string, unknown>;
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface ParameterSpec {
+  readonly name: string;
+  readonly in: 'path' | 'query' | 'header';
+  readonly description: string;
+  readonly required?: boolean;
+  readonly schema: JsonSchema;
+  /** For repeatable query parameters (`?id=1&id=2`). */
+  readonly explode?: boolean;
+}
+
+export interface HeaderSpec {
+  readonly description: string;
+  readonly schema: JsonSchema;
+}
+
+export interface ResponseSpec {
+  readonly description: string;
+  readonly schema?: JsonSchema;
+  readonly headers?: Readonly<Record<string, HeaderSpec>>;
+}
+
+export interface OperationRequest<P, Q, B> {
+  readonly params: P;
+  readonly query: Q;
+  readonly body: B;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** The request id, also sent back as `X-Request-Id`. */
+  readonly id: string;
+}
+
+/**
+ * One HTTP operation: its contract (what the OpenAPI document says) and its handler, in one
+ * place, so the document and the server cannot drift. The same schemas validate requests,
+ * serialize responses and describe the operation.
+ */
+export interface Operation<Deps, P = unknown, Q = unknown, B = unknown> {
+  readonly operationId: string;
+  readonly method: HttpMethod;
+  /** OpenAPI path template, e.g. `/pets/{petId}`. */
+  readonly path: string;
+  readonly tags: readonly string[];
+  readonly summary: string;
+  readonly description: string;
+  readonly deprecated?: boolean;
+  /** Vendor extensions copied onto the operation (`x-sunset`, `x-hideTryItPanel`…). */
+  readonly extensions?: Readonly<Record<`x-${string}`, unknown>>;
+  readonly parameters?: readonly ParameterSpec[];
+  readonly requestBody?: { readonly description: string; readonly schema: JsonSchema };
+  /** Success responses by status. */
+  readonly responses: Readonly<Record<number, ResponseSpec>>;
+  /** Catalog codes this operation can answer with, besides the ones every operation can. */
+  readonly errors: readonly string[];
+  readonly handler: (request: OperationRequest<P, Q, B>, reply: FastifyReply, deps: Deps) => Promise<unknown>;
+}
+
+/** Identity function that keeps the handler's input types next to the contract. */
+export function defineOperation<Deps, P = Record<string, never>, Q = Record<string, never>, B = undefined>(
+  operation: Operation<Deps, P, Q, B>,
+): Operation<Deps, P, Q, B> {
+  return operation;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: a heterogeneous list of operations
+export type AnyOperation<Deps> = Operation<Deps, any, any, any>;
+
+export function fastifyPath(openApiPath: string): string {
+  return openApiPath.replaceAll(/\{([^}]+)\}/g, ':$1');
+}

@@ -1,0 +1,64 @@
+import { type Generated, sql } from 'kysely';
+import { booleanColumnType, type DialectMigration, idColumnType } from '../storage/index.ts';
+
+/** The Petstore's tables as Kysely sees them. Timestamps are ISO 8601 UTC text in both dialects. */
+export interface PetstoreTables {
+  categories: { id: Generated<number>; name: string; name_key: string; description: string | null };
+  pets: { id: Generated<number>; name: string; category_id: number; created_at: string };
+  inventory: { pet_id: number; quantity: number; reserved: number; status: string };
+  orders: {
+    id: Generated<number>;
+    pet_id: number;
+    quantity: number;
+    ship_date: string | null;
+    complete: number | boolean;
+    created_at: string;
+  };
+}
+
+export const petstoreMigrations: Record<string, DialectMigration> = {
+  '0001_initial': {
+    async up(db, dialect) {
+      const id = idColumnType(dialect);
+      await db.schema
+        .createTable('categories')
+        .addColumn('id', id, (c) => (dialect === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey()))
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('name_key', 'text', (c) => c.notNull().unique())
+        .addColumn('description', 'text')
+        .execute();
+      await db.schema
+        .createTable('pets')
+        .addColumn('id', id, (c) => (dialect === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey()))
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('category_id', 'bigint', (c) =>
+          c.notNull().references('categories.id').onDelete('restrict'),
+        )
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('pets_category_id').on('pets').column('category_id').execute();
+      await db.schema
+        .createTable('inventory')
+        .addColumn('pet_id', 'bigint', (c) => c.primaryKey().references('pets.id').onDelete('cascade'))
+        .addColumn('quantity', 'integer', (c) => c.notNull().check(sqlCheck('quantity >= 0')))
+        .addColumn('reserved', 'integer', (c) => c.notNull().check(sqlCheck('reserved >= 0')))
+        .addColumn('status', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('inventory_status').on('inventory').columns(['status', 'pet_id']).execute();
+      await db.schema
+        .createTable('orders')
+        .addColumn('id', id, (c) => (dialect === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey()))
+        .addColumn('pet_id', 'bigint', (c) => c.notNull().references('pets.id').onDelete('restrict'))
+        .addColumn('quantity', 'integer', (c) => c.notNull().check(sqlCheck('quantity > 0')))
+        .addColumn('ship_date', 'text')
+        .addColumn('complete', booleanColumnType(dialect), (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('orders_pet_id').on('orders').columns(['pet_id', 'id']).execute();
+    },
+  },
+};
+
+function sqlCheck(expression: string) {
+  return sql.raw(expression);
+}

@@ -1,0 +1,37 @@
+import { defineErrorCatalog } from '../lib/api-error.ts';
+import { commonErrors } from '../lib/http-api/index.ts';
+
+/** Every code the Petstore API answers with. docs/errors.md lists them; a test keeps it in step. */
+export const petstoreErrors = defineErrorCatalog({
+  ...commonErrors,
+  pet_not_found: { status: 404, meaning: 'No pet has this id (it never existed or was deleted).' },
+  category_not_found: { status: 404, meaning: 'No category has this id.' },
+  order_not_found: { status: 404, meaning: 'No order has this id (it never existed or was cancelled).' },
+  inventory_not_found: { status: 404, meaning: 'No pet has this id, so it has no inventory entry.' },
+  operation_sunset: {
+    status: 410,
+    meaning: 'The operation reached its sunset date and is gone; the message names its successor.',
+  },
+  unknown_category: { status: 422, meaning: 'The body names a categoryId that does not exist.' },
+  unknown_pet: { status: 422, meaning: 'The body names a petId that does not exist.' },
+  category_name_taken: {
+    status: 409,
+    meaning: 'Another category already has this name (names are unique regardless of case).',
+  },
+  category_in_use: { status: 409, meaning: 'Pets still belong to the category, so it cannot be deleted.' },
+  pet_has_orders: {
+    status: 409,
+    meaning: 'The pet has orders (open or complete), so it cannot be deleted; set its stock to 0 instead.',
+  },
+  pet_status_conflict: {
+    status: 409,
+    meaning: 'The requested status contradicts the state table: status follows stock and open orders.',
+  },
+  insufficient_stock: { status: 409, meaning: 'The order asks for more units than the stock holds.' },
+  order_already_complete: {
+    status: 409,
+    meaning: 'The order is complete, so it can be neither completed again nor cancelled.',
+  },
+});
+
+export type PetstoreErrorCode = keyof typeof petstoreErrors.specs;

@@ -1,0 +1,6 @@
+export { buildPetstoreApp, type PetstoreAppOptions } from './app.ts';
+export { type PetstoreTables, petstoreMigrations } from './db-schema.ts';
+export { petstoreErrors } from './errors.ts';
+export { BODY_LIMIT_BYTES, INTERFACE_VERSION, petstoreDocument, toYaml } from './openapi.ts';
+export { petstoreOperations } from './routes/index.ts';
+export { ORDER_TRANSITIONS, STATUS_TABLE, statusOf } from './stock-rules.ts';

@@ -1,0 +1,15 @@
+import { defineOperation, ref } from '../../lib/http-api/index.ts';
+import { idParam, type PetstoreDeps } from './shared.ts';
+
+export const getCategory = defineOperation<PetstoreDeps, { categoryId: number }>({
+  operationId: 'getCategory',
+  method: 'GET',
+  path: '/categories/{categoryId}',
+  tags: ['Pets'],
+  summary: 'Read a category',
+  description: 'Reads one category.',
+  parameters: [idParam('categoryId', 'category')],
+  responses: { 200: { description: 'The category', schema: ref('Category') } },
+  errors: ['category_not_found'],
+  handler: ({ params }, _reply, { store }) => store.readCategory(params.categoryId),
+});

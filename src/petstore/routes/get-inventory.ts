@@ -1,0 +1,15 @@
+import { defineOperation, ref } from '../../lib/http-api/index.ts';
+import { idParam, type PetstoreDeps } from './shared.ts';
+
+export const getInventory = defineOperation<PetstoreDeps, { petId: number }>({
+  operationId: 'getInventory',
+  method: 'GET',
+  path: '/store/inventory/{petId}',
+  tags: ['Store'],
+  summary: "Read a pet's stock",
+  description: 'Reads the stock of one pet: the units that can still be ordered, and its status.',
+  parameters: [idParam('petId', 'pet')],
+  responses: { 200: { description: 'The inventory entry', schema: ref('InventoryItem') } },
+  errors: ['inventory_not_found'],
+  handler: ({ params }, _reply, { store }) => store.readInventory(params.petId),
+});

@@ -1,0 +1,15 @@
+import { defineOperation, ref } from '../../lib/http-api/index.ts';
+import { idParam, type PetstoreDeps } from './shared.ts';
+
+export const getOrder = defineOperation<PetstoreDeps, { orderId: number }>({
+  operationId: 'getOrder',
+  method: 'GET',
+  path: '/store/orders/{orderId}',
+  tags: ['Store'],
+  summary: 'Read an order',
+  description: 'Reads one order. A cancelled order no longer exists (404).',
+  parameters: [idParam('orderId', 'order')],
+  responses: { 200: { description: 'The order', schema: ref('Order') } },
+  errors: ['order_not_found'],
+  handler: ({ params }, _reply, { store }) => store.readOrder(params.orderId),
+});

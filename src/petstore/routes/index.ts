@@ -1,0 +1,46 @@
+import type { AnyOperation } from '../../lib/http-api/index.ts';
+import { cancelOrder } from './cancel-order.ts';
+import { completeOrder } from './complete-order.ts';
+import { createCategory } from './create-category.ts';
+import { createPet } from './create-pet.ts';
+import { deleteCategory } from './delete-category.ts';
+import { deletePet } from './delete-pet.ts';
+import { getCategory } from './get-category.ts';
+import { getInventory } from './get-inventory.ts';
+import { getOrder } from './get-order.ts';
+import { getPet } from './get-pet.ts';
+import { listCategories } from './list-categories.ts';
+import { listInventory } from './list-inventory.ts';
+import { listOrders } from './list-orders.ts';
+import { listPets } from './list-pets.ts';
+import { placeOrder } from './place-order.ts';
+import { setStock } from './set-stock.ts';
+import type { PetstoreDeps } from './shared.ts';
+import { updateCategory } from './update-category.ts';
+import { updatePet } from './update-pet.ts';
+
+export type { PetstoreDeps } from './shared.ts';
+
+/** Every Petstore operation, in the order the document lists them. */
+export function petstoreOperations(deprecation: PetstoreDeps['deprecation']): AnyOperation<PetstoreDeps>[] {
+  return [
+    listPets,
+    createPet,
+    getPet(deprecation),
+    updatePet,
+    deletePet,
+    listCategories,
+    createCategory,
+    getCategory,
+    updateCategory,
+    deleteCategory,
+    placeOrder,
+    listOrders,
+    getOrder,
+    completeOrder,
+    cancelOrder,
+    listInventory,
+    getInventory,
+    setStock,
+  ];
+}

@@ -1,0 +1,18 @@
+import { defineOperation, ref } from '../../lib/http-api/index.ts';
+import type { NewPet } from '../store/index.ts';
+import { idParam, type PetstoreDeps } from './shared.ts';
+
+export const updatePet = defineOperation<PetstoreDeps, { petId: number }, unknown, NewPet>({
+  operationId: 'updatePet',
+  method: 'PUT',
+  path: '/pets/{petId}',
+  tags: ['Pets'],
+  summary: 'Update a pet',
+  description:
+    "Replaces a pet's name and category. `status` may be sent but must equal the pet's current status: status follows stock and open orders, so change stock with `PUT /store/inventory/{petId}` instead.",
+  parameters: [idParam('petId', 'pet')],
+  requestBody: { description: 'The pet as it should be', schema: ref('NewPet') },
+  responses: { 200: { description: 'The updated pet', schema: ref('Pet') } },
+  errors: ['pet_not_found', 'unknown_category', 'pet_status_conflict'],
+  handler: ({ params, body }, _reply, { store }) => store.updatePet(params.petId, body),
+});

@@ -1,0 +1,182 @@
+import { type JsonSchema, ref } from '../lib/http-api/index.ts';
+
+/**
+ * The seed's resources as named schemas, with the constraints the project chose (docs/decisions.md,
+ * "Petstore constraints"). Ids are int64 on the wire but capped at 2^53 − 1 so every JSON client
+ * reads them exactly.
+ */
+export const MAX_ID = Number.MAX_SAFE_INTEGER;
+export const MAX_ORDER_QUANTITY = 10_000;
+export const MAX_STOCK = 1_000_000;
+
+const id = (description: string): JsonSchema => ({
+  type: 'integer',
+  format: 'int64',
+  minimum: 1,
+  maximum: MAX_ID,
+  description,
+  example: 42,
+});
+
+const name = (description: string, example: string): JsonSchema => ({
+  type: 'string',
+  minLength: 1,
+  maxLength: 100,
+  pattern: '\\S',
+  description: `${description}. 1–100 characters, not only spaces.`,
+  example,
+});
+
+const petProperties = {
+  name: name("The animal's name", 'Rex'),
+  categoryId: id('Identifier of the category the animal belongs to'),
+  status: ref('PetStatus'),
+};
+
+const categoryProperties = {
+  name: name('Category name (for example a kind of animal), unique regardless of case', 'Dogs'),
+  description: {
+    type: 'string',
+    maxLength: 500,
+    description: 'Short description of the category, at most 500 characters',
+    example: 'Loyal companions',
+  },
+};
+
+export const schemas: Record<string, JsonSchema> = {
+  PetStatus: {
+    type: 'string',
+    enum: ['available', 'pending', 'sold'],
+    description:
+      'Status of the animal. It follows stock and open orders (see the state table in the API description): `available` while stock is above zero, `pending` while stock is zero and open orders hold the last units, `sold` when stock is zero and no order is open.',
+    example: 'available',
+  },
+  NewPet: {
+    type: 'object',
+    description:
+      'Input shape for a pet. `status` may be `available` (the default: one unit in stock) or `sold` (no stock); `pending` only ever comes from open orders.',
+    required: ['name', 'categoryId'],
+    properties: petProperties,
+    additionalProperties: false,
+  },
+  Pet: {
+    type: 'object',
+    required: ['id', 'name', 'categoryId'],
+    properties: { id: id('Unique identifier assigned on creation'), ...petProperties },
+  },
+  Pets: { type: 'array', description: 'A list of pets.', items: ref('Pet') },
+  NewCategory: {
+    type: 'object',
+    description: 'Input shape for a category.',
+    required: ['name'],
+    properties: categoryProperties,
+    additionalProperties: false,
+  },
+  Category: {
+    type: 'object',
+    required: ['id', 'name'],
+    properties: { id: id('Unique identifier assigned on creation'), ...categoryProperties },
+  },
+  NewOrder: {
+    type: 'object',
+    description:
+      'Input shape for placing an order. Not in the seed: the project added it so the body says what a client sends.',
+    required: ['petId', 'quantity'],
+    properties: {
+      petId: id('Identifier of the animal to order'),
+      quantity: {
+        type: 'integer',
+        format: 'int32',
+        minimum: 1,
+        maximum: MAX_ORDER_QUANTITY,
+        description: `Number of units ordered, 1 to ${MAX_ORDER_QUANTITY}, and no more than the stock`,
+        example: 1,
+      },
+      shipDate: {
+        type: 'string',
+        format: 'date-time',
+        description: 'Expected ship date (ISO 8601). Completing the order replaces it with the actual date.',
+        example: '2026-12-01T10:00:00Z',
+      },
+    },
+    additionalProperties: false,
+  },
+  Order: {
+    type: 'object',
+    properties: {
+      id: id('Unique order identifier'),
+      petId: id('Identifier of the animal in the order'),
+      quantity: {
+        type: 'integer',
+        format: 'int32',
+        minimum: 1,
+        maximum: MAX_ORDER_QUANTITY,
+        description: 'Number of units ordered',
+        example: 1,
+      },
+      shipDate: {
+        type: 'string',
+        format: 'date-time',
+        description: 'Expected ship date while open; the actual ship date once complete',
+        example: '2026-12-01T10:00:00.000Z',
+      },
+      complete: { type: 'boolean', description: 'Whether the order has been fulfilled', example: false },
+    },
+  },
+  InventoryItem: {
+    type: 'object',
+    required: ['petId', 'quantity', 'status'],
+    properties: {
+      petId: id('Identifier of the animal this entry tracks'),
+      quantity: {
+        type: 'integer',
+        format: 'int32',
+        minimum: 0,
+        maximum: MAX_STOCK,
+        description:
+          'Current stock count: units that can still be ordered (units held by open orders are not in it)',
+        example: 12,
+      },
+      status: ref('PetStatus'),
+    },
+  },
+  InventoryUpdate: {
+    type: 'object',
+    required: ['quantity'],
+    properties: {
+      quantity: {
+        type: 'integer',
+        format: 'int32',
+        minimum: 0,
+        maximum: MAX_STOCK,
+        description: `The new stock count, 0 to ${MAX_STOCK}: units available to order on top of those held by open orders`,
+        example: 50,
+      },
+    },
+    additionalProperties: false,
+  },
+  Error: {
+    type: 'object',
+    required: ['code', 'message', 'status'],
+    properties: {
+      code: {
+        type: 'string',
+        pattern: '^[a-z][a-z0-9_]*$',
+        description: 'Machine-readable error code (listed in docs/errors.md)',
+        example: 'pet_not_found',
+      },
+      message: {
+        type: 'string',
+        description: 'Human-readable description of the error and what to do about it',
+        example: 'No pet has id 42. List pets with GET /pets to find its id.',
+      },
+      status: {
+        type: 'integer',
+        minimum: 400,
+        maximum: 599,
+        description: 'The HTTP status code',
+        example: 404,
+      },
+    },
+  },
+};

@@ -1,0 +1,112 @@
+import { isForeignKeyViolation, isUniqueViolation, transact } from '../../storage/index.ts';
+import { petstoreErrors } from '../errors.ts';
+import { type Category, decodeCursor, type Page, pageOf, type StoreContext, toCategory } from './context.ts';
+
+export interface NewCategory {
+  name: string;
+  description?: string;
+}
+
+const notFound = (id: number) =>
+  petstoreErrors.error(
+    'category_not_found',
+    `No category has id ${id}. List categories with GET /categories.`,
+  );
+
+const nameTaken = (name: string) =>
+  petstoreErrors.error(
+    'category_name_taken',
+    `A category named "${name}" already exists (names are unique regardless of case). Use it, or pick another name.`,
+  );
+
+/** Names compare without case and surrounding spaces: "Dogs" and " dogs" are one category. */
+const nameKey = (name: string) => name.trim().toLowerCase();
+
+export async function createCategory(ctx: StoreContext, input: NewCategory): Promise<Category> {
+  try {
+    const row = await ctx.db
+      .insertInto('categories')
+      .values({ name: input.name, name_key: nameKey(input.name), description: input.description ?? null })
+      .returning(['id', 'name', 'description'])
+      .executeTakeFirstOrThrow();
+    return toCategory(row);
+  } catch (error) {
+    if (isUniqueViolation(error)) throw nameTaken(input.name);
+    throw error;
+  }
+}
+
+export async function readCategory(ctx: StoreContext, id: number): Promise<Category> {
+  const row = await ctx.db
+    .selectFrom('categories')
+    .select(['id', 'name', 'description'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (!row) throw notFound(id);
+  return toCategory(row);
+}
+
+export async function listCategories(
+  ctx: StoreContext,
+  limit: number,
+  cursor?: string,
+): Promise<Page<Category>> {
+  const after = decodeCursor(cursor);
+  if (after === null) {
+    throw petstoreErrors.error(
+      'validation_failed',
+      'Query parameter cursor is not valid. Use the URL from the Link header (rel="next") as it is.',
+    );
+  }
+  const rows = await ctx.db
+    .selectFrom('categories')
+    .select(['id', 'name', 'description'])
+    .where('id', '>', after)
+    .orderBy('id')
+    .limit(limit + 1)
+    .execute();
+  const page = pageOf(rows, limit, (r) => r.id);
+  return { items: page.items.map(toCategory), next: page.next };
+}
+
+export async function updateCategory(ctx: StoreContext, id: number, input: NewCategory): Promise<Category> {
+  try {
+    const row = await ctx.db
+      .updateTable('categories')
+      .set({ name: input.name, name_key: nameKey(input.name), description: input.description ?? null })
+      .where('id', '=', id)
+      .returning(['id', 'name', 'description'])
+      .executeTakeFirst();
+    if (!row) throw notFound(id);
+    return toCategory(row);
+  } catch (error) {
+    if (isUniqueViolation(error)) throw nameTaken(input.name);
+    throw error;
+  }
+}
+
+/** Deletes a category no pet belongs to. */
+export async function deleteCategory(ctx: StoreContext, id: number): Promise<void> {
+  const inUse = () =>
+    petstoreErrors.error(
+      'category_in_use',
+      `Pets still belong to category ${id}. Move them with PUT /pets/{petId} or delete them first (GET /pets?categoryId=${id} lists them).`,
+    );
+  try {
+    await transact(ctx.db, async (trx) => {
+      const pet = await trx
+        .selectFrom('pets')
+        .select('id')
+        .where('category_id', '=', id)
+        .limit(1)
+        .executeTakeFirst();
+      if (pet) throw inUse();
+      const result = await trx.deleteFrom('categories').where('id', '=', id).executeTakeFirst();
+      if (result.numDeletedRows === 0n) throw notFound(id);
+    });
+  } catch (error) {
+    // A pet created between the check and the delete: the foreign key refuses the delete.
+    if (isForeignKeyViolation(error)) throw inUse();
+    throw error;
+  }
+}

@@ -1,0 +1,128 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Clock } from '../../lib/clock.ts';
+import type { Dialect } from '../../storage/index.ts';
+import type { PetstoreTables } from '../db-schema.ts';
+import { type PetStatus, type StockLevels, statusOf } from '../stock-rules.ts';
+
+export type PetstoreDb = Kysely<PetstoreTables>;
+export type PetstoreTrx = Transaction<PetstoreTables>;
+
+/** What every store operation is given: the database, its dialect and the clock. */
+export interface StoreContext {
+  readonly db: PetstoreDb;
+  readonly dialect: Dialect;
+  readonly clock: Clock;
+}
+
+export interface Pet {
+  id: number;
+  name: string;
+  categoryId: number;
+  status: PetStatus;
+}
+export interface Category {
+  id: number;
+  name: string;
+  description?: string;
+}
+export interface Order {
+  id: number;
+  petId: number;
+  quantity: number;
+  shipDate?: string;
+  complete: boolean;
+}
+export interface InventoryItem {
+  petId: number;
+  quantity: number;
+  status: PetStatus;
+}
+
+/** A page of a list, with the cursor of the next page when there is one. */
+export interface Page<T> {
+  items: T[];
+  next: string | null;
+}
+
+export function toPet(row: { id: number; name: string; category_id: number; status: string }): Pet {
+  return { id: row.id, name: row.name, categoryId: row.category_id, status: row.status as PetStatus };
+}
+
+export function toCategory(row: { id: number; name: string; description: string | null }): Category {
+  return row.description === null
+    ? { id: row.id, name: row.name }
+    : { id: row.id, name: row.name, description: row.description };
+}
+
+export function toOrder(row: {
+  id: number;
+  pet_id: number;
+  quantity: number;
+  ship_date: string | null;
+  complete: number | boolean;
+}): Order {
+  const order: Order = {
+    id: row.id,
+    petId: row.pet_id,
+    quantity: row.quantity,
+    complete: Boolean(row.complete),
+  };
+  if (row.ship_date !== null) order.shipDate = row.ship_date;
+  return order;
+}
+
+export function toInventoryItem(row: { pet_id: number; quantity: number; status: string }): InventoryItem {
+  return { petId: row.pet_id, quantity: row.quantity, status: row.status as PetStatus };
+}
+
+/**
+ * Moves a pet's stock levels by the given deltas in one guarded UPDATE (refused, returning
+ * undefined, when stock would go below zero) and writes the status the state table gives.
+ * The row stays locked until the transaction ends, so the status written matches the levels.
+ */
+export async function shiftStock(
+  trx: PetstoreTrx,
+  petId: number,
+  stockDelta: number,
+  reservedDelta: number,
+): Promise<(StockLevels & { status: PetStatus }) | undefined> {
+  const row = await trx
+    .updateTable('inventory')
+    .set((eb) => ({
+      quantity: eb('quantity', '+', stockDelta),
+      reserved: eb('reserved', '+', reservedDelta),
+    }))
+    .where('pet_id', '=', petId)
+    .where((eb) => eb(eb('quantity', '+', stockDelta), '>=', 0))
+    .returning(['quantity', 'reserved'])
+    .executeTakeFirst();
+  if (!row) return undefined;
+  return writeStatus(trx, petId, { stock: row.quantity, reserved: row.reserved });
+}
+
+export async function writeStatus(
+  trx: PetstoreTrx,
+  petId: number,
+  levels: StockLevels,
+): Promise<StockLevels & { status: PetStatus }> {
+  const status = statusOf(levels);
+  await trx.updateTable('inventory').set({ status }).where('pet_id', '=', petId).execute();
+  return { ...levels, status };
+}
+
+/** Cursors are opaque to clients: base64url of the last id of the previous page. */
+export function encodeCursor(lastId: number): string {
+  return Buffer.from(`after:${lastId}`).toString('base64url');
+}
+
+export function decodeCursor(cursor: string | undefined): number | null {
+  if (cursor === undefined) return 0;
+  const match = /^after:(\d{1,16})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  return match ? Number(match[1]) : null;
+}
+
+export function pageOf<T extends object>(rows: T[], limit: number, idOf: (row: T) => number): Page<T> {
+  if (rows.length <= limit) return { items: rows, next: null };
+  const items = rows.slice(0, limit);
+  return { items, next: encodeCursor(idOf(items[items.length - 1] as T)) };
+}

@@ -1,0 +1,65 @@
+import { transact } from '../../storage/index.ts';
+import { petstoreErrors } from '../errors.ts';
+import {
+  decodeCursor,
+  type InventoryItem,
+  type Page,
+  pageOf,
+  type StoreContext,
+  toInventoryItem,
+  writeStatus,
+} from './context.ts';
+
+const notFound = (petId: number) =>
+  petstoreErrors.error(
+    'inventory_not_found',
+    `No pet has id ${petId}, so there is no inventory entry. List pets with GET /pets.`,
+  );
+
+export async function readInventory(ctx: StoreContext, petId: number): Promise<InventoryItem> {
+  const row = await ctx.db
+    .selectFrom('inventory')
+    .select(['pet_id', 'quantity', 'status'])
+    .where('pet_id', '=', petId)
+    .executeTakeFirst();
+  if (!row) throw notFound(petId);
+  return toInventoryItem(row);
+}
+
+export async function listInventory(
+  ctx: StoreContext,
+  limit: number,
+  cursor?: string,
+): Promise<Page<InventoryItem>> {
+  const after = decodeCursor(cursor);
+  if (after === null) {
+    throw petstoreErrors.error(
+      'validation_failed',
+      'Query parameter cursor is not valid. Use the URL from the Link header (rel="next") as it is.',
+    );
+  }
+  const rows = await ctx.db
+    .selectFrom('inventory')
+    .select(['pet_id', 'quantity', 'status'])
+    .where('pet_id', '>', after)
+    .orderBy('pet_id')
+    .limit(limit + 1)
+    .execute();
+  const page = pageOf(rows, limit, (r) => r.pet_id);
+  return { items: page.items.map(toInventoryItem), next: page.next };
+}
+
+/** Sets the units available to order; units held by open orders are not touched. */
+export async function setStock(ctx: StoreContext, petId: number, quantity: number): Promise<InventoryItem> {
+  return transact(ctx.db, async (trx) => {
+    const row = await trx
+      .updateTable('inventory')
+      .set({ quantity })
+      .where('pet_id', '=', petId)
+      .returning(['reserved'])
+      .executeTakeFirst();
+    if (!row) throw notFound(petId);
+    const { status } = await writeStatus(trx, petId, { stock: quantity, reserved: row.reserved });
+    return { petId, quantity, status };
+  });
+}

@@ -1,0 +1,152 @@
+import { transact } from '../../storage/index.ts';
+import { petstoreErrors } from '../errors.ts';
+import { ORDER_REFUSALS, type OrderEvent, type OrderState, orderTransition } from '../stock-rules.ts';
+import {
+  decodeCursor,
+  type Order,
+  type Page,
+  type PetstoreTrx,
+  pageOf,
+  type StoreContext,
+  shiftStock,
+  toOrder,
+} from './context.ts';
+
+export interface NewOrder {
+  petId: number;
+  quantity: number;
+  shipDate?: string;
+}
+
+export interface OrderFilter {
+  petId?: number;
+  complete?: boolean;
+  limit: number;
+  cursor?: string;
+}
+
+const notFound = (id: number) =>
+  petstoreErrors.error('order_not_found', `No order has id ${id}. List orders with GET /store/orders.`);
+
+/** Places an order: its units move from stock to reserved in the same transaction. */
+export async function placeOrder(ctx: StoreContext, input: NewOrder): Promise<Order> {
+  const transition = orderTransition(null, 'place');
+  if (!transition) throw new Error('the state table has no row for placing an order');
+  return transact(ctx.db, async (trx) => {
+    const levels = await shiftStock(
+      trx,
+      input.petId,
+      transition.stockDelta(input.quantity),
+      transition.reservedDelta(input.quantity),
+    );
+    if (!levels) {
+      const item = await trx
+        .selectFrom('inventory')
+        .select('quantity')
+        .where('pet_id', '=', input.petId)
+        .executeTakeFirst();
+      if (!item) {
+        throw petstoreErrors.error(
+          'unknown_pet',
+          `petId ${input.petId} names no pet. Pick one from GET /pets?status=available.`,
+        );
+      }
+      throw petstoreErrors.error(
+        'insufficient_stock',
+        `Pet ${input.petId} has ${item.quantity} in stock and the order asks for ${input.quantity}. Order at most ${item.quantity}, or wait for stock.`,
+      );
+    }
+    const shipDate = input.shipDate === undefined ? null : new Date(input.shipDate).toISOString();
+    const row = await trx
+      .insertInto('orders')
+      .values({
+        pet_id: input.petId,
+        quantity: input.quantity,
+        ship_date: shipDate,
+        complete: 0,
+        created_at: ctx.clock.now().toISOString(),
+      })
+      .returning(['id', 'pet_id', 'quantity', 'ship_date', 'complete'])
+      .executeTakeFirstOrThrow();
+    return toOrder(row);
+  });
+}
+
+export async function readOrder(ctx: StoreContext, id: number): Promise<Order> {
+  const row = await ctx.db
+    .selectFrom('orders')
+    .select(['id', 'pet_id', 'quantity', 'ship_date', 'complete'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (!row) throw notFound(id);
+  return toOrder(row);
+}
+
+export async function listOrders(ctx: StoreContext, filter: OrderFilter): Promise<Page<Order>> {
+  const after = decodeCursor(filter.cursor);
+  if (after === null) {
+    throw petstoreErrors.error(
+      'validation_failed',
+      'Query parameter cursor is not valid. Use the URL from the Link header (rel="next") as it is.',
+    );
+  }
+  let query = ctx.db
+    .selectFrom('orders')
+    .select(['id', 'pet_id', 'quantity', 'ship_date', 'complete'])
+    .where('id', '>', after)
+    .orderBy('id')
+    .limit(filter.limit + 1);
+  if (filter.petId !== undefined) query = query.where('pet_id', '=', filter.petId);
+  if (filter.complete !== undefined) query = query.where('complete', '=', filter.complete ? 1 : 0);
+  const rows = await query.execute();
+  const page = pageOf(rows, filter.limit, (r) => r.id);
+  return { items: page.items.map(toOrder), next: page.next };
+}
+
+/**
+ * Applies an order event from the state table to a locked order row: the pet's stock levels
+ * move by the row's deltas, and the order is completed or deleted.
+ */
+async function moveOrder(ctx: StoreContext, id: number, event: OrderEvent): Promise<Order> {
+  return transact(ctx.db, async (trx: PetstoreTrx) => {
+    let select = trx
+      .selectFrom('orders')
+      .select(['id', 'pet_id', 'quantity', 'ship_date', 'complete'])
+      .where('id', '=', id);
+    if (ctx.dialect === 'postgres') select = select.forUpdate();
+    const row = await select.executeTakeFirst();
+    if (!row) throw notFound(id);
+    const from: OrderState = row.complete ? 'complete' : 'open';
+    const transition = orderTransition(from, event);
+    if (!transition) {
+      throw petstoreErrors.error(
+        ORDER_REFUSALS[from],
+        `Order ${id} is already complete (shipped ${row.ship_date ?? 'earlier'}); a complete order can be neither completed again nor cancelled.`,
+      );
+    }
+    const levels = await shiftStock(
+      trx,
+      row.pet_id,
+      transition.stockDelta(row.quantity),
+      transition.reservedDelta(row.quantity),
+    );
+    if (!levels) throw new Error(`order ${id}: stock levels of pet ${row.pet_id} refused ${event}`);
+    if (transition.to === 'cancelled') {
+      await trx.deleteFrom('orders').where('id', '=', id).execute();
+      return toOrder(row);
+    }
+    const shipDate = ctx.clock.now().toISOString();
+    await trx.updateTable('orders').set({ complete: 1, ship_date: shipDate }).where('id', '=', id).execute();
+    return toOrder({ ...row, complete: 1, ship_date: shipDate });
+  });
+}
+
+/** Marks an open order fulfilled: complete = true, shipDate = now; its reserved units leave. */
+export function completeOrder(ctx: StoreContext, id: number): Promise<Order> {
+  return moveOrder(ctx, id, 'complete');
+}
+
+/** Cancels an open order: it is deleted and its units return to stock. */
+export function cancelOrder(ctx: StoreContext, id: number): Promise<Order> {
+  return moveOrder(ctx, id, 'cancel');
+}

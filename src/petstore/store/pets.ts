@@ -1,0 +1,172 @@
+import { isForeignKeyViolation, prepareQuery, transact } from '../../storage/index.ts';
+import { petstoreErrors } from '../errors.ts';
+import { INITIAL_STOCK_BY_STATUS, type PetStatus, statusOf } from '../stock-rules.ts';
+import { decodeCursor, type Page, type Pet, pageOf, type StoreContext, toPet } from './context.ts';
+
+export interface NewPet {
+  name: string;
+  categoryId: number;
+  status?: PetStatus;
+}
+
+export interface PetFilter {
+  status?: PetStatus;
+  categoryId?: number;
+  ids?: number[];
+  limit: number;
+  cursor?: string;
+}
+
+const petNotFound = (id: number) =>
+  petstoreErrors.error('pet_not_found', `No pet has id ${id}. List pets with GET /pets to find its id.`);
+
+const unknownCategory = (id: number) =>
+  petstoreErrors.error(
+    'unknown_category',
+    `categoryId ${id} names no category. Create it with POST /categories or pick one from GET /categories.`,
+  );
+
+/** Creates a pet and its inventory entry; the initial stock follows the requested status. */
+export async function createPet(ctx: StoreContext, input: NewPet): Promise<Pet> {
+  const requested = input.status ?? 'available';
+  const stock = INITIAL_STOCK_BY_STATUS[requested];
+  if (stock === null) {
+    throw petstoreErrors.error(
+      'pet_status_conflict',
+      'A new pet cannot be pending: only open orders make a pet pending. Send status available or sold, or leave it out.',
+    );
+  }
+  try {
+    return await transact(ctx.db, async (trx) => {
+      const category = await trx
+        .selectFrom('categories')
+        .select('id')
+        .where('id', '=', input.categoryId)
+        .executeTakeFirst();
+      if (!category) throw unknownCategory(input.categoryId);
+      const { id } = await trx
+        .insertInto('pets')
+        .values({
+          name: input.name,
+          category_id: input.categoryId,
+          created_at: ctx.clock.now().toISOString(),
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const status = statusOf({ stock, reserved: 0 });
+      await trx
+        .insertInto('inventory')
+        .values({ pet_id: id, quantity: stock, reserved: 0, status })
+        .execute();
+      return { id, name: input.name, categoryId: input.categoryId, status };
+    });
+  } catch (error) {
+    if (isForeignKeyViolation(error)) throw unknownCategory(input.categoryId);
+    throw error;
+  }
+}
+
+/** The hot read: compiled once per database. */
+export function petReader(ctx: StoreContext): (id: number) => Promise<Pet> {
+  const query = prepareQuery(
+    ctx.db,
+    (id: number) =>
+      ctx.db
+        .selectFrom('pets')
+        .innerJoin('inventory', 'inventory.pet_id', 'pets.id')
+        .select(['pets.id', 'pets.name', 'pets.category_id', 'inventory.status'])
+        .where('pets.id', '=', id),
+    [0],
+  );
+  return async (id) => {
+    const [row] = await query(id);
+    if (!row) throw petNotFound(id);
+    return toPet(row);
+  };
+}
+
+export async function listPets(ctx: StoreContext, filter: PetFilter): Promise<Page<Pet>> {
+  const after = decodeCursor(filter.cursor);
+  if (after === null) {
+    throw petstoreErrors.error(
+      'validation_failed',
+      'Query parameter cursor is not valid. Use the URL from the Link header (rel="next") as it is.',
+    );
+  }
+  let query = ctx.db
+    .selectFrom('pets')
+    .innerJoin('inventory', 'inventory.pet_id', 'pets.id')
+    .select(['pets.id', 'pets.name', 'pets.category_id', 'inventory.status'])
+    .where('pets.id', '>', after)
+    .orderBy('pets.id')
+    .limit(filter.limit + 1);
+  if (filter.status) query = query.where('inventory.status', '=', filter.status);
+  if (filter.categoryId !== undefined) query = query.where('pets.category_id', '=', filter.categoryId);
+  if (filter.ids) query = query.where('pets.id', 'in', filter.ids);
+  const rows = await query.execute();
+  const page = pageOf(rows, filter.limit, (r) => r.id);
+  return { items: page.items.map(toPet), next: page.next };
+}
+
+/**
+ * Replaces a pet's name and category. `status` may be sent but must equal the status the state
+ * table gives now: status follows stock and orders, it is not set directly.
+ */
+export async function updatePet(ctx: StoreContext, id: number, input: NewPet): Promise<Pet> {
+  try {
+    return await transact(ctx.db, async (trx) => {
+      const current = await trx
+        .selectFrom('pets')
+        .innerJoin('inventory', 'inventory.pet_id', 'pets.id')
+        .select(['pets.id', 'inventory.status'])
+        .where('pets.id', '=', id)
+        .executeTakeFirst();
+      if (!current) throw petNotFound(id);
+      if (input.status !== undefined && input.status !== current.status) {
+        throw petstoreErrors.error(
+          'pet_status_conflict',
+          `Pet ${id} is ${current.status}; status follows stock and open orders. Change stock with PUT /store/inventory/${id}, or leave status out.`,
+        );
+      }
+      const category = await trx
+        .selectFrom('categories')
+        .select('id')
+        .where('id', '=', input.categoryId)
+        .executeTakeFirst();
+      if (!category) throw unknownCategory(input.categoryId);
+      await trx
+        .updateTable('pets')
+        .set({ name: input.name, category_id: input.categoryId })
+        .where('id', '=', id)
+        .execute();
+      return { id, name: input.name, categoryId: input.categoryId, status: current.status as PetStatus };
+    });
+  } catch (error) {
+    if (isForeignKeyViolation(error)) throw unknownCategory(input.categoryId);
+    throw error;
+  }
+}
+
+/** Deletes a pet and its inventory entry; refused while any order names it. */
+export async function deletePet(ctx: StoreContext, id: number): Promise<void> {
+  await transact(ctx.db, async (trx) => {
+    // Lock the inventory row first, in the same order placeOrder takes its locks, so a
+    // concurrent order either lands before (and blocks the delete) or finds no pet.
+    let lock = trx.selectFrom('inventory').select('pet_id').where('pet_id', '=', id);
+    if (ctx.dialect === 'postgres') lock = lock.forUpdate();
+    if (!(await lock.executeTakeFirst())) throw petNotFound(id);
+    const order = await trx
+      .selectFrom('orders')
+      .select('id')
+      .where('pet_id', '=', id)
+      .limit(1)
+      .executeTakeFirst();
+    if (order) {
+      throw petstoreErrors.error(
+        'pet_has_orders',
+        `Pet ${id} has orders, so it stays for their history. Set its stock to 0 with PUT /store/inventory/${id} to stop sales.`,
+      );
+    }
+    await trx.deleteFrom('pets').where('id', '=', id).execute();
+  });
+}

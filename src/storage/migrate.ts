@@ -1,0 +1,44 @@
+import type { Kysely } from 'kysely';
+import { type Migration, Migrator } from 'kysely/migration';
+import type { Dialect } from './connection.ts';
+
+/** A migration that may differ per dialect (id columns, booleans, timestamps). */
+export interface DialectMigration {
+  up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
+}
+
+/**
+ * Brings a database up to date with a service's migrations, in name order. Each service keeps its
+ * own history table, so the Petstore and the platform can share one PostgreSQL database. Kysely
+ * takes a lock for the run, so several nodes starting at once migrate once.
+ */
+export async function migrateToLatest(
+  // biome-ignore lint/suspicious/noExplicitAny: any service's schema
+  db: Kysely<any>,
+  dialect: Dialect,
+  service: string,
+  migrations: Record<string, DialectMigration>,
+): Promise<void> {
+  const adapted: Record<string, Migration> = {};
+  for (const [name, migration] of Object.entries(migrations)) {
+    adapted[name] = { up: (conn) => migration.up(conn, dialect) };
+  }
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => adapted },
+    migrationTableName: `${service}_migration`,
+    migrationLockTableName: `${service}_migration_lock`,
+  });
+  const { error } = await migrator.migrateToLatest();
+  if (error) throw new Error(`migrating ${service} failed: ${(error as Error).message}`, { cause: error });
+}
+
+/** The column type of an auto-assigned int64 primary key. */
+export function idColumnType(dialect: Dialect): 'integer' | 'bigserial' {
+  return dialect === 'sqlite' ? 'integer' : 'bigserial';
+}
+
+/** Booleans are stored as 0/1 in SQLite and as `boolean` in PostgreSQL. */
+export function booleanColumnType(dialect: Dialect): 'integer' | 'boolean' {
+  return dialect === 'sqlite' ? 'integer' : 'boolean';
+}

@@ -1,0 +1,42 @@
+import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
+import type { SqliteDatabase, SqliteStatement } from 'kysely';
+
+/**
+ * Kysely's SqliteDialect over `node:sqlite` (no native add-on). Statements are prepared once per
+ * SQL text and reused: Kysely prepares on every call, which costs more than running a point read.
+ */
+export function openSqliteFile(path: string): { raw: DatabaseSync; kysely: SqliteDatabase } {
+  const raw = new DatabaseSync(path, { enableForeignKeyConstraints: true, timeout: 5000 });
+  // WAL: readers never block the writer; NORMAL sync in WAL survives a process crash (SIGKILL)
+  // without an fsync per commit. busy_timeout covers other processes (backups, the CLI).
+  raw.exec('PRAGMA journal_mode = WAL');
+  raw.exec('PRAGMA synchronous = NORMAL');
+  raw.exec('PRAGMA foreign_keys = ON');
+  raw.exec('PRAGMA busy_timeout = 5000');
+  const cache = new Map<string, SqliteStatement>();
+  const kysely: SqliteDatabase = {
+    close: () => raw.close(),
+    prepare(sql) {
+      let statement = cache.get(sql);
+      if (!statement) {
+        statement = adapt(raw.prepare(sql));
+        // Queries are built from a fixed set of shapes; the bound keeps a pathological caller
+        // (say, IN lists of every length) from growing the cache forever.
+        if (cache.size > 500) cache.clear();
+        cache.set(sql, statement);
+      }
+      return statement;
+    },
+  };
+  return { raw, kysely };
+}
+
+function adapt(statement: StatementSync): SqliteStatement {
+  type Param = SQLInputValue;
+  return {
+    reader: statement.columns().length > 0,
+    all: (parameters) => statement.all(...(parameters as Param[])),
+    run: (parameters) => statement.run(...(parameters as Param[])),
+    iterate: (parameters) => statement.iterate(...(parameters as Param[])) as IterableIterator<unknown>,
+  };
+}
