@@ -1,0 +1,87 @@
+import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { type Clock, ManualClock } from '../../src/lib/clock.ts';
+import { buildPetstoreApp, type PetstoreTables, petstoreDocument, petstoreMigrations } from '../../src/petstore/index.ts';
+import { type Database, type Dialect, migrateToLatest, openDatabase } from '../../src/storage/index.ts';
+import { ContractChecker } from './contract.ts';
+import { createTestStorage, type TestStorage } from './databases.ts';
+
+export const TEST_DEPRECATION = {
+  deprecatedAt: new Date('2026-11-01T00:00:00Z'),
+  sunsetAt: new Date('2027-06-30T00:00:00Z'),
+};
+
+export interface Answer<T = unknown> {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: T;
+  text: string;
+}
+
+/** A Petstore on a fresh database, every answer checked against its OpenAPI document. */
+export interface TestPetstore {
+  readonly app: FastifyInstance;
+  readonly database: Database<PetstoreTables>;
+  readonly storage: TestStorage;
+  readonly clock: ManualClock;
+  readonly contract: ContractChecker;
+  request<T = unknown>(
+    method: string,
+    url: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<Answer<T>>;
+  /** Listens on a loopback port (for tests that need real connections). */
+  listen(): Promise<string>;
+  close(): Promise<void>;
+}
+
+const contracts = new Map<string, ContractChecker>();
+
+export async function startPetstore(dialect: Dialect, options: { clock?: ManualClock } = {}): Promise<TestPetstore> {
+  const storage = await createTestStorage(dialect);
+  const database = openDatabase<PetstoreTables>(storage.location);
+  await migrateToLatest(database.db, database.dialect, 'petstore', petstoreMigrations);
+  const clock = options.clock ?? new ManualClock('2026-11-22T12:00:00Z');
+  const app = buildPetstoreApp({ database, clock: clock as Clock, deprecation: TEST_DEPRECATION });
+  await app.ready();
+  const key = 'petstore';
+  let contract = contracts.get(key);
+  if (!contract) {
+    contract = new ContractChecker(petstoreDocument(TEST_DEPRECATION));
+    contracts.set(key, contract);
+  }
+  const checker = contract;
+  return {
+    app,
+    database,
+    storage,
+    clock,
+    contract: checker,
+    async request(method, url, body, headers = {}) {
+      const hasBody = body !== undefined;
+      const response = await app.inject({
+        method: method as 'GET',
+        url,
+        headers: hasBody && typeof body !== 'string' ? { 'content-type': 'application/json', ...headers } : headers,
+        ...(hasBody ? { payload: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+      });
+      checker.check(method, url, response.statusCode, response.headers['content-type'] as string | undefined, response.body);
+      return {
+        status: response.statusCode,
+        headers: response.headers as Answer['headers'],
+        text: response.body,
+        body: (response.body === '' ? undefined : JSON.parse(response.body)) as never,
+      };
+    },
+    async listen() {
+      await app.listen({ port: 0, host: '127.0.0.1' });
+      return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    },
+    async close() {
+      await app.close();
+      await database.close();
+      await storage.drop();
+    },
+  };
+}
