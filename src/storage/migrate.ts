@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { type Migration, Migrator } from 'kysely/migration';
 import type { Dialect } from './connection.ts';
 
@@ -23,8 +23,15 @@ export async function migrateToLatest(
   for (const [name, migration] of Object.entries(migrations)) {
     adapted[name] = { up: (conn) => migration.up(conn, dialect) };
   }
+  // Kysely looks for its history tables in every schema unless told which one; several schemas
+  // on one server (tests, or several installations) would otherwise see each other's tables.
+  const schema =
+    dialect === 'postgres'
+      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
+      : undefined;
   const migrator = new Migrator({
     db,
+    ...(schema ? { migrationTableSchema: schema } : {}),
     provider: { getMigrations: async () => adapted },
     migrationTableName: `${service}_migration`,
     migrationLockTableName: `${service}_migration_lock`,

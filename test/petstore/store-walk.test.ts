@@ -31,14 +31,22 @@ for (const dialect of testDialects()) {
     after(() => ps.close());
 
     it('walks a category, a pet, stock, orders, completion and cancellation through the state table', async () => {
-      const category = await ps.request<{ id: number }>('POST', '/categories', { name: 'Dogs', description: 'Loyal' });
+      const category = await ps.request<{ id: number }>('POST', '/categories', {
+        name: 'Dogs',
+        description: 'Loyal',
+      });
       assert.equal(category.status, 201);
       assert.equal(category.headers.location, `/categories/${category.body.id}`);
 
       const pet = await ps.request<Pet>('POST', '/pets', { name: 'Rex', categoryId: category.body.id });
       assert.equal(pet.status, 201);
       assert.equal(pet.headers.location, `/pets/${pet.body.id}`);
-      assert.deepEqual(pet.body, { id: pet.body.id, name: 'Rex', categoryId: category.body.id, status: 'available' });
+      assert.deepEqual(pet.body, {
+        id: pet.body.id,
+        name: 'Rex',
+        categoryId: category.body.id,
+        status: 'available',
+      });
       const petId = pet.body.id;
       // A new available pet is one animal in stock.
       assert.deepEqual((await ps.request('GET', `/store/inventory/${petId}`)).body, {
@@ -128,7 +136,10 @@ for (const dialect of testDialects()) {
       );
 
       // A pet with orders cannot be deleted; its category cannot either while it is used.
-      assert.equal(((await ps.request('DELETE', `/pets/${petId}`)).body as { code: string }).code, 'pet_has_orders');
+      assert.equal(
+        ((await ps.request('DELETE', `/pets/${petId}`)).body as { code: string }).code,
+        'pet_has_orders',
+      );
       assert.equal(
         ((await ps.request('DELETE', `/categories/${category.body.id}`)).body as { code: string }).code,
         'category_in_use',
@@ -139,7 +150,10 @@ for (const dialect of testDialects()) {
       const category = await ps.request<{ id: number }>('POST', '/categories', { name: 'Fish' });
       const ids: number[] = [];
       for (let i = 0; i < 5; i++) {
-        ids.push((await ps.request<Pet>('POST', '/pets', { name: `Fish ${i}`, categoryId: category.body.id })).body.id);
+        ids.push(
+          (await ps.request<Pet>('POST', '/pets', { name: `Fish ${i}`, categoryId: category.body.id })).body
+            .id,
+        );
       }
       const seen: number[] = [];
       let url: string | undefined = `/pets?categoryId=${category.body.id}&limit=2`;
@@ -166,10 +180,22 @@ for (const dialect of testDialects()) {
       const dup = await ps.request('POST', '/categories', { name: ' cats' });
       assert.equal(dup.status, 409);
       assert.equal((dup.body as { code: string }).code, 'category_name_taken');
-      const pet = await ps.request<Pet>('POST', '/pets', { name: 'Tom', categoryId: cats.body.id, status: 'sold' });
+      const pet = await ps.request<Pet>('POST', '/pets', {
+        name: 'Tom',
+        categoryId: cats.body.id,
+        status: 'sold',
+      });
       assert.equal(pet.body.status, 'sold');
-      const moved = await ps.request<Pet>('PUT', `/pets/${pet.body.id}`, { name: 'Tweety', categoryId: birds.body.id });
-      assert.deepEqual(moved.body, { id: pet.body.id, name: 'Tweety', categoryId: birds.body.id, status: 'sold' });
+      const moved = await ps.request<Pet>('PUT', `/pets/${pet.body.id}`, {
+        name: 'Tweety',
+        categoryId: birds.body.id,
+      });
+      assert.deepEqual(moved.body, {
+        id: pet.body.id,
+        name: 'Tweety',
+        categoryId: birds.body.id,
+        status: 'sold',
+      });
       const conflict = await ps.request('PUT', `/pets/${pet.body.id}`, {
         name: 'Tweety',
         categoryId: birds.body.id,
@@ -177,7 +203,10 @@ for (const dialect of testDialects()) {
       });
       assert.equal(conflict.status, 409);
       assert.equal((conflict.body as { code: string }).code, 'pet_status_conflict');
-      const renamed = await ps.request('PUT', `/categories/${cats.body.id}`, { name: 'Felines', description: 'Cats' });
+      const renamed = await ps.request('PUT', `/categories/${cats.body.id}`, {
+        name: 'Felines',
+        description: 'Cats',
+      });
       assert.deepEqual(renamed.body, { id: cats.body.id, name: 'Felines', description: 'Cats' });
       assert.equal((await ps.request('DELETE', `/categories/${cats.body.id}`)).status, 204);
       assert.equal((await ps.request('GET', `/categories/${cats.body.id}`)).status, 404);

@@ -66,7 +66,7 @@ export class ContractChecker {
       assert.equal(body, '', `${key} → ${status} declares no body but sent one`);
       return;
     }
-    const pointer = `doc#/paths/${escape(op.template)}/${op.method.toLowerCase()}/responses/${status}/content/application~1json/schema`;
+    const pointer = `doc#/paths/${escapePointer(op.template)}/${op.method.toLowerCase()}/responses/${status}/content/application~1json/schema`;
     this.#validate(pointer, `${key} → ${status}`, contentType, body);
   }
 
@@ -78,10 +78,13 @@ export class ContractChecker {
       this.#validators.set(ref, validate);
     }
     const data = JSON.parse(body) as unknown;
-    assert.ok(validate(data), `${what}: body does not match the document: ${this.#ajv.errorsText(validate.errors)}\n${body}`);
+    assert.ok(
+      validate(data),
+      `${what}: body does not match the document: ${this.#ajv.errorsText(validate.errors)}\n${body}`,
+    );
   }
 }
 
-function escape(template: string): string {
+function escapePointer(template: string): string {
   return template.replaceAll('~', '~0').replaceAll('/', '~1');
 }

@@ -1,7 +1,12 @@
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { type Clock, ManualClock } from '../../src/lib/clock.ts';
-import { buildPetstoreApp, type PetstoreTables, petstoreDocument, petstoreMigrations } from '../../src/petstore/index.ts';
+import {
+  buildPetstoreApp,
+  type PetstoreTables,
+  petstoreDocument,
+  petstoreMigrations,
+} from '../../src/petstore/index.ts';
 import { type Database, type Dialect, migrateToLatest, openDatabase } from '../../src/storage/index.ts';
 import { ContractChecker } from './contract.ts';
 import { createTestStorage, type TestStorage } from './databases.ts';
@@ -38,7 +43,10 @@ export interface TestPetstore {
 
 const contracts = new Map<string, ContractChecker>();
 
-export async function startPetstore(dialect: Dialect, options: { clock?: ManualClock } = {}): Promise<TestPetstore> {
+export async function startPetstore(
+  dialect: Dialect,
+  options: { clock?: ManualClock } = {},
+): Promise<TestPetstore> {
   const storage = await createTestStorage(dialect);
   const database = openDatabase<PetstoreTables>(storage.location);
   await migrateToLatest(database.db, database.dialect, 'petstore', petstoreMigrations);
@@ -63,10 +71,17 @@ export async function startPetstore(dialect: Dialect, options: { clock?: ManualC
       const response = await app.inject({
         method: method as 'GET',
         url,
-        headers: hasBody && typeof body !== 'string' ? { 'content-type': 'application/json', ...headers } : headers,
+        headers:
+          hasBody && typeof body !== 'string' ? { 'content-type': 'application/json', ...headers } : headers,
         ...(hasBody ? { payload: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
       });
-      checker.check(method, url, response.statusCode, response.headers['content-type'] as string | undefined, response.body);
+      checker.check(
+        method,
+        url,
+        response.statusCode,
+        response.headers['content-type'] as string | undefined,
+        response.body,
+      );
       return {
         status: response.statusCode,
         headers: response.headers as Answer['headers'],

@@ -39,7 +39,6 @@ export function requestIdOf(req: { headers: Record<string, string | string[] | u
 }
 
 function objectSchema(parameters: readonly ParameterSpec[]): JsonSchema | undefined {
-  if (parameters.length === 0) return undefined;
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   for (const p of parameters) {

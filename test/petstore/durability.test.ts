@@ -1,0 +1,154 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { PetstoreTables } from '../../src/petstore/index.ts';
+import { openDatabase } from '../../src/storage/index.ts';
+import { createTestStorage, type TestStorage, testDialects } from '../support/databases.ts';
+import { processStorage, type RunningProcess, startProcess, storageEnv } from '../support/processes.ts';
+
+async function call<T>(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: T }> {
+  const response = await fetch(`${base}${path}`, {
+    method,
+    ...(body === undefined
+      ? {}
+      : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
+}
+
+interface Order {
+  id: number;
+  quantity: number;
+  complete: boolean;
+}
+
+async function allOrders(base: string, petId: number): Promise<Order[]> {
+  const orders: Order[] = [];
+  let path: string | undefined = `/store/orders?petId=${petId}&limit=100`;
+  while (path) {
+    const response = await fetch(`${base}${path}`);
+    orders.push(...((await response.json()) as Order[]));
+    path = /^<([^>]+)>/.exec(response.headers.get('link') ?? '')?.[1];
+  }
+  return orders;
+}
+
+for (const dialect of testDialects()) {
+  describe(`durability (${dialect})`, () => {
+    let storage: TestStorage;
+    let server: RunningProcess | undefined;
+    before(async () => {
+      storage = await createTestStorage(dialect);
+    });
+    after(async () => {
+      await server?.stop('SIGKILL');
+      await storage.drop();
+    });
+
+    it('keeps its data across a restart', async () => {
+      server = await startProcess('petstore.ts', storageEnv(storage.location));
+      const category = await call<{ id: number }>(server.url, 'POST', '/categories', { name: 'Kept' });
+      const pet = await call<{ id: number }>(server.url, 'POST', '/pets', {
+        name: 'Lasting',
+        categoryId: category.body.id,
+      });
+      await call(server.url, 'PUT', `/store/inventory/${pet.body.id}`, { quantity: 7 });
+      await call(server.url, 'POST', '/store/orders', { petId: pet.body.id, quantity: 3 });
+      await server.stop('SIGTERM');
+
+      server = await startProcess('petstore.ts', storageEnv(storage.location));
+      assert.deepEqual((await call(server.url, 'GET', `/pets?id=${pet.body.id}`)).body, [
+        { id: pet.body.id, name: 'Lasting', categoryId: category.body.id, status: 'available' },
+      ]);
+      assert.deepEqual((await call(server.url, 'GET', `/store/inventory/${pet.body.id}`)).body, {
+        petId: pet.body.id,
+        quantity: 4,
+        status: 'available',
+      });
+      await server.stop('SIGTERM');
+      server = undefined;
+    });
+
+    it('comes back consistent after SIGKILL in the middle of a stream of orders', async () => {
+      const STOCK = 100_000;
+      server = await startProcess('petstore.ts', storageEnv(storage.location));
+      const base = server.url;
+      const category = await call<{ id: number }>(base, 'POST', '/categories', { name: 'Crash' });
+      const pet = await call<{ id: number }>(base, 'POST', '/pets', {
+        name: 'Crashy',
+        categoryId: category.body.id,
+      });
+      const petId = pet.body.id;
+      await call(base, 'PUT', `/store/inventory/${petId}`, { quantity: STOCK });
+
+      // Eight clients place orders (1–3 units) and complete or cancel some, until the kill.
+      const acknowledged = new Set<number>();
+      const cancelSent = new Set<number>();
+      let stop = false;
+      const client = async (seed: number) => {
+        for (let i = 0; !stop; i++) {
+          try {
+            const placed = await call<{ id: number }>(base, 'POST', '/store/orders', {
+              petId,
+              quantity: 1 + ((seed + i) % 3),
+            });
+            if (placed.status === 201) acknowledged.add(placed.body.id);
+            if (i % 5 === 1) await call(base, 'POST', `/store/orders/${placed.body.id}/complete`);
+            if (i % 7 === 3) {
+              cancelSent.add(placed.body.id);
+              await call(base, 'DELETE', `/store/orders/${placed.body.id}`);
+            }
+          } catch {
+            return; // the server is gone
+          }
+        }
+      };
+      const clients = Array.from({ length: 8 }, (_, seed) => client(seed));
+      await sleep(700);
+      await server.stop('SIGKILL');
+      stop = true;
+      await Promise.all(clients);
+      assert.ok(
+        acknowledged.size > 20,
+        `only ${acknowledged.size} orders before the kill; the test proves nothing`,
+      );
+
+      server = await startProcess('petstore.ts', storageEnv(storage.location));
+      const orders = await allOrders(server.url, petId);
+      const item = await call<{ quantity: number; status: string }>(
+        server.url,
+        'GET',
+        `/store/inventory/${petId}`,
+      );
+      // Every unit is in stock or in an order (open or shipped); cancelled orders gave theirs back.
+      const ordered = orders.reduce((sum, o) => sum + o.quantity, 0);
+      assert.equal(item.body.quantity + ordered, STOCK);
+      // Every acknowledged order survived, unless a cancel was sent for it.
+      const ids = new Set(orders.map((o) => o.id));
+      const lost = [...acknowledged].filter((id) => !ids.has(id) && !cancelSent.has(id));
+      assert.deepEqual(lost, []);
+      // Units held for open orders are exactly the open orders' quantities.
+      const database = openDatabase<PetstoreTables>(processStorage(storage.location, 'petstore.db'));
+      try {
+        const row = await database.db
+          .selectFrom('inventory')
+          .select(['reserved'])
+          .where('pet_id', '=', petId)
+          .executeTakeFirstOrThrow();
+        const open = orders.filter((o) => !o.complete).reduce((sum, o) => sum + o.quantity, 0);
+        assert.equal(row.reserved, open);
+      } finally {
+        await database.close();
+      }
+      assert.equal(item.body.status, 'available');
+      await server.stop('SIGTERM');
+      server = undefined;
+    });
+  });
+}

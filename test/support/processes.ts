@@ -1,0 +1,74 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import type { StorageLocation } from '../../src/storage/index.ts';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+/** The Node 24 the project installs (npm scripts put it first on PATH; tests spawn it directly). */
+export const NODE = process.execPath;
+
+export interface RunningProcess {
+  readonly url: string;
+  readonly child: ChildProcess;
+  /** Sends a signal and waits for the process to exit. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
+  /** Everything the process wrote, for failure messages. */
+  output(): string;
+}
+
+/** Where a process started with `storageEnv(location)` keeps a service's data. */
+export function processStorage(location: StorageLocation, sqliteFileName: string): StorageLocation {
+  return location.kind === 'sqlite'
+    ? { kind: 'sqlite', file: join(location.file, '..', sqliteFileName) }
+    : location;
+}
+
+/** The environment that points a process at a test's storage. */
+export function storageEnv(location: StorageLocation): Record<string, string> {
+  if (location.kind === 'sqlite') return { DATA_DIR: join(location.file, '..') };
+  const url = new URL(location.url);
+  if (location.schema) url.searchParams.set('options', `-c search_path=${location.schema}`);
+  return { DATABASE_URL: url.toString() };
+}
+
+/**
+ * Starts an entry point of src/main as a child process on a free port and waits until it logs
+ * the address it listens on.
+ */
+export async function startProcess(entry: string, env: Record<string, string>): Promise<RunningProcess> {
+  const child = spawn(NODE, [join(ROOT, 'src', 'main', entry)], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const exited = once(child, 'exit');
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${entry} did not start in 15 s:\n${output}`)), 15_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /"address":"(http:\/\/[^"]+)"/.exec(output);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${entry} exited with ${code} before listening:\n${output}`));
+    });
+  });
+  return {
+    url,
+    child,
+    output: () => output,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      await exited;
+    },
+  };
+}
