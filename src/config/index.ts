@@ -1,2 +1,3 @@
 export { loadPetstoreConfig, type PetstoreConfig, petstoreSettings } from './petstore.ts';
+export { loadPlatformConfig, type PlatformConfig, platformSettings } from './platform.ts';
 export { ConfigError, parse, readSettings, type Setting, type Settings, type ValuesOf } from './settings.ts';

@@ -1,0 +1,124 @@
+import { ConfigError, parse, readSettings, type ValuesOf } from './settings.ts';
+
+const list = (itemParse: (raw: string) => string) => (raw: string) =>
+  raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
+    .map(itemParse);
+
+const ipv4 = (raw: string) => {
+  if (!/^(\d{1,3})(\.\d{1,3}){3}$/.test(raw) || raw.split('.').some((o) => Number(o) > 255)) {
+    throw new Error(`"${raw}" is not an IPv4 address`);
+  }
+  return raw;
+};
+const ipv6 = (raw: string) => {
+  if (!/^[0-9a-fA-F:]+$/.test(raw) || !raw.includes(':')) throw new Error(`"${raw}" is not an IPv6 address`);
+  return raw.toLowerCase();
+};
+const dnsServer = (raw: string) => {
+  if (!/^(\[[0-9a-fA-F:]+\]|[\d.]+)(:\d{1,5})?$/.test(raw)) {
+    throw new Error(`"${raw}" is not a DNS server (write 1.1.1.1, 127.0.0.1:5353 or [::1]:53)`);
+  }
+  return raw;
+};
+const duration = (raw: string): number => {
+  const match = /^(\d+)(ms|s|m|h|d)$/.exec(raw);
+  if (!match) throw new Error('expected a duration such as 500ms, 30s, 30m, 48h or 2d');
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] as 'ms'];
+  return Number(match[1]) * unit;
+};
+const domainName = (raw: string) => {
+  const name = raw.toLowerCase().replace(/\.$/, '');
+  if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(name)) {
+    throw new Error('expected a domain name such as kennel.example.com');
+  }
+  return name;
+};
+
+/** Everything the platform reads from its environment, with defaults in one place. */
+export const platformSettings = {
+  platformDomain: {
+    env: 'PLATFORM_DOMAIN',
+    description: 'The platform domain: dashboard at it, projects at <slug>.<it>',
+    default: 'localhost',
+    parse: domainName,
+  },
+  dataDir: {
+    env: 'DATA_DIR',
+    description: 'Directory of the SQLite files and keys',
+    default: './data',
+    parse: parse.string,
+  },
+  databaseUrl: {
+    env: 'DATABASE_URL',
+    description: 'A postgres:// URL switches storage to PostgreSQL',
+    default: undefined as string | undefined,
+    parse: parse.databaseUrl,
+  },
+  dnsServers: {
+    env: 'DNS_SERVERS',
+    description: 'Resolvers used to verify domains (comma-separated); empty = the system resolvers',
+    default: [] as string[],
+    parse: list(dnsServer),
+  },
+  platformAddressesV4: {
+    env: 'PLATFORM_IPV4',
+    description: 'IPv4 addresses of the edge, which apex (ALIAS/ANAME) domains must resolve to',
+    default: ['127.0.0.1'],
+    parse: list(ipv4),
+  },
+  platformAddressesV6: {
+    env: 'PLATFORM_IPV6',
+    description: 'IPv6 addresses of the edge (optional)',
+    default: [] as string[],
+    parse: list(ipv6),
+  },
+  caaIdentifier: {
+    env: 'CAA_IDENTIFIER',
+    description: 'The CA’s CAA issuer domain, checked before ordering certificates',
+    default: 'letsencrypt.org',
+    parse: domainName,
+  },
+  propagationWindowMs: {
+    env: 'DNS_PROPAGATION_WINDOW',
+    description: 'How long unverified domains are re-checked in the background',
+    default: 48 * 3_600_000,
+    parse: duration,
+  },
+  reverifyAfterMs: {
+    env: 'REVERIFY_AFTER',
+    description: 'How long without a certificate before Re-verify is offered',
+    default: 30 * 60_000,
+    parse: duration,
+  },
+  recheckIntervalMs: {
+    env: 'DOMAIN_RECHECK_INTERVAL',
+    description: 'How often verified domains are re-checked',
+    default: 6 * 3_600_000,
+    parse: duration,
+  },
+  adminEmail: {
+    env: 'KENNEL_ADMIN_EMAIL',
+    description: 'Email of the admin bootstrapped on first start',
+    default: 'admin@localhost',
+    parse: parse.string,
+  },
+  adminPassword: {
+    env: 'KENNEL_ADMIN_PASSWORD',
+    description: 'Password of the bootstrapped admin; generated and printed once when unset',
+    default: undefined as string | undefined,
+    parse: parse.string,
+  },
+} as const;
+
+export type PlatformConfig = ValuesOf<typeof platformSettings>;
+
+export function loadPlatformConfig(env: Record<string, string | undefined>): PlatformConfig {
+  const config = readSettings(platformSettings, env);
+  if (config.adminPassword !== undefined && config.adminPassword.length < 12) {
+    throw new ConfigError('Invalid configuration:\n  - KENNEL_ADMIN_PASSWORD must be at least 12 characters');
+  }
+  return config;
+}

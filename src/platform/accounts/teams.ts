@@ -1,0 +1,132 @@
+import { isUniqueViolation, transact } from '../../storage/index.ts';
+import type { Actor, PlatformContext } from '../context.ts';
+import { platformErrors } from '../errors.ts';
+import { isPlanName, PLAN_NAMES, type PlanName } from '../plans.ts';
+import { normaliseEmail } from './users.ts';
+
+export type Role = 'owner' | 'member';
+
+export interface Team {
+  id: number;
+  name: string;
+  plan: PlanName;
+  role: Role | null;
+}
+
+const notFound = (id: number) =>
+  platformErrors.error(
+    'team_not_found',
+    `No team with id ${id} is visible to you. List yours with GET /api/v1/teams.`,
+  );
+
+export async function createTeam(
+  ctx: PlatformContext,
+  actor: Actor,
+  name: string,
+  plan: PlanName = 'free',
+): Promise<Team> {
+  return transact(ctx.db, async (trx) => {
+    const now = ctx.clock.now().toISOString();
+    const row = await trx
+      .insertInto('teams')
+      .values({ name, plan, created_at: now })
+      .returning(['id'])
+      .executeTakeFirstOrThrow();
+    await trx
+      .insertInto('memberships')
+      .values({ team_id: row.id, user_id: actor.userId, role: 'owner', created_at: now })
+      .execute();
+    return { id: row.id, name, plan, role: 'owner' };
+  });
+}
+
+/** The teams the actor belongs to; platform admins see every team. */
+export async function listTeams(ctx: PlatformContext, actor: Actor): Promise<Team[]> {
+  const rows = await ctx.db
+    .selectFrom('teams')
+    .leftJoin('memberships', (join) =>
+      join.onRef('memberships.team_id', '=', 'teams.id').on('memberships.user_id', '=', actor.userId),
+    )
+    .select(['teams.id', 'teams.name', 'teams.plan', 'memberships.role'])
+    .$if(!actor.isAdmin, (q) => q.where('memberships.role', 'is not', null))
+    .orderBy('teams.id')
+    .execute();
+  return rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    plan: r.plan as PlanName,
+    role: (r.role ?? null) as Role | null,
+  }));
+}
+
+/**
+ * The team if the actor may act on it with at least `role`. A team the actor cannot see is "not
+ * found", so its existence is not revealed; a visible team with too little role is forbidden.
+ */
+export async function teamFor(
+  ctx: PlatformContext,
+  actor: Actor,
+  teamId: number,
+  role: Role = 'member',
+): Promise<Team> {
+  const team = (await listTeams(ctx, actor)).find((t) => t.id === teamId);
+  if (!team) throw notFound(teamId);
+  if (role === 'owner' && team.role !== 'owner' && !actor.isAdmin) {
+    throw platformErrors.error('forbidden', `Only owners of team ${teamId} can do this. Ask an owner.`);
+  }
+  return team;
+}
+
+/** Sets a team's plan: platform admins only (there is no billing). */
+export async function setPlan(
+  ctx: PlatformContext,
+  actor: Actor,
+  teamId: number,
+  plan: string,
+): Promise<Team> {
+  if (!actor.isAdmin) {
+    throw platformErrors.error('forbidden', 'Only a platform admin can change a team’s plan.');
+  }
+  if (!isPlanName(plan)) {
+    throw platformErrors.error(
+      'validation_failed',
+      `Unknown plan "${plan}". Use one of: ${PLAN_NAMES.join(', ')}.`,
+    );
+  }
+  const team = await teamFor(ctx, actor, teamId);
+  await ctx.db.updateTable('teams').set({ plan }).where('id', '=', teamId).execute();
+  return { ...team, plan };
+}
+
+export async function addMember(
+  ctx: PlatformContext,
+  actor: Actor,
+  teamId: number,
+  email: string,
+  role: Role,
+): Promise<{ email: string; role: Role }> {
+  await teamFor(ctx, actor, teamId, 'owner');
+  const user = await ctx.db
+    .selectFrom('users')
+    .select(['id', 'email'])
+    .where('email', '=', normaliseEmail(email))
+    .executeTakeFirst();
+  if (!user) {
+    throw platformErrors.error(
+      'user_not_found',
+      `No account uses ${normaliseEmail(email)}. They must sign up first.`,
+    );
+  }
+  try {
+    await ctx.db
+      .insertInto('memberships')
+      .values({ team_id: teamId, user_id: user.id, role, created_at: ctx.clock.now().toISOString() })
+      .execute();
+  } catch (error) {
+    if (isUniqueViolation(error)) {
+      throw platformErrors.error('already_member', `${user.email} is already a member of team ${teamId}.`);
+    }
+    throw error;
+  }
+  return { email: user.email, role };
+}

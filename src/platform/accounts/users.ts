@@ -1,0 +1,64 @@
+import { isUniqueViolation } from '../../storage/index.ts';
+import type { Actor, PlatformContext } from '../context.ts';
+import { platformErrors } from '../errors.ts';
+import { hashPassword, verifyPassword } from './secrets.ts';
+
+export const MIN_PASSWORD_LENGTH = 12;
+
+export function normaliseEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+export async function createUser(
+  ctx: PlatformContext,
+  input: { email: string; password: string; isAdmin?: boolean },
+): Promise<Actor> {
+  const email = normaliseEmail(input.email);
+  try {
+    const row = await ctx.db
+      .insertInto('users')
+      .values({
+        email,
+        password_hash: await hashPassword(input.password),
+        is_admin: input.isAdmin ? 1 : 0,
+        created_at: ctx.clock.now().toISOString(),
+      })
+      .returning(['id'])
+      .executeTakeFirstOrThrow();
+    return { userId: row.id, email, isAdmin: Boolean(input.isAdmin) };
+  } catch (error) {
+    if (isUniqueViolation(error)) {
+      throw platformErrors.error(
+        'email_taken',
+        `An account already uses ${email}. Sign in, or use another email.`,
+      );
+    }
+    throw error;
+  }
+}
+
+/** Checks an email and password; the same answer whether the email or the password is wrong. */
+export async function authenticate(ctx: PlatformContext, email: string, password: string): Promise<Actor> {
+  const row = await ctx.db
+    .selectFrom('users')
+    .select(['id', 'email', 'password_hash', 'is_admin'])
+    .where('email', '=', normaliseEmail(email))
+    .executeTakeFirst();
+  const ok = row ? await verifyPassword(password, row.password_hash) : false;
+  if (!row || !ok) {
+    throw platformErrors.error(
+      'invalid_credentials',
+      'The email or the password is wrong. Check both and try again.',
+    );
+  }
+  return { userId: row.id, email: row.email, isAdmin: Boolean(row.is_admin) };
+}
+
+export async function actorById(ctx: PlatformContext, userId: number): Promise<Actor | undefined> {
+  const row = await ctx.db
+    .selectFrom('users')
+    .select(['id', 'email', 'is_admin'])
+    .where('id', '=', userId)
+    .executeTakeFirst();
+  return row ? { userId: row.id, email: row.email, isAdmin: Boolean(row.is_admin) } : undefined;
+}

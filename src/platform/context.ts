@@ -1,0 +1,22 @@
+import type { Kysely } from 'kysely';
+import type { PlatformConfig } from '../config/index.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Dialect } from '../storage/index.ts';
+import type { PlatformTables } from './db-schema.ts';
+
+export type PlatformDb = Kysely<PlatformTables>;
+
+/** What control-plane operations are given. */
+export interface PlatformContext {
+  readonly db: PlatformDb;
+  readonly dialect: Dialect;
+  readonly clock: Clock;
+  readonly config: PlatformConfig;
+}
+
+/** Who is asking: every management action checks it against what they own. */
+export interface Actor {
+  readonly userId: number;
+  readonly email: string;
+  readonly isAdmin: boolean;
+}

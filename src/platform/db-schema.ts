@@ -1,0 +1,215 @@
+import { type Generated, sql } from 'kysely';
+import { booleanColumnType, type DialectMigration, idColumnType } from '../storage/index.ts';
+
+/**
+ * The control plane's tables. Timestamps are ISO 8601 UTC text in both dialects; secrets are
+ * stored only as hashes (passwords: scrypt; tokens and sessions: SHA-256 of a random value).
+ */
+export interface PlatformTables {
+  users: {
+    id: Generated<number>;
+    email: string;
+    password_hash: string;
+    is_admin: number | boolean;
+    created_at: string;
+  };
+  teams: { id: Generated<number>; name: string; plan: string; created_at: string };
+  memberships: { team_id: number; user_id: number; role: string; created_at: string };
+  sessions: {
+    id_hash: string;
+    user_id: number;
+    csrf_token: string;
+    created_at: string;
+    expires_at: string;
+  };
+  api_tokens: {
+    id: Generated<number>;
+    user_id: number;
+    name: string;
+    token_hash: string;
+    prefix: string;
+    created_at: string;
+    last_used_at: string | null;
+    revoked_at: string | null;
+  };
+  projects: {
+    id: Generated<number>;
+    team_id: number;
+    slug: string;
+    name: string;
+    origin_url: string;
+    active_deploy_id: number | null;
+    primary_domain: string | null;
+    created_at: string;
+  };
+  deploys: {
+    id: Generated<number>;
+    project_id: number;
+    status: string;
+    origin_url: string;
+    document: string | null;
+    source_format: string;
+    problems: string | null;
+    created_by: number | null;
+    created_at: string;
+  };
+  domains: {
+    id: Generated<number>;
+    project_id: number;
+    hostname: string;
+    state: string;
+    is_apex: number | boolean;
+    ownership_token: string;
+    reason: string | null;
+    reason_detail: string | null;
+    verified_at: string | null;
+    last_checked_at: string | null;
+    next_check_at: string | null;
+    check_attempts: number;
+    checks_until: string | null;
+    created_at: string;
+    removed_at: string | null;
+  };
+  domain_events: {
+    id: Generated<number>;
+    domain_id: number;
+    actor: string;
+    action: string;
+    outcome: string;
+    detail: string | null;
+    at: string;
+  };
+  redirects: {
+    project_id: number;
+    from_host: string;
+    to_host: string;
+    status: number;
+  };
+}
+
+const now = sql`CURRENT_TIMESTAMP`;
+
+export const platformMigrations: Record<string, DialectMigration> = {
+  '0001_accounts_projects_domains': {
+    async up(db, dialect) {
+      const id = idColumnType(dialect);
+      const pk = (c: { primaryKey(): { autoIncrement(): unknown } }) =>
+        (dialect === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey()) as never;
+      await db.schema
+        .createTable('users')
+        .addColumn('id', id, pk)
+        .addColumn('email', 'text', (c) => c.notNull().unique())
+        .addColumn('password_hash', 'text', (c) => c.notNull())
+        .addColumn('is_admin', booleanColumnType(dialect), (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('teams')
+        .addColumn('id', id, pk)
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('plan', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('memberships')
+        .addColumn('team_id', 'bigint', (c) => c.notNull().references('teams.id').onDelete('cascade'))
+        .addColumn('user_id', 'bigint', (c) => c.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('role', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('memberships_pk', ['team_id', 'user_id'])
+        .execute();
+      await db.schema
+        .createTable('sessions')
+        .addColumn('id_hash', 'text', (c) => c.primaryKey())
+        .addColumn('user_id', 'bigint', (c) => c.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('csrf_token', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('api_tokens')
+        .addColumn('id', id, pk)
+        .addColumn('user_id', 'bigint', (c) => c.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('token_hash', 'text', (c) => c.notNull().unique())
+        .addColumn('prefix', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('last_used_at', 'text')
+        .addColumn('revoked_at', 'text')
+        .execute();
+      await db.schema
+        .createTable('projects')
+        .addColumn('id', id, pk)
+        .addColumn('team_id', 'bigint', (c) => c.notNull().references('teams.id').onDelete('restrict'))
+        .addColumn('slug', 'text', (c) => c.notNull().unique())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('origin_url', 'text', (c) => c.notNull())
+        .addColumn('active_deploy_id', 'bigint')
+        .addColumn('primary_domain', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('deploys')
+        .addColumn('id', id, pk)
+        .addColumn('project_id', 'bigint', (c) => c.notNull().references('projects.id').onDelete('cascade'))
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('origin_url', 'text', (c) => c.notNull())
+        .addColumn('document', 'text')
+        .addColumn('source_format', 'text', (c) => c.notNull())
+        .addColumn('problems', 'text')
+        .addColumn('created_by', 'bigint')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('deploys_project').on('deploys').columns(['project_id', 'id']).execute();
+      await db.schema
+        .createTable('domains')
+        .addColumn('id', id, pk)
+        .addColumn('project_id', 'bigint', (c) => c.notNull().references('projects.id').onDelete('cascade'))
+        .addColumn('hostname', 'text', (c) => c.notNull())
+        .addColumn('state', 'text', (c) => c.notNull())
+        .addColumn('is_apex', booleanColumnType(dialect), (c) => c.notNull())
+        .addColumn('ownership_token', 'text', (c) => c.notNull())
+        .addColumn('reason', 'text')
+        .addColumn('reason_detail', 'text')
+        .addColumn('verified_at', 'text')
+        .addColumn('last_checked_at', 'text')
+        .addColumn('next_check_at', 'text')
+        .addColumn('check_attempts', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('checks_until', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('removed_at', 'text')
+        .execute();
+      // One live claim per hostname per project; one serving project per hostname.
+      await sql`CREATE UNIQUE INDEX domains_project_hostname ON domains (project_id, hostname) WHERE state <> 'removed'`.execute(
+        db,
+      );
+      await sql`CREATE UNIQUE INDEX domains_served_hostname ON domains (hostname) WHERE state IN ('verified', 'misconfigured')`.execute(
+        db,
+      );
+      await db.schema.createIndex('domains_next_check').on('domains').column('next_check_at').execute();
+      await db.schema
+        .createTable('domain_events')
+        .addColumn('id', id, pk)
+        .addColumn('domain_id', 'bigint', (c) => c.notNull().references('domains.id').onDelete('cascade'))
+        .addColumn('actor', 'text', (c) => c.notNull())
+        .addColumn('action', 'text', (c) => c.notNull())
+        .addColumn('outcome', 'text', (c) => c.notNull())
+        .addColumn('detail', 'text')
+        .addColumn('at', 'text', (c) => c.notNull().defaultTo(now))
+        .execute();
+      await db.schema
+        .createIndex('domain_events_domain')
+        .on('domain_events')
+        .columns(['domain_id', 'id'])
+        .execute();
+      await db.schema
+        .createTable('redirects')
+        .addColumn('project_id', 'bigint', (c) => c.notNull().references('projects.id').onDelete('cascade'))
+        .addColumn('from_host', 'text', (c) => c.notNull())
+        .addColumn('to_host', 'text', (c) => c.notNull())
+        .addColumn('status', 'integer', (c) => c.notNull())
+        .addPrimaryKeyConstraint('redirects_pk', ['project_id', 'from_host'])
+        .execute();
+    },
+  },
+};

@@ -1,0 +1,48 @@
+import { defineErrorCatalog } from '../lib/api-error.ts';
+import { commonErrors } from '../lib/http-api/index.ts';
+
+/** Every code the management API answers with; docs/platform-errors.md lists them. */
+export const platformErrors = defineErrorCatalog({
+  ...commonErrors,
+  unauthenticated: { status: 401, meaning: 'No valid session cookie or API token was sent.' },
+  invalid_credentials: { status: 401, meaning: 'The email and password do not match an account.' },
+  csrf_failed: {
+    status: 403,
+    meaning: 'A cookie-authenticated change without the matching X-CSRF-Token header.',
+  },
+  forbidden: {
+    status: 403,
+    meaning: 'Signed in, but this action needs another role (team owner, platform admin).',
+  },
+  plan_required: { status: 403, meaning: 'Custom domains need the Pro plan or above.' },
+  domain_limit_reached: {
+    status: 403,
+    meaning: "The project has as many domains as its team's plan allows.",
+  },
+  team_not_found: { status: 404, meaning: 'No team with this id is visible to you.' },
+  user_not_found: { status: 404, meaning: 'No account has this email.' },
+  project_not_found: { status: 404, meaning: 'No project with this slug is visible to you.' },
+  deploy_not_found: { status: 404, meaning: 'The project has no deploy with this id.' },
+  domain_not_found: { status: 404, meaning: 'The project has no domain with this hostname.' },
+  token_not_found: { status: 404, meaning: 'You have no API token with this id.' },
+  slug_taken: { status: 409, meaning: 'Another project already uses this slug.' },
+  email_taken: { status: 409, meaning: 'Another account already uses this email.' },
+  already_member: { status: 409, meaning: 'The user is already a member of the team.' },
+  deploy_required: { status: 409, meaning: 'The project has no successful deploy yet.' },
+  domain_already_added: { status: 409, meaning: 'The hostname is already a domain of this project.' },
+  reverify_not_available: {
+    status: 409,
+    meaning: 'Re-verify is offered for a verified domain without a certificate after the waiting time.',
+  },
+  invalid_hostname: {
+    status: 422,
+    meaning:
+      'The hostname cannot be a custom domain: an IP address, a wildcard, the platform’s own domain, or not a valid name.',
+  },
+  invalid_domain_config: {
+    status: 422,
+    meaning: 'The YAML domain configuration is not valid; the message names line and column.',
+  },
+});
+
+export type PlatformErrorCode = keyof typeof platformErrors.specs;

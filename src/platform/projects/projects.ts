@@ -1,0 +1,158 @@
+import { isUniqueViolation } from '../../storage/index.ts';
+import { teamFor } from '../accounts/teams.ts';
+import type { Actor, PlatformContext } from '../context.ts';
+import { platformErrors } from '../errors.ts';
+import type { PlanName } from '../plans.ts';
+
+export interface Project {
+  id: number;
+  teamId: number;
+  slug: string;
+  name: string;
+  originUrl: string;
+  activeDeployId: number | null;
+  primaryDomain: string | null;
+  plan: PlanName;
+  /** `<slug>.<platform domain>` */
+  defaultHost: string;
+}
+
+/** Slugs become DNS labels; a few are kept for the platform itself. */
+export const SLUG_PATTERN = '^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$';
+const RESERVED_SLUGS = new Set(['www', 'api', 'admin', 'dashboard', 'app', 'static', 'assets', 'kennel']);
+
+const notFound = (slug: string) =>
+  platformErrors.error(
+    'project_not_found',
+    `No project "${slug}" is visible to you. List yours with GET /api/v1/projects.`,
+  );
+
+export function checkOriginUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw platformErrors.error(
+      'validation_failed',
+      `originUrl "${url}" is not a URL. Give the http(s) address of the API's origin.`,
+    );
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw platformErrors.error(
+      'validation_failed',
+      `originUrl must be http:// or https:// (got ${parsed.protocol}).`,
+    );
+  }
+  return parsed.toString().replace(/\/$/, '');
+}
+
+export async function createProject(
+  ctx: PlatformContext,
+  actor: Actor,
+  input: { teamId: number; slug: string; name: string; originUrl: string },
+): Promise<Project> {
+  const team = await teamFor(ctx, actor, input.teamId);
+  if (!new RegExp(SLUG_PATTERN).test(input.slug) || RESERVED_SLUGS.has(input.slug)) {
+    throw platformErrors.error(
+      'validation_failed',
+      `Slug "${input.slug}" is not allowed: use 1–63 lowercase letters, digits and inner hyphens${RESERVED_SLUGS.has(input.slug) ? ', and not a reserved name' : ''}.`,
+    );
+  }
+  const originUrl = checkOriginUrl(input.originUrl);
+  try {
+    const row = await ctx.db
+      .insertInto('projects')
+      .values({
+        team_id: team.id,
+        slug: input.slug,
+        name: input.name,
+        origin_url: originUrl,
+        active_deploy_id: null,
+        primary_domain: null,
+        created_at: ctx.clock.now().toISOString(),
+      })
+      .returning(['id'])
+      .executeTakeFirstOrThrow();
+    return {
+      id: row.id,
+      teamId: team.id,
+      slug: input.slug,
+      name: input.name,
+      originUrl,
+      activeDeployId: null,
+      primaryDomain: null,
+      plan: team.plan,
+      defaultHost: `${input.slug}.${ctx.config.platformDomain}`,
+    };
+  } catch (error) {
+    if (isUniqueViolation(error)) {
+      throw platformErrors.error('slug_taken', `The slug "${input.slug}" is taken. Pick another one.`);
+    }
+    throw error;
+  }
+}
+
+function projectQuery(ctx: PlatformContext, actor: Actor) {
+  return ctx.db
+    .selectFrom('projects')
+    .innerJoin('teams', 'teams.id', 'projects.team_id')
+    .select([
+      'projects.id',
+      'projects.team_id',
+      'projects.slug',
+      'projects.name',
+      'projects.origin_url',
+      'projects.active_deploy_id',
+      'projects.primary_domain',
+      'teams.plan',
+    ])
+    .$if(!actor.isAdmin, (q) =>
+      q.where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom('memberships')
+            .select('memberships.user_id')
+            .whereRef('memberships.team_id', '=', 'projects.team_id')
+            .where('memberships.user_id', '=', actor.userId),
+        ),
+      ),
+    );
+}
+
+function toProject(
+  ctx: PlatformContext,
+  row: {
+    id: number;
+    team_id: number;
+    slug: string;
+    name: string;
+    origin_url: string;
+    active_deploy_id: number | null;
+    primary_domain: string | null;
+    plan: string;
+  },
+): Project {
+  return {
+    id: row.id,
+    teamId: row.team_id,
+    slug: row.slug,
+    name: row.name,
+    originUrl: row.origin_url,
+    activeDeployId: row.active_deploy_id,
+    primaryDomain: row.primary_domain,
+    plan: row.plan as PlanName,
+    defaultHost: `${row.slug}.${ctx.config.platformDomain}`,
+  };
+}
+
+export async function listProjects(ctx: PlatformContext, actor: Actor): Promise<Project[]> {
+  const rows = await projectQuery(ctx, actor).orderBy('projects.id').execute();
+  return rows.map((r) => toProject(ctx, r));
+}
+
+/** The project if the actor's team owns it; otherwise "not found", revealing nothing. */
+export async function projectFor(ctx: PlatformContext, actor: Actor, slug: string): Promise<Project> {
+  const row = await projectQuery(ctx, actor).where('projects.slug', '=', slug).executeTakeFirst();
+  if (!row) throw notFound(slug);
+  return toProject(ctx, row);
+}

@@ -1,0 +1,36 @@
+import { loadPlatformConfig, type PlatformConfig } from '../../src/config/index.ts';
+import { ManualClock } from '../../src/lib/clock.ts';
+import type { PlatformContext } from '../../src/platform/context.ts';
+import { type PlatformTables, platformMigrations } from '../../src/platform/db-schema.ts';
+import { type Database, type Dialect, migrateToLatest, openDatabase } from '../../src/storage/index.ts';
+import { createTestStorage, type TestStorage } from './databases.ts';
+
+export interface TestPlatform {
+  readonly ctx: PlatformContext;
+  readonly clock: ManualClock;
+  readonly database: Database<PlatformTables>;
+  readonly storage: TestStorage;
+  close(): Promise<void>;
+}
+
+/** A control plane on a fresh database, with a manual clock and the given settings (env names). */
+export async function startPlatformContext(
+  dialect: Dialect,
+  env: Record<string, string> = {},
+): Promise<TestPlatform> {
+  const storage = await createTestStorage(dialect);
+  const database = openDatabase<PlatformTables>(storage.location);
+  await migrateToLatest(database.db, database.dialect, 'platform', platformMigrations);
+  const clock = new ManualClock('2026-11-22T12:00:00Z');
+  const config: PlatformConfig = loadPlatformConfig({ PLATFORM_DOMAIN: 'platform.test', ...env });
+  return {
+    ctx: { db: database.db, dialect: database.dialect, clock, config },
+    clock,
+    database,
+    storage,
+    async close() {
+      await database.close();
+      await storage.drop();
+    },
+  };
+}
