@@ -36,8 +36,17 @@ export const platformErrors = defineErrorCatalog({
   },
   invalid_hostname: {
     status: 422,
+    meaning: 'The hostname is not a valid DNS name (the message says what is wrong).',
+  },
+  hostname_ip_address: { status: 422, meaning: 'An IP address cannot be a custom domain; use a hostname.' },
+  hostname_wildcard: {
+    status: 422,
+    meaning: 'Wildcard hostnames cannot be custom domains; add each hostname.',
+  },
+  hostname_platform_domain: {
+    status: 422,
     meaning:
-      'The hostname cannot be a custom domain: an IP address, a wildcard, the platform’s own domain, or not a valid name.',
+      'The platform’s own domain and its subdomains cannot be custom domains; every project already has one.',
   },
   invalid_domain_config: {
     status: 422,

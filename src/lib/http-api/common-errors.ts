@@ -36,7 +36,7 @@ export function implicitErrorCodes(op: {
   requestBody?: unknown;
 }): CommonErrorCode[] {
   const codes: CommonErrorCode[] = [];
-  if (op.requestBody) codes.push('malformed_json', 'unsupported_media_type', 'body_too_large');
+  if (op.requestBody) codes.push('bad_request', 'malformed_json', 'unsupported_media_type', 'body_too_large');
   if (op.requestBody || (op.parameters?.length ?? 0) > 0) codes.push('validation_failed');
   codes.push('internal_error');
   return codes;

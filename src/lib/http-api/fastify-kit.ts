@@ -77,6 +77,7 @@ export function registerOperations<Deps>(
       method: op.method,
       url: fastifyPath(op.path),
       schema: fastifySchema(op, components),
+      config: { takesBody: op.requestBody !== undefined },
       handler: (req: FastifyRequest, reply: FastifyReply) =>
         op.handler(
           { params: req.params, query: req.query, body: req.body, headers: req.headers, id: req.id },
@@ -106,6 +107,18 @@ export function installErrorHandling<Deps>(
   catalog: Catalog,
   options: { bodyLimit: number },
 ): void {
+  // A request whose route takes no body (or that matched no route) is answered without reading
+  // one: a stray body must not turn a 204 into a 415 or a 404 into a 400. Node discards the
+  // unread bytes when the response ends, so keep-alive stays in sync.
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (request.is404 || (request.routeOptions.config as { takesBody?: boolean }).takesBody === false) {
+      delete request.headers['content-type'];
+      delete request.headers['transfer-encoding'];
+      request.headers['content-length'] = '0';
+    }
+    done();
+  });
+
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const apiError = toApiError(error, catalog, options.bodyLimit);
     if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
@@ -143,11 +156,17 @@ function toApiError(error: FastifyError, catalog: Catalog, bodyLimit: number): A
   if (error.validation) {
     return catalog.error('validation_failed', validationMessage(error.validation, error.validationContext));
   }
+  if (/forbidden prototype property/.test(error.message)) {
+    return catalog.error(
+      'malformed_json',
+      'The body contains a "__proto__" or "constructor.prototype" key, which is refused. Remove it.',
+    );
+  }
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return catalog.error(
         'malformed_json',
-        `The body is not valid JSON (${error.message}). Send a JSON object.`,
+        'The body is not valid JSON. Check its quotes, commas and braces, and send a JSON object.',
       );
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return catalog.error(
