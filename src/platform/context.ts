@@ -3,6 +3,7 @@ import type { PlatformConfig } from '../config/index.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Dialect } from '../storage/index.ts';
 import type { PlatformTables } from './db-schema.ts';
+import type { DnsResolver } from './domains/dns-check.ts';
 
 export type PlatformDb = Kysely<PlatformTables>;
 
@@ -12,6 +13,8 @@ export interface PlatformContext {
   readonly dialect: Dialect;
   readonly clock: Clock;
   readonly config: PlatformConfig;
+  /** Resolves through the configured DNS servers; domain checks go through it and nothing else. */
+  readonly resolver: DnsResolver;
 }
 
 /** Who is asking: every management action checks it against what they own. */

@@ -1,7 +1,7 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { Resolver } from 'node:dns/promises';
-import { accessSync, constants, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { rename, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -88,6 +88,7 @@ export async function startDns(options: StartDnsOptions): Promise<TestDns> {
       const port = await freeLoopbackPort();
       const conf = join(dir, 'nsd.conf');
       await writeFile(conf, renderConfig(dir, port, zones));
+      rmSync(join(dir, 'nsd.log'), { force: true });
       const started = await launch(binaries.nsd, conf, dir, port, zones);
       if (started.ok) server = { child: started.child, port };
       else if (!started.portTaken || attempt >= START_ATTEMPTS) throw new Error(started.error);
@@ -100,8 +101,9 @@ export async function startDns(options: StartDnsOptions): Promise<TestDns> {
   const { child, port } = server;
   const conf = join(dir, 'nsd.conf');
   const servers = [`127.0.0.1:${port}`];
-  // A test run that dies without stop() must not leave NSD behind.
-  const killOnExit = () => child.kill('SIGKILL');
+  // A test run that dies without stop() must not leave NSD behind. SIGTERM, not SIGKILL: NSD
+  // takes its server and xfrd processes down with it only when it can handle the signal.
+  const killOnExit = () => child.kill('SIGTERM');
   process.once('exit', killOnExit);
 
   // Changes are applied one at a time so serials and reloads never interleave.
@@ -126,12 +128,15 @@ export async function startDns(options: StartDnsOptions): Promise<TestDns> {
       await execFileAsync(binaries.checkzone, [zone, candidate]);
     } catch (error) {
       const output = (error as { stderr?: string }).stderr ?? (error as Error).message;
-      throw new Error(`nsd-checkzone refused the records for ${zone}:\n${output.trim()}\n--- zone file ---\n${text}`);
+      throw new Error(
+        `nsd-checkzone refused the records for ${zone}:\n${output.trim()}\n--- zone file ---\n${text}`,
+      );
     }
     await rename(candidate, zoneFile(dir, zone));
+    const oldServers = serverProcesses(child.pid);
     const { stdout } = await execFileAsync(binaries.control, ['-c', conf, 'reload', zone]);
     if (stdout.trim() !== 'ok') throw new Error(`nsd-control reload ${zone} answered: ${stdout.trim()}`);
-    await waitForSerial(servers, zone, serial, SERIAL_TIMEOUT_MS);
+    await waitForReload(servers, zone, serial, oldServers);
     records.set(zone, wanted);
     serials.set(zone, serial);
   }
@@ -203,6 +208,8 @@ function renderConfig(dir: string, port: number, zones: readonly string[]): stri
     '  database: ""',
     '  server-count: 1',
     '  verbosity: 1',
+    // Response rate limiting would drop answers to a test that asks a few hundred questions a second.
+    '  rrl-ratelimit: 0',
     `  zonesdir: ${JSON.stringify(dir)}`,
     `  pidfile: ${file('nsd.pid')}`,
     `  logfile: ${file('nsd.log')}`,
@@ -213,7 +220,11 @@ function renderConfig(dir: string, port: number, zones: readonly string[]): stri
     '  control-enable: yes',
     // A unix socket: no TLS keys to generate, and no second port to find.
     `  control-interface: ${file('nsd.ctl')}`,
-    ...zones.flatMap((zone) => ['zone:', `  name: "${zone}"`, `  zonefile: ${JSON.stringify(zoneFile(dir, zone))}`]),
+    ...zones.flatMap((zone) => [
+      'zone:',
+      `  name: "${zone}"`,
+      `  zonefile: ${JSON.stringify(zoneFile(dir, zone))}`,
+    ]),
     '',
   ].join('\n');
 }
@@ -258,7 +269,11 @@ function txtStrings(text: string): string {
     const chunk = bytes.subarray(i, i + 255);
     // Escape as \DDD so quotes, backslashes and non-ASCII bytes survive the zone-file parser.
     const escaped = [...chunk]
-      .map((b) => (b < 0x20 || b > 0x7e || b === 0x22 || b === 0x5c ? `\\${String(b).padStart(3, '0')}` : String.fromCharCode(b)))
+      .map((b) =>
+        b < 0x20 || b > 0x7e || b === 0x22 || b === 0x5c
+          ? `\\${String(b).padStart(3, '0')}`
+          : String.fromCharCode(b),
+      )
       .join('');
     parts.push(`"${escaped}"`);
   }
@@ -290,7 +305,13 @@ type Launch = { ok: true; child: ChildProcess } | { ok: false; error: string; po
  * Starts NSD in the foreground (`-d`) as our direct child, so it is stopped by its own PID, and
  * waits until every zone answers its SOA.
  */
-async function launch(nsd: string, conf: string, dir: string, port: number, zones: readonly string[]): Promise<Launch> {
+async function launch(
+  nsd: string,
+  conf: string,
+  dir: string,
+  port: number,
+  zones: readonly string[],
+): Promise<Launch> {
   const child = spawn(nsd, ['-d', '-c', conf], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -340,26 +361,108 @@ async function servedSerial(servers: string[], zone: string): Promise<number | u
   }
 }
 
-async function waitForSerial(servers: string[], zone: string, serial: number, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let seen: number | undefined;
+/**
+ * NSD applies a reload by forking new server processes and then telling the old ones to quit. For
+ * a moment both read the shared sockets: the old one answers with the old records, or takes a
+ * query and exits without answering it. A change is in place only once the new serial is served
+ * and every server process from before the reload has gone.
+ */
+async function waitForReload(
+  servers: string[],
+  zone: string,
+  serial: number,
+  oldServers: ReadonlySet<number>,
+): Promise<void> {
+  const deadline = Date.now() + SERIAL_TIMEOUT_MS;
   for (;;) {
-    seen = await servedSerial(servers, zone);
-    if (seen === serial) return;
+    const seen = await servedSerial(servers, zone);
+    const lingering = [...oldServers].filter(isRunning);
+    if (seen === serial && lingering.length === 0) return;
     if (Date.now() > deadline) {
-      throw new Error(`NSD still serves serial ${seen ?? '(no answer)'} for ${zone} ${timeoutMs} ms after reload; expected ${serial}`);
+      throw new Error(
+        `NSD reload of ${zone} not complete after ${SERIAL_TIMEOUT_MS} ms: serving serial ${seen ?? '(no answer)'} (expected ${serial}), old server processes still running: ${lingering.join(', ') || 'none'}`,
+      );
     }
     await sleep(5);
   }
 }
 
+interface ProcessStat {
+  readonly pid: number;
+  readonly ppid: number;
+  readonly comm: string;
+  readonly state: string;
+}
+
+/** `/proc/<pid>/stat`: `pid (comm) state ppid ...`; comm may itself hold spaces and parentheses. */
+function readStat(pid: number): ProcessStat | undefined {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const open = text.indexOf('(');
+  const close = text.lastIndexOf(')');
+  const [state = '', ppid = '0'] = text.slice(close + 2).split(' ');
+  return { pid, ppid: Number(ppid), comm: text.slice(open + 1, close), state };
+}
+
+function isRunning(pid: number): boolean {
+  const stat = readStat(pid);
+  return stat !== undefined && stat.state !== 'Z' && stat.state !== 'X';
+}
+
+/** The processes under `root`, `root` included (Linux /proc). */
+function processTree(root: number | undefined): ProcessStat[] {
+  if (root === undefined) return [];
+  const stats = readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .map((entry) => readStat(Number(entry)))
+    .filter((stat): stat is ProcessStat => stat !== undefined);
+  const tree = new Set([root]);
+  // Parents can have larger PIDs than their children after a wrap, so repeat until nothing is added.
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const stat of stats) {
+      if (!tree.has(stat.pid) && tree.has(stat.ppid)) {
+        tree.add(stat.pid);
+        grew = true;
+      }
+    }
+  }
+  return stats.filter((stat) => tree.has(stat.pid) && stat.state !== 'Z');
+}
+
+/** The PIDs of the `nsd: server N` processes, the ones answering queries. */
+function serverProcesses(root: number | undefined): Set<number> {
+  return new Set(
+    processTree(root)
+      .filter((stat) => stat.comm.startsWith('nsd: server'))
+      .map((stat) => stat.pid),
+  );
+}
+
+/**
+ * SIGTERM to the NSD we started; it stops its xfrd and server processes, which we wait for too (by
+ * their PIDs, noted before the signal) so the port is free when stop() returns.
+ */
 async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
+  const family = processTree(child.pid).map((stat) => stat.pid);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   child.kill('SIGTERM');
   const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
   await exited;
   clearTimeout(timer);
+  const deadline = Date.now() + STOP_TIMEOUT_MS;
+  for (let left = family.filter(isRunning); left.length > 0; left = family.filter(isRunning)) {
+    if (Date.now() > deadline) {
+      for (const pid of left) process.kill(pid, 'SIGKILL');
+      return;
+    }
+    await sleep(5);
+  }
 }
 
 function sleep(ms: number): Promise<void> {

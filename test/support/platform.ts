@@ -2,6 +2,7 @@ import { loadPlatformConfig, type PlatformConfig } from '../../src/config/index.
 import { ManualClock } from '../../src/lib/clock.ts';
 import type { PlatformContext } from '../../src/platform/context.ts';
 import { type PlatformTables, platformMigrations } from '../../src/platform/db-schema.ts';
+import { createDnsResolver } from '../../src/platform/domains/dns-check.ts';
 import { type Database, type Dialect, migrateToLatest, openDatabase } from '../../src/storage/index.ts';
 import { createTestStorage, type TestStorage } from './databases.ts';
 
@@ -24,7 +25,13 @@ export async function startPlatformContext(
   const clock = new ManualClock('2026-11-22T12:00:00Z');
   const config: PlatformConfig = loadPlatformConfig({ PLATFORM_DOMAIN: 'platform.test', ...env });
   return {
-    ctx: { db: database.db, dialect: database.dialect, clock, config },
+    ctx: {
+      db: database.db,
+      dialect: database.dialect,
+      clock,
+      config,
+      resolver: createDnsResolver({ servers: config.dnsServers, timeoutMs: 1000, tries: 2 }),
+    },
     clock,
     database,
     storage,

@@ -1,0 +1,170 @@
+import type { Selectable, Transaction } from 'kysely';
+import { displayHostname, parseHostname } from '../../lib/hostname.ts';
+import type { Actor, PlatformContext, PlatformDb } from '../context.ts';
+import type { PlatformTables } from '../db-schema.ts';
+import { platformErrors } from '../errors.ts';
+import type { Project } from '../projects/projects.ts';
+import { DNS_CHECK_REASONS, type DnsCheckReason } from './dns-check.ts';
+import type { DomainState } from './lifecycle.ts';
+import { type DnsRecordToCreate, recordsToCreate } from './records.ts';
+
+export type DomainRow = Selectable<PlatformTables['domains']>;
+
+/** Reasons besides DNS outcomes that a domain can carry. */
+export const DOMAIN_REASONS = {
+  hostname_taken: {
+    remedy:
+      'Another project serves this hostname. To move it here, add the TXT ownership record shown, then click Verify.',
+  },
+  taken_over: {
+    remedy:
+      'Another project proved ownership of this hostname and now serves it. Remove it here, or prove ownership again.',
+  },
+  checks_stopped: {
+    remedy:
+      'DNS did not show the records within the propagation window, so automatic checks stopped. Fix the records, then click Verify.',
+  },
+} as const;
+
+export type DomainReason = DnsCheckReason | keyof typeof DOMAIN_REASONS;
+
+export function remedyFor(reason: string | null): string | null {
+  if (reason === null) return null;
+  if (reason in DNS_CHECK_REASONS) return DNS_CHECK_REASONS[reason as DnsCheckReason].remedy;
+  if (reason in DOMAIN_REASONS) return DOMAIN_REASONS[reason as keyof typeof DOMAIN_REASONS].remedy;
+  return null;
+}
+
+/** A domain as the API, the CLI and the dashboard show it. */
+export interface DomainView {
+  hostname: string;
+  unicode: string;
+  project: string;
+  kind: 'apex' | 'subdomain';
+  state: DomainState;
+  /** Why the domain is not (or no longer) verified, machine-readable; null when all is well. */
+  reason: string | null;
+  /** What DNS showed at the last check, in words. */
+  message: string | null;
+  remedy: string | null;
+  records: DnsRecordToCreate[];
+  verifiedAt: string | null;
+  lastCheckedAt: string | null;
+  nextCheckAt: string | null;
+  checksUntil: string | null;
+  createdAt: string;
+  /** Re-verify is offered once no certificate has come this long after verification. */
+  reverifyAvailableAt: string | null;
+}
+
+export function toView(
+  ctx: PlatformContext,
+  project: Project,
+  row: DomainRow,
+  needsOwnershipProof = false,
+): DomainView {
+  const parsed = parseHostname(row.hostname);
+  const apex = parsed.ok ? parsed.apex : row.hostname;
+  const kind = row.is_apex ? 'apex' : 'subdomain';
+  const detail = row.reason_detail ? (JSON.parse(row.reason_detail) as { message?: string }) : {};
+  const verifiedMs = row.verified_at ? Date.parse(row.verified_at) : null;
+  return {
+    hostname: row.hostname,
+    unicode: displayHostname(row.hostname),
+    project: project.slug,
+    kind,
+    state: row.state as DomainState,
+    reason: row.reason,
+    message: detail.message ?? null,
+    remedy: remedyFor(row.reason),
+    records: recordsToCreate(
+      { hostname: row.hostname, kind, apex },
+      project.defaultHost,
+      row.ownership_token,
+      ctx.config,
+      needsOwnershipProof || row.reason === 'hostname_taken',
+    ),
+    verifiedAt: row.verified_at,
+    lastCheckedAt: row.last_checked_at,
+    nextCheckAt: row.next_check_at,
+    checksUntil: row.checks_until,
+    createdAt: row.created_at,
+    reverifyAvailableAt:
+      row.state === 'verified' && verifiedMs !== null
+        ? new Date(verifiedMs + ctx.config.reverifyAfterMs).toISOString()
+        : null,
+  };
+}
+
+/** The project's live (not removed) domain with this hostname, or 404. */
+export async function liveDomain(
+  db: PlatformDb | Transaction<PlatformTables>,
+  project: Project,
+  hostname: string,
+): Promise<DomainRow> {
+  const row = await db
+    .selectFrom('domains')
+    .selectAll()
+    .where('project_id', '=', project.id)
+    .where('hostname', '=', hostname)
+    .where('state', '<>', 'removed')
+    .executeTakeFirst();
+  if (!row) {
+    throw platformErrors.error(
+      'domain_not_found',
+      `Project ${project.slug} has no domain ${hostname}. List its domains with GET /api/v1/projects/${project.slug}/domains.`,
+    );
+  }
+  return row as DomainRow;
+}
+
+export function actorName(actor: Actor | 'system'): string {
+  return actor === 'system' ? 'system' : `user:${actor.email}`;
+}
+
+/** Appends to a domain's history: who, what, when, outcome. */
+export async function recordEvent(
+  db: PlatformDb | Transaction<PlatformTables>,
+  at: Date,
+  domainId: number,
+  actor: Actor | 'system',
+  action: string,
+  outcome: string,
+  detail?: Record<string, unknown>,
+): Promise<void> {
+  await db
+    .insertInto('domain_events')
+    .values({
+      domain_id: domainId,
+      actor: actorName(actor),
+      action,
+      outcome,
+      detail: detail ? JSON.stringify(detail) : null,
+      at: at.toISOString(),
+    })
+    .execute();
+}
+
+export interface DomainEventView {
+  at: string;
+  actor: string;
+  action: string;
+  outcome: string;
+  detail: Record<string, unknown> | null;
+}
+
+export async function domainHistory(db: PlatformDb, domainId: number): Promise<DomainEventView[]> {
+  const rows = await db
+    .selectFrom('domain_events')
+    .select(['at', 'actor', 'action', 'outcome', 'detail'])
+    .where('domain_id', '=', domainId)
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => ({
+    at: r.at,
+    actor: r.actor,
+    action: r.action,
+    outcome: r.outcome,
+    detail: r.detail ? (JSON.parse(r.detail) as Record<string, unknown>) : null,
+  }));
+}

@@ -1,0 +1,36 @@
+import { parseHostname } from '../../lib/hostname.ts';
+import type { Actor, PlatformContext } from '../context.ts';
+import { projectFor } from '../projects/projects.ts';
+import {
+  type DomainEventView,
+  type DomainRow,
+  type DomainView,
+  domainHistory,
+  liveDomain,
+  toView,
+} from './domain-store.ts';
+
+export async function listDomains(ctx: PlatformContext, actor: Actor, slug: string): Promise<DomainView[]> {
+  const project = await projectFor(ctx, actor, slug);
+  const rows = await ctx.db
+    .selectFrom('domains')
+    .selectAll()
+    .where('project_id', '=', project.id)
+    .where('state', '<>', 'removed')
+    .orderBy('id')
+    .execute();
+  return rows.map((row) => toView(ctx, project, row as DomainRow));
+}
+
+/** A domain with its history: who did what, when, with what outcome. */
+export async function inspectDomain(
+  ctx: PlatformContext,
+  actor: Actor,
+  slug: string,
+  input: string,
+): Promise<{ domain: DomainView; history: DomainEventView[] }> {
+  const project = await projectFor(ctx, actor, slug);
+  const parsed = parseHostname(input);
+  const row = await liveDomain(ctx.db, project, parsed.ok ? parsed.hostname : input.trim().toLowerCase());
+  return { domain: toView(ctx, project, row), history: await domainHistory(ctx.db, row.id) };
+}

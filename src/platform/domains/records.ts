@@ -1,0 +1,89 @@
+import type { PlatformConfig } from '../../config/index.ts';
+import { ownershipRecordName, type ParsedHostname } from '../../lib/hostname.ts';
+
+/** One DNS record the owner creates at their provider, as the dashboard shows it. */
+export interface DnsRecordToCreate {
+  type: 'CNAME' | 'ALIAS' | 'A' | 'AAAA' | 'TXT';
+  /** Relative to the apex: `shop`, `@`, `_kennel-challenge.shop`. */
+  name: string;
+  value: string;
+  ttl: 3600;
+  /** `alternative`: use these instead when the provider has no ALIAS/ANAME. */
+  role: 'required' | 'alternative' | 'ownership';
+  note?: string;
+}
+
+export const RECOMMENDED_TTL = 3600;
+
+export function ownershipValue(token: string): string {
+  return `kennel-verification=${token}`;
+}
+
+function relative(fullName: string, apex: string): string {
+  return fullName === apex ? '@' : fullName.slice(0, -(apex.length + 1));
+}
+
+/**
+ * The records to create for a hostname (seed 001, "DNS record to create"): a CNAME to the
+ * project's default address for a subdomain; for an apex, an ALIAS/ANAME to it with the A/AAAA
+ * alternative, plus the TXT ownership token (flattened addresses cannot tell projects apart).
+ * A subdomain also gets the TXT record when it must prove ownership (taken over from another
+ * project).
+ */
+export function recordsToCreate(
+  parsed: Pick<ParsedHostname, 'hostname' | 'kind' | 'apex'>,
+  defaultHost: string,
+  token: string,
+  config: Pick<PlatformConfig, 'platformAddressesV4' | 'platformAddressesV6'>,
+  needsOwnershipProof: boolean,
+): DnsRecordToCreate[] {
+  const ownership: DnsRecordToCreate = {
+    type: 'TXT',
+    name: relative(ownershipRecordName(parsed.hostname), parsed.apex),
+    value: ownershipValue(token),
+    ttl: RECOMMENDED_TTL,
+    role: 'ownership',
+    note: 'Proves the domain is yours.',
+  };
+  if (parsed.kind === 'subdomain') {
+    const cname: DnsRecordToCreate = {
+      type: 'CNAME',
+      name: relative(parsed.hostname, parsed.apex),
+      value: defaultHost,
+      ttl: RECOMMENDED_TTL,
+      role: 'required',
+    };
+    return needsOwnershipProof ? [cname, ownership] : [cname];
+  }
+  return [
+    {
+      type: 'ALIAS',
+      name: '@',
+      value: defaultHost,
+      ttl: RECOMMENDED_TTL,
+      role: 'required',
+      note: 'Called ANAME by some providers.',
+    },
+    ...config.platformAddressesV4.map(
+      (address): DnsRecordToCreate => ({
+        type: 'A',
+        name: '@',
+        value: address,
+        ttl: RECOMMENDED_TTL,
+        role: 'alternative',
+        note: 'If your provider has no ALIAS/ANAME.',
+      }),
+    ),
+    ...config.platformAddressesV6.map(
+      (address): DnsRecordToCreate => ({
+        type: 'AAAA',
+        name: '@',
+        value: address,
+        ttl: RECOMMENDED_TTL,
+        role: 'alternative',
+        note: 'If your provider has no ALIAS/ANAME.',
+      }),
+    ),
+    ownership,
+  ];
+}

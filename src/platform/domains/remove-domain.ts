@@ -1,0 +1,43 @@
+import { parseHostname } from '../../lib/hostname.ts';
+import { transact } from '../../storage/index.ts';
+import type { Actor, PlatformContext } from '../context.ts';
+import { projectFor } from '../projects/projects.ts';
+import { liveDomain, recordEvent } from './domain-store.ts';
+import { type DomainState, transition } from './lifecycle.ts';
+
+/**
+ * Remove (seed 001): serving stops at once. The row stays, `removed`, for its history; redirects
+ * from or to the hostname and a primary pointing at it go with it.
+ */
+export async function removeDomain(
+  ctx: PlatformContext,
+  actor: Actor,
+  slug: string,
+  input: string,
+): Promise<void> {
+  const project = await projectFor(ctx, actor, slug);
+  const parsed = parseHostname(input);
+  const hostname = parsed.ok ? parsed.hostname : input.trim().toLowerCase();
+  const now = ctx.clock.now();
+  await transact(ctx.db, async (trx) => {
+    const row = await liveDomain(trx, project, hostname);
+    const step = transition(row.state as DomainState, 'remove');
+    await trx
+      .updateTable('domains')
+      .set({ state: step.to, removed_at: now.toISOString(), next_check_at: null })
+      .where('id', '=', row.id)
+      .execute();
+    await trx
+      .deleteFrom('redirects')
+      .where('project_id', '=', project.id)
+      .where((eb) => eb.or([eb('from_host', '=', hostname), eb('to_host', '=', hostname)]))
+      .execute();
+    await trx
+      .updateTable('projects')
+      .set({ primary_domain: null })
+      .where('id', '=', project.id)
+      .where('primary_domain', '=', hostname)
+      .execute();
+    await recordEvent(trx, now, row.id, actor, 'remove', step.to, { was: row.state });
+  });
+}

@@ -1,0 +1,194 @@
+import { backoffDelay } from '../../lib/backoff.ts';
+import { ownershipRecordName, parseHostname } from '../../lib/hostname.ts';
+import { isUniqueViolation, transact } from '../../storage/index.ts';
+import type { Actor, PlatformContext } from '../context.ts';
+import { platformErrors } from '../errors.ts';
+import { type Project, projectFor } from '../projects/projects.ts';
+import { checkDns, requireDomainPrerequisites } from './add-domain.ts';
+import type { DnsCheckOutcome } from './dns-check.ts';
+import { type DomainRow, type DomainView, liveDomain, recordEvent, toView } from './domain-store.ts';
+import { type DomainEvent, type DomainState, SERVED_STATES, transition } from './lifecycle.ts';
+import { ownershipValue } from './records.ts';
+
+/** Why a check ran: a person clicked Verify / Re-verify, or the background checker. */
+export type CheckMode = 'verify' | 'reverify' | 'background';
+
+/** Background checks of unverified domains: 1 min, 2, 4… capped at 1 h, within the window. */
+export const UNVERIFIED_BACKOFF = { baseMs: 60_000, maxMs: 3_600_000 };
+
+export interface CheckResult {
+  domain: DomainView;
+  outcome: Pick<DnsCheckOutcome, 'ok' | 'reason' | 'message' | 'remedy' | 'found'>;
+}
+
+async function provesOwnership(ctx: PlatformContext, row: DomainRow): Promise<boolean> {
+  try {
+    const records = await ctx.resolver.resolveTxt(ownershipRecordName(row.hostname));
+    return records.some((parts) => parts.join('').includes(ownershipValue(row.ownership_token)));
+  } catch {
+    return false;
+  }
+}
+
+/** The lifecycle event a check's outcome amounts to, given the domain's state. */
+function eventFor(state: DomainState, ok: boolean, mode: CheckMode, taken: boolean): DomainEvent {
+  if (state === 'unverified') return ok ? (taken ? 'check_passed_taken' : 'check_passed') : 'check_failed';
+  if (!ok) return 'recheck_failed';
+  return mode === 'background' ? 'recheck_passed' : 'check_passed';
+}
+
+/**
+ * Runs one DNS check of a domain and moves it through the lifecycle table. A passing check on a
+ * hostname another project serves needs the TXT ownership proof; with it, the hostname moves
+ * here and the other project's domain is `taken_over`.
+ */
+export async function checkDomain(
+  ctx: PlatformContext,
+  actor: Actor | 'system',
+  project: Project,
+  row: DomainRow,
+  mode: CheckMode,
+): Promise<CheckResult> {
+  const outcome = await checkDns(ctx, project, row);
+  const now = ctx.clock.now();
+  const rival = await ctx.db
+    .selectFrom('domains')
+    .selectAll()
+    .where('hostname', '=', row.hostname)
+    .where('project_id', '<>', project.id)
+    .where('state', 'in', [...SERVED_STATES])
+    .executeTakeFirst();
+  const proven = outcome.ok && rival !== undefined && (row.is_apex ? true : await provesOwnership(ctx, row));
+  let event = eventFor(row.state as DomainState, outcome.ok, mode, rival !== undefined && !proven);
+
+  const apply = async (chosen: DomainEvent) =>
+    transact(ctx.db, async (trx) => {
+      const current = (await trx
+        .selectFrom('domains')
+        .selectAll()
+        .where('id', '=', row.id)
+        .executeTakeFirstOrThrow()) as DomainRow;
+      if (current.state === 'removed') return current;
+      const step = transition(current.state as DomainState, chosen);
+      if (step.to === 'verified' && rival && proven) {
+        const rivalStep = transition(rival.state as DomainState, 'taken_over');
+        await trx
+          .updateTable('domains')
+          .set({
+            state: rivalStep.to,
+            reason: 'taken_over',
+            reason_detail: null,
+            verified_at: null,
+            next_check_at: null,
+          })
+          .where('id', '=', rival.id)
+          .execute();
+        await recordEvent(trx, now, rival.id, actor, 'taken_over', rivalStep.to, { by: project.slug });
+      }
+      const reason = chosen === 'check_passed_taken' ? 'hostname_taken' : outcome.ok ? null : outcome.reason;
+      const manual = mode !== 'background';
+      let attempts = current.check_attempts;
+      let checksUntil = current.checks_until;
+      let next: string | null;
+      if (step.to === 'unverified') {
+        attempts = manual ? 0 : attempts + 1;
+        if (manual) checksUntil = new Date(now.getTime() + ctx.config.propagationWindowMs).toISOString();
+        const due = now.getTime() + backoffDelay(Math.max(1, attempts), UNVERIFIED_BACKOFF);
+        next = checksUntil !== null && due <= Date.parse(checksUntil) ? new Date(due).toISOString() : null;
+      } else {
+        attempts = 0;
+        next = new Date(now.getTime() + ctx.config.recheckIntervalMs).toISOString();
+      }
+      const updated = await trx
+        .updateTable('domains')
+        .set({
+          state: step.to,
+          reason,
+          reason_detail: JSON.stringify({ message: outcome.message, found: outcome.found }),
+          verified_at:
+            step.to === 'verified'
+              ? current.state === 'verified'
+                ? current.verified_at
+                : now.toISOString()
+              : current.verified_at,
+          last_checked_at: now.toISOString(),
+          check_attempts: attempts,
+          checks_until: checksUntil,
+          next_check_at: next,
+        })
+        .where('id', '=', row.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await recordEvent(trx, now, row.id, actor, mode, step.to, { reason, message: outcome.message });
+      if (step.to === 'unverified' && next === null && current.next_check_at !== null) {
+        await recordEvent(trx, now, row.id, 'system', 'checks_stopped', step.to, { reason });
+      }
+      return updated as DomainRow;
+    });
+
+  let updated: DomainRow;
+  try {
+    updated = await apply(event);
+  } catch (error) {
+    // Two projects verifying one hostname at once: the index lets one of them serve it.
+    if (!isUniqueViolation(error) || event !== 'check_passed') throw error;
+    event = 'check_passed_taken';
+    updated = await apply(event);
+  }
+  return {
+    domain: toView(ctx, project, updated),
+    outcome: {
+      ok: outcome.ok,
+      reason: outcome.reason,
+      message: outcome.message,
+      remedy: outcome.remedy,
+      found: outcome.found,
+    },
+  };
+}
+
+function hostnameOf(input: string): string {
+  const parsed = parseHostname(input);
+  return parsed.ok ? parsed.hostname : input.trim().toLowerCase();
+}
+
+/** Verify (seed 001): checks DNS now and moves the domain by the outcome. */
+export async function verifyDomain(
+  ctx: PlatformContext,
+  actor: Actor,
+  slug: string,
+  hostname: string,
+): Promise<CheckResult> {
+  const project = await projectFor(ctx, actor, slug);
+  requireDomainPrerequisites(project);
+  const row = await liveDomain(ctx.db, project, hostnameOf(hostname));
+  return checkDomain(ctx, actor, project, row, 'verify');
+}
+
+/**
+ * Re-verify (seed 001): for a verified domain with no certificate after the waiting time (30
+ * minutes by default); checks DNS again and starts a fresh certificate attempt.
+ */
+export async function reverifyDomain(
+  ctx: PlatformContext,
+  actor: Actor,
+  slug: string,
+  hostname: string,
+): Promise<CheckResult> {
+  const project = await projectFor(ctx, actor, slug);
+  const row = await liveDomain(ctx.db, project, hostnameOf(hostname));
+  const view = toView(ctx, project, row);
+  if (row.state !== 'verified' || view.reverifyAvailableAt === null) {
+    throw platformErrors.error(
+      'reverify_not_available',
+      `${row.hostname} is ${row.state}: Re-verify is for verified domains still waiting for a certificate. Use Verify instead.`,
+    );
+  }
+  if (ctx.clock.now().toISOString() < view.reverifyAvailableAt) {
+    throw platformErrors.error(
+      'reverify_not_available',
+      `The certificate for ${row.hostname} is usually issued within a couple of minutes; Re-verify is offered from ${view.reverifyAvailableAt}.`,
+    );
+  }
+  return checkDomain(ctx, actor, project, row, 'reverify');
+}
