@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { type HostnameWarning, parseHostname } from '../../lib/hostname.ts';
+import type { Transaction } from 'kysely';
+import { type HostnameWarning, type ParsedHostname, parseHostname } from '../../lib/hostname.ts';
 import { isUniqueViolation, transact } from '../../storage/index.ts';
 import type { Actor, PlatformContext } from '../context.ts';
+import type { PlatformTables } from '../db-schema.ts';
 import { platformErrors } from '../errors.ts';
 import { PLANS } from '../plans.ts';
 import { type Project, projectFor } from '../projects/projects.ts';
@@ -83,56 +85,9 @@ export async function addDomain(
   const parsed = parseHostname(input, { platformDomains: [ctx.config.platformDomain] });
   if (!parsed.ok) throw platformErrors.error(REFUSALS[parsed.reason], parsed.message);
 
-  const now = ctx.clock.now();
-  const token = randomBytes(18).toString('base64url');
   let row: DomainRow;
   try {
-    row = await transact(ctx.db, async (trx) => {
-      const existing = await trx
-        .selectFrom('domains')
-        .select(['hostname'])
-        .where('project_id', '=', project.id)
-        .where('state', '<>', 'removed')
-        .execute();
-      if (existing.some((d) => d.hostname === parsed.hostname)) {
-        throw platformErrors.error(
-          'domain_already_added',
-          `${parsed.hostname} is already a domain of ${slug}. Inspect it with kennel domains inspect ${parsed.hostname}.`,
-        );
-      }
-      const max = PLANS[project.plan].maxDomainsPerProject;
-      if (existing.length >= max) {
-        throw platformErrors.error(
-          'domain_limit_reached',
-          `Project ${slug} has ${existing.length} domains, the most the ${PLANS[project.plan].title} plan allows (${max}). Remove one, or ask an admin for a larger plan.`,
-        );
-      }
-      const inserted = await trx
-        .insertInto('domains')
-        .values({
-          project_id: project.id,
-          hostname: parsed.hostname,
-          state: 'unverified',
-          is_apex: parsed.kind === 'apex' ? 1 : 0,
-          ownership_token: token,
-          reason: 'not_found_yet',
-          reason_detail: null,
-          verified_at: null,
-          last_checked_at: null,
-          next_check_at: now.toISOString(),
-          check_attempts: 0,
-          checks_until: new Date(now.getTime() + ctx.config.propagationWindowMs).toISOString(),
-          created_at: now.toISOString(),
-          removed_at: null,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      await recordEvent(trx, now, inserted.id, actor, 'add', 'unverified', {
-        hostname: parsed.hostname,
-        warnings: parsed.warnings.map((w) => w.code),
-      });
-      return inserted as DomainRow;
-    });
+    row = await transact(ctx.db, (trx) => insertDomain(trx, ctx, actor, project, parsed));
   } catch (error) {
     if (isUniqueViolation(error)) {
       throw platformErrors.error(
@@ -160,4 +115,62 @@ export async function addDomain(
     warnings: [...parsed.warnings],
     dns: { check: brief(check), caa: brief(caa) },
   };
+}
+
+/**
+ * Inserts an `unverified` domain inside the caller's transaction, after the per-project checks
+ * (not already added, within the plan's limit); background checks start at once.
+ */
+export async function insertDomain(
+  trx: Transaction<PlatformTables>,
+  ctx: PlatformContext,
+  actor: Actor,
+  project: Project,
+  parsed: Pick<ParsedHostname, 'hostname' | 'kind' | 'warnings'>,
+): Promise<DomainRow> {
+  const now = ctx.clock.now();
+  const existing = await trx
+    .selectFrom('domains')
+    .select(['hostname'])
+    .where('project_id', '=', project.id)
+    .where('state', '<>', 'removed')
+    .execute();
+  if (existing.some((d) => d.hostname === parsed.hostname)) {
+    throw platformErrors.error(
+      'domain_already_added',
+      `${parsed.hostname} is already a domain of ${project.slug}. Inspect it with kennel domains inspect ${parsed.hostname}.`,
+    );
+  }
+  const plan = PLANS[project.plan];
+  if (existing.length >= plan.maxDomainsPerProject) {
+    throw platformErrors.error(
+      'domain_limit_reached',
+      `Project ${project.slug} has ${existing.length} domains, the most the ${plan.title} plan allows (${plan.maxDomainsPerProject}). Remove one, or ask an admin for a larger plan.`,
+    );
+  }
+  const inserted = await trx
+    .insertInto('domains')
+    .values({
+      project_id: project.id,
+      hostname: parsed.hostname,
+      state: 'unverified',
+      is_apex: parsed.kind === 'apex' ? 1 : 0,
+      ownership_token: randomBytes(18).toString('base64url'),
+      reason: 'not_found_yet',
+      reason_detail: null,
+      verified_at: null,
+      last_checked_at: null,
+      next_check_at: now.toISOString(),
+      check_attempts: 0,
+      checks_until: new Date(now.getTime() + ctx.config.propagationWindowMs).toISOString(),
+      created_at: now.toISOString(),
+      removed_at: null,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await recordEvent(trx, now, inserted.id, actor, 'add', 'unverified', {
+    hostname: parsed.hostname,
+    warnings: parsed.warnings.map((w) => w.code),
+  });
+  return inserted as DomainRow;
 }
