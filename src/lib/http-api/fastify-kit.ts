@@ -71,19 +71,27 @@ export function registerOperations<Deps>(
   operations: readonly AnyOperation<Deps>[],
   components: Record<string, JsonSchema>,
   deps: Deps,
+  /** Resolves (or refuses, by throwing) the caller before the handler runs. */
+  authenticate?: (request: FastifyRequest, operation: AnyOperation<Deps>) => Promise<unknown>,
 ): void {
   for (const op of operations) {
+    const input = (req: FastifyRequest, caller: unknown) => ({
+      params: req.params,
+      query: req.query,
+      body: req.body,
+      headers: req.headers,
+      id: req.id,
+      caller,
+    });
     app.route({
       method: op.method,
       url: fastifyPath(op.path),
       schema: fastifySchema(op, components),
       config: { takesBody: op.requestBody !== undefined },
-      handler: (req: FastifyRequest, reply: FastifyReply) =>
-        op.handler(
-          { params: req.params, query: req.query, body: req.body, headers: req.headers, id: req.id },
-          reply,
-          deps,
-        ),
+      handler: authenticate
+        ? async (req: FastifyRequest, reply: FastifyReply) =>
+            op.handler(input(req, await authenticate(req, op)), reply, deps)
+        : (req: FastifyRequest, reply: FastifyReply) => op.handler(input(req, undefined), reply, deps),
     });
   }
 }

@@ -33,6 +33,8 @@ export interface OperationRequest<P, Q, B> {
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   /** The request id, also sent back as `X-Request-Id`. */
   readonly id: string;
+  /** Who is asking, as the service's authenticate hook resolved it (undefined without one). */
+  readonly caller: unknown;
 }
 
 /**
@@ -49,6 +51,11 @@ export interface Operation<Deps, P = unknown, Q = unknown, B = unknown> {
   readonly summary: string;
   readonly description: string;
   readonly deprecated?: boolean;
+  /**
+   * Who may call it, in the service's terms (e.g. `public`, `user`, `admin`); the service's
+   * authenticate hook enforces it and the document declares it.
+   */
+  readonly access?: string;
   /** Vendor extensions copied onto the operation (`x-sunset`, `x-hideTryItPanel`…). */
   readonly extensions?: Readonly<Record<`x-${string}`, unknown>>;
   readonly parameters?: readonly ParameterSpec[];

@@ -1,0 +1,71 @@
+import { parseCookie } from 'cookie';
+import type { FastifyRequest } from 'fastify';
+import type { AnyOperation } from '../../lib/http-api/index.ts';
+import { actorForToken, sessionFor } from '../accounts/credentials.ts';
+import type { Actor, PlatformContext } from '../context.ts';
+import { platformErrors } from '../errors.ts';
+
+export const SESSION_COOKIE = 'kennel_session';
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** Who may call an operation: anyone, any signed-in account, or platform admins. */
+export type Access = 'public' | 'user' | 'admin';
+
+export interface Caller {
+  readonly actor: Actor;
+  /** The session cookie, when the caller signed in through the dashboard. */
+  readonly sessionCookie?: string;
+}
+
+/**
+ * Resolves the caller from `Authorization: Bearer <token>` (CLI, HTTP API) or the session cookie
+ * (dashboard). Changes made with the cookie must carry the session's CSRF token in
+ * `X-CSRF-Token`; a bearer token needs none, since browsers never send it on their own.
+ */
+export function authenticator(ctx: PlatformContext) {
+  return async (
+    request: FastifyRequest,
+    operation: AnyOperation<PlatformContext>,
+  ): Promise<Caller | undefined> => {
+    const access = (operation.access ?? 'user') as Access;
+    if (access === 'public') return undefined;
+    const unauthenticated = (message: string) =>
+      platformErrors.error('unauthenticated', message, {
+        headers: { 'www-authenticate': 'Bearer realm="kennel"' },
+      });
+    let caller: Caller | undefined;
+    const authorization = request.headers.authorization;
+    if (authorization !== undefined) {
+      const match = /^Bearer\s+(\S+)$/i.exec(authorization);
+      const actor = match?.[1] ? await actorForToken(ctx, match[1]) : undefined;
+      if (!actor)
+        throw unauthenticated(
+          'The API token is not valid (revoked, or mistyped). Create one with kennel login.',
+        );
+      caller = { actor };
+    } else {
+      const cookie = request.headers.cookie ? parseCookie(request.headers.cookie)[SESSION_COOKIE] : undefined;
+      const session = cookie ? await sessionFor(ctx, cookie) : undefined;
+      if (!session || !cookie) {
+        throw unauthenticated(
+          'Sign in first: send Authorization: Bearer <API token>, or sign in to the dashboard.',
+        );
+      }
+      if (!SAFE_METHODS.has(request.method) && request.headers['x-csrf-token'] !== session.csrfToken) {
+        throw platformErrors.error(
+          'csrf_failed',
+          'This change needs the X-CSRF-Token header of your session. Reload the dashboard and try again.',
+        );
+      }
+      caller = { actor: session.actor, sessionCookie: cookie };
+    }
+    if (access === 'admin' && !caller.actor.isAdmin) {
+      throw platformErrors.error('forbidden', 'Only a platform admin can do this.');
+    }
+    return caller;
+  };
+}
+
+export function actorOf(caller: unknown): Actor {
+  return (caller as Caller).actor;
+}

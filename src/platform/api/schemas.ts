@@ -1,0 +1,279 @@
+import { type JsonSchema, ref } from '../../lib/http-api/index.ts';
+import { PLAN_NAMES } from '../plans.ts';
+
+const text = (description: string, extra: JsonSchema = {}): JsonSchema => ({
+  type: 'string',
+  description,
+  ...extra,
+});
+const nullableText = (description: string): JsonSchema => ({ type: 'string', nullable: true, description });
+const id = (description: string): JsonSchema => ({ type: 'integer', minimum: 1, description });
+
+/** The management API's resources, as named schemas of its OpenAPI document. */
+export const platformSchemas: Record<string, JsonSchema> = {
+  Error: {
+    type: 'object',
+    required: ['code', 'message', 'status'],
+    properties: {
+      code: text('Machine-readable error code (docs/platform-api.md)', { pattern: '^[a-z][a-z0-9_]*$' }),
+      message: text('What went wrong and what to do'),
+      status: { type: 'integer', minimum: 400, maximum: 599, description: 'The HTTP status' },
+    },
+  },
+  Credentials: {
+    type: 'object',
+    required: ['email', 'password'],
+    additionalProperties: false,
+    properties: {
+      email: text('Account email', { minLength: 3, maxLength: 254 }),
+      password: text('Account password', { minLength: 1, maxLength: 1024 }),
+    },
+  },
+  Session: {
+    type: 'object',
+    required: ['email', 'isAdmin', 'csrfToken', 'expiresAt'],
+    properties: {
+      email: text('Signed-in account'),
+      isAdmin: { type: 'boolean' },
+      csrfToken: text('Send it back as X-CSRF-Token on every change made with the session cookie'),
+      expiresAt: text('When the session ends', { format: 'date-time' }),
+    },
+  },
+  Me: {
+    type: 'object',
+    required: ['email', 'isAdmin'],
+    properties: { email: text('Account email'), isAdmin: { type: 'boolean' } },
+  },
+  NewToken: {
+    type: 'object',
+    required: ['name'],
+    additionalProperties: false,
+    properties: { name: text('What the token is for, e.g. "laptop CLI"', { minLength: 1, maxLength: 100 }) },
+  },
+  Token: {
+    type: 'object',
+    required: ['id', 'name', 'prefix', 'createdAt'],
+    properties: {
+      id: id('Token id'),
+      name: text('Token name'),
+      prefix: text('The first characters of the token, to recognise it'),
+      createdAt: text('Creation time', { format: 'date-time' }),
+      lastUsedAt: nullableText('Last use'),
+    },
+  },
+  CreatedToken: {
+    allOf: [
+      ref('Token'),
+      {
+        type: 'object',
+        required: ['token'],
+        properties: { token: text('The secret: shown this once, stored only as a hash') },
+      },
+    ],
+  },
+  Team: {
+    type: 'object',
+    required: ['id', 'name', 'plan'],
+    properties: {
+      id: id('Team id'),
+      name: text('Team name'),
+      plan: { type: 'string', enum: PLAN_NAMES },
+      role: {
+        type: 'string',
+        enum: ['owner', 'member', null],
+        nullable: true,
+        description: 'Your role (null for admins outside the team)',
+      },
+    },
+  },
+  NewTeam: {
+    type: 'object',
+    required: ['name'],
+    additionalProperties: false,
+    properties: { name: text('Team name', { minLength: 1, maxLength: 100 }) },
+  },
+  PlanChange: {
+    type: 'object',
+    required: ['plan'],
+    additionalProperties: false,
+    properties: { plan: { type: 'string', enum: PLAN_NAMES } },
+  },
+  NewMember: {
+    type: 'object',
+    required: ['email'],
+    additionalProperties: false,
+    properties: {
+      email: text('Email of an existing account', { minLength: 3, maxLength: 254 }),
+      role: { type: 'string', enum: ['owner', 'member'], default: 'member' },
+    },
+  },
+  Member: {
+    type: 'object',
+    required: ['email', 'role'],
+    properties: { email: text('Account email'), role: { type: 'string', enum: ['owner', 'member'] } },
+  },
+  NewProject: {
+    type: 'object',
+    required: ['teamId', 'slug', 'name', 'originUrl'],
+    additionalProperties: false,
+    properties: {
+      teamId: id('The team that owns the project'),
+      slug: text('DNS label of the default address <slug>.<platform domain>', {
+        minLength: 1,
+        maxLength: 63,
+      }),
+      name: text('Display name', { minLength: 1, maxLength: 100 }),
+      originUrl: text('Where the API runs (http or https URL)', { minLength: 1, maxLength: 2048 }),
+    },
+  },
+  Project: {
+    type: 'object',
+    required: ['slug', 'name', 'teamId', 'originUrl', 'plan', 'defaultHost'],
+    properties: {
+      slug: text('Project slug'),
+      name: text('Display name'),
+      teamId: id('Owning team'),
+      originUrl: text('Origin of the API'),
+      plan: { type: 'string', enum: PLAN_NAMES },
+      defaultHost: text('The default address, <slug>.<platform domain>'),
+      activeDeployId: { type: 'integer', nullable: true },
+      primaryDomain: nullableText('The primary custom domain'),
+    },
+  },
+  NewDeploy: {
+    type: 'object',
+    required: ['document'],
+    additionalProperties: false,
+    properties: {
+      document: text('The OpenAPI 3.0.x document, JSON or YAML text', {
+        minLength: 1,
+        maxLength: 5 * 1024 * 1024,
+      }),
+      originUrl: text('A new origin for the project (optional)', { minLength: 1, maxLength: 2048 }),
+    },
+  },
+  Deploy: {
+    type: 'object',
+    required: ['id', 'status', 'originUrl', 'sourceFormat', 'problems', 'active', 'createdAt'],
+    properties: {
+      id: id('Deploy id'),
+      status: { type: 'string', enum: ['succeeded', 'failed'] },
+      originUrl: text('Origin at this deploy'),
+      sourceFormat: { type: 'string', enum: ['json', 'yaml'] },
+      problems: {
+        type: 'array',
+        items: { type: 'string' },
+        description: "The validator's messages of a failed deploy",
+      },
+      active: { type: 'boolean' },
+      createdAt: text('When it was deployed', { format: 'date-time' }),
+    },
+  },
+  DnsRecord: {
+    type: 'object',
+    required: ['type', 'name', 'value', 'ttl', 'role'],
+    properties: {
+      type: { type: 'string', enum: ['CNAME', 'ALIAS', 'A', 'AAAA', 'TXT'] },
+      name: text('Name relative to the apex (@ for the apex)'),
+      value: text('The exact value to enter'),
+      ttl: { type: 'integer', enum: [3600] },
+      role: { type: 'string', enum: ['required', 'alternative', 'ownership'] },
+      note: text('Advice'),
+    },
+  },
+  Domain: {
+    type: 'object',
+    required: ['hostname', 'unicode', 'project', 'kind', 'state', 'records', 'createdAt'],
+    properties: {
+      hostname: text('ASCII (punycode) hostname'),
+      unicode: text('The hostname as people read it'),
+      project: text('Project slug'),
+      kind: { type: 'string', enum: ['apex', 'subdomain'] },
+      state: { type: 'string', enum: ['unverified', 'verified', 'misconfigured', 'removed'] },
+      reason: nullableText('Why it is not (or no longer) verified, machine-readable'),
+      message: nullableText('What DNS showed at the last check'),
+      remedy: nullableText('What to do'),
+      records: { type: 'array', items: ref('DnsRecord') },
+      verifiedAt: nullableText('When it was verified'),
+      lastCheckedAt: nullableText('Last DNS check'),
+      nextCheckAt: nullableText('Next background check'),
+      checksUntil: nullableText('Background checks stop then'),
+      createdAt: text('When it was added'),
+      reverifyAvailableAt: nullableText('From when Re-verify is offered'),
+    },
+  },
+  DnsOutcome: {
+    type: 'object',
+    required: ['ok', 'reason', 'message', 'remedy'],
+    properties: {
+      ok: { type: 'boolean' },
+      reason: text('Machine-readable outcome'),
+      message: text('What DNS shows'),
+      remedy: text('What to do'),
+      found: { type: 'object', description: 'The records seen' },
+    },
+  },
+  AddedDomain: {
+    type: 'object',
+    required: ['domain', 'warnings', 'dns'],
+    properties: {
+      domain: ref('Domain'),
+      warnings: {
+        type: 'array',
+        items: { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' } } },
+      },
+      dns: {
+        type: 'object',
+        description: 'What DNS shows now, before Verify',
+        properties: { check: ref('DnsOutcome'), caa: ref('DnsOutcome') },
+      },
+    },
+  },
+  CheckResult: {
+    type: 'object',
+    required: ['domain', 'outcome'],
+    properties: { domain: ref('Domain'), outcome: ref('DnsOutcome') },
+  },
+  DomainEvent: {
+    type: 'object',
+    required: ['at', 'actor', 'action', 'outcome'],
+    properties: {
+      at: text('When'),
+      actor: text('Who: user:<email> or system'),
+      action: text('What: add, verify, reverify, background, remove, taken_over, checks_stopped'),
+      outcome: text('The state after it'),
+      detail: { type: 'object', nullable: true },
+    },
+  },
+  DomainDetail: {
+    type: 'object',
+    required: ['domain', 'history'],
+    properties: { domain: ref('Domain'), history: { type: 'array', items: ref('DomainEvent') } },
+  },
+  NewDomain: {
+    type: 'object',
+    required: ['hostname'],
+    additionalProperties: false,
+    properties: {
+      hostname: text('The custom domain, e.g. shop.example.com', { minLength: 1, maxLength: 300 }),
+    },
+  },
+  DomainConfigText: {
+    type: 'object',
+    required: ['yaml'],
+    additionalProperties: false,
+    properties: {
+      yaml: text('The YAML domain configuration', { maxLength: 1024 * 1024 }),
+      prune: { type: 'boolean', default: false, description: 'Also remove domains the file does not name' },
+    },
+  },
+  ApplyResult: {
+    type: 'object',
+    required: ['added', 'removed', 'yaml'],
+    properties: {
+      added: { type: 'array', items: { type: 'string' } },
+      removed: { type: 'array', items: { type: 'string' } },
+      yaml: text('The configuration now, as export prints it'),
+    },
+  },
+};
