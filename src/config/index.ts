@@ -1,3 +1,11 @@
 export { loadPetstoreConfig, type PetstoreConfig, petstoreSettings } from './petstore.ts';
 export { loadPlatformConfig, type PlatformConfig, platformSettings } from './platform.ts';
-export { ConfigError, parse, readSettings, type Setting, type Settings, type ValuesOf } from './settings.ts';
+export {
+  ConfigError,
+  parse,
+  readSettings,
+  type Setting,
+  type Settings,
+  storageSettings,
+  type ValuesOf,
+} from './settings.ts';

@@ -1,21 +1,10 @@
-import { ConfigError, parse, readSettings, type ValuesOf } from './settings.ts';
+import { ConfigError, parse, readSettings, storageSettings, type ValuesOf } from './settings.ts';
 
 /** Everything the Petstore API reads from its environment, with defaults in one place. */
 export const petstoreSettings = {
   port: { env: 'PORT', description: 'TCP port of the Petstore API', default: 4010, parse: parse.port },
   host: { env: 'HOST', description: 'Address to listen on', default: '127.0.0.1', parse: parse.host },
-  dataDir: {
-    env: 'DATA_DIR',
-    description: 'Directory of the SQLite file (petstore.db)',
-    default: './data',
-    parse: parse.string,
-  },
-  databaseUrl: {
-    env: 'DATABASE_URL',
-    description: 'A postgres:// URL switches storage to PostgreSQL',
-    default: undefined as string | undefined,
-    parse: parse.databaseUrl,
-  },
+  ...storageSettings,
   logLevel: {
     env: 'LOG_LEVEL',
     description: 'Log level of the JSON logs',

@@ -1,4 +1,4 @@
-import { ConfigError, parse, readSettings, type ValuesOf } from './settings.ts';
+import { ConfigError, parse, readSettings, storageSettings, type ValuesOf } from './settings.ts';
 
 const list = (itemParse: (raw: string) => string) => (raw: string) =>
   raw
@@ -45,18 +45,7 @@ export const platformSettings = {
     default: 'localhost',
     parse: domainName,
   },
-  dataDir: {
-    env: 'DATA_DIR',
-    description: 'Directory of the SQLite files and keys',
-    default: './data',
-    parse: parse.string,
-  },
-  databaseUrl: {
-    env: 'DATABASE_URL',
-    description: 'A postgres:// URL switches storage to PostgreSQL',
-    default: undefined as string | undefined,
-    parse: parse.databaseUrl,
-  },
+  ...storageSettings,
   dnsServers: {
     env: 'DNS_SERVERS',
     description: 'Resolvers used to verify domains (comma-separated); empty = the system resolvers',

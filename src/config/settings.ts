@@ -101,3 +101,19 @@ export const parse = {
     return raw;
   },
 } as const;
+
+/** Where a service keeps its data: the same two settings for the Petstore and the platform. */
+export const storageSettings = {
+  dataDir: {
+    env: 'DATA_DIR',
+    description: 'Directory of the SQLite files (and, for the platform, keys and certificates)',
+    default: './data',
+    parse: parse.string,
+  },
+  databaseUrl: {
+    env: 'DATABASE_URL',
+    description: 'A postgres:// URL switches storage to PostgreSQL',
+    default: undefined as string | undefined,
+    parse: parse.databaseUrl,
+  },
+} as const;

@@ -1,11 +1,6 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../lib/clock.ts';
-import {
-  installErrorHandling,
-  registerOperations,
-  requestIdOf,
-  validatorCompiler,
-} from '../lib/http-api/index.ts';
+import { createJsonApi, installErrorHandling, registerOperations } from '../lib/http-api/index.ts';
 import type { Database } from '../storage/index.ts';
 import type { PetstoreTables } from './db-schema.ts';
 import { petstoreErrors } from './errors.ts';
@@ -24,21 +19,7 @@ export interface PetstoreAppOptions {
 
 /** Builds the Petstore API; the caller listens (or injects, in tests). */
 export function buildPetstoreApp(options: PetstoreAppOptions): FastifyInstance {
-  const app = Fastify({
-    logger: options.logger ?? false,
-    bodyLimit: BODY_LIMIT_BYTES,
-    genReqId: requestIdOf,
-    return503OnClosing: true,
-    forceCloseConnections: 'idle',
-  });
-  app.setValidatorCompiler(validatorCompiler());
-  // Bodies are JSON only: anything else is 415 rather than a string handed to a handler.
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser(
-    'application/json',
-    { parseAs: 'string', bodyLimit: BODY_LIMIT_BYTES },
-    app.getDefaultJsonParser('error', 'error'),
-  );
+  const app = createJsonApi({ bodyLimit: BODY_LIMIT_BYTES, logger: options.logger });
 
   const deps: PetstoreDeps = {
     store: createPetstoreStore(options.database, options.clock),

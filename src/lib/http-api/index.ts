@@ -1,5 +1,11 @@
 export { type CommonErrorCode, commonErrors, implicitErrorCodes } from './common-errors.ts';
-export { installErrorHandling, registerOperations, requestIdOf, validatorCompiler } from './fastify-kit.ts';
+export {
+  createJsonApi,
+  installErrorHandling,
+  registerOperations,
+  requestIdOf,
+  validatorCompiler,
+} from './fastify-kit.ts';
 export { buildOpenApiDocument, type DocumentInfo, errorCodesOf } from './openapi.ts';
 export {
   type AnyOperation,

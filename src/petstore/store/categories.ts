@@ -52,12 +52,6 @@ export async function listCategories(
   cursor?: string,
 ): Promise<Page<Category>> {
   const after = decodeCursor(cursor);
-  if (after === null) {
-    throw petstoreErrors.error(
-      'validation_failed',
-      'Query parameter cursor is not valid. Use the URL from the Link header (rel="next") as it is.',
-    );
-  }
   const rows = await ctx.db
     .selectFrom('categories')
     .select(['id', 'name', 'description'])

@@ -2,6 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Clock } from '../../lib/clock.ts';
 import type { Dialect } from '../../storage/index.ts';
 import type { PetstoreTables } from '../db-schema.ts';
+import { petstoreErrors } from '../errors.ts';
 import { type PetStatus, type StockLevels, statusOf } from '../stock-rules.ts';
 
 export type PetstoreDb = Kysely<PetstoreTables>;
@@ -115,10 +116,17 @@ export function encodeCursor(lastId: number): string {
   return Buffer.from(`after:${lastId}`).toString('base64url');
 }
 
-export function decodeCursor(cursor: string | undefined): number | null {
+/** The id a page starts after; a cursor the server did not make is refused. */
+export function decodeCursor(cursor: string | undefined): number {
   if (cursor === undefined) return 0;
   const match = /^after:(\d{1,16})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  return match ? Number(match[1]) : null;
+  if (!match) {
+    throw petstoreErrors.error(
+      'validation_failed',
+      'Query parameter cursor is not valid. Use the URL from the Link header (rel="next") as it is.',
+    );
+  }
+  return Number(match[1]);
 }
 
 export function pageOf<T extends object>(rows: T[], limit: number, idOf: (row: T) => number): Page<T> {

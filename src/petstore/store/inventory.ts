@@ -32,12 +32,6 @@ export async function listInventory(
   cursor?: string,
 ): Promise<Page<InventoryItem>> {
   const after = decodeCursor(cursor);
-  if (after === null) {
-    throw petstoreErrors.error(
-      'validation_failed',
-      'Query parameter cursor is not valid. Use the URL from the Link header (rel="next") as it is.',
-    );
-  }
   const rows = await ctx.db
     .selectFrom('inventory')
     .select(['pet_id', 'quantity', 'status'])

@@ -84,12 +84,6 @@ export async function readOrder(ctx: StoreContext, id: number): Promise<Order> {
 
 export async function listOrders(ctx: StoreContext, filter: OrderFilter): Promise<Page<Order>> {
   const after = decodeCursor(filter.cursor);
-  if (after === null) {
-    throw petstoreErrors.error(
-      'validation_failed',
-      'Query parameter cursor is not valid. Use the URL from the Link header (rel="next") as it is.',
-    );
-  }
   let query = ctx.db
     .selectFrom('orders')
     .select(['id', 'pet_id', 'quantity', 'ship_date', 'complete'])

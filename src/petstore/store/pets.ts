@@ -87,12 +87,6 @@ export function petReader(ctx: StoreContext): (id: number) => Promise<Pet> {
 
 export async function listPets(ctx: StoreContext, filter: PetFilter): Promise<Page<Pet>> {
   const after = decodeCursor(filter.cursor);
-  if (after === null) {
-    throw petstoreErrors.error(
-      'validation_failed',
-      'Query parameter cursor is not valid. Use the URL from the Link header (rel="next") as it is.',
-    );
-  }
   let query = ctx.db
     .selectFrom('pets')
     .innerJoin('inventory', 'inventory.pet_id', 'pets.id')

@@ -1,11 +1,10 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import {
   type AnyOperation,
   buildOpenApiDocument,
+  createJsonApi,
   installErrorHandling,
   registerOperations,
-  requestIdOf,
-  validatorCompiler,
 } from '../../lib/http-api/index.ts';
 import type { PlatformContext } from '../context.ts';
 import { platformErrors } from '../errors.ts';
@@ -62,20 +61,7 @@ export function buildManagementApp(
   ctx: PlatformContext,
   options: { logger?: boolean | { level: string } } = {},
 ): FastifyInstance {
-  const app = Fastify({
-    logger: options.logger ?? false,
-    bodyLimit: API_BODY_LIMIT,
-    genReqId: requestIdOf,
-    return503OnClosing: true,
-    forceCloseConnections: 'idle',
-  });
-  app.setValidatorCompiler(validatorCompiler());
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser(
-    'application/json',
-    { parseAs: 'string', bodyLimit: API_BODY_LIMIT },
-    app.getDefaultJsonParser('error', 'error'),
-  );
+  const app = createJsonApi({ bodyLimit: API_BODY_LIMIT, logger: options.logger });
   const operations = managementOperations();
   installErrorHandling(app, operations, platformErrors, { bodyLimit: API_BODY_LIMIT });
   registerOperations(app, operations, platformSchemas, ctx, authenticator(ctx));

@@ -11,8 +11,8 @@ import {
   type Redirect,
   renderDomainConfig,
 } from './domain-config.ts';
-import { liveDomain, recordEvent } from './domain-store.ts';
-import { type DomainState, transition } from './lifecycle.ts';
+import { liveDomain } from './domain-store.ts';
+import { markRemoved } from './remove-domain.ts';
 
 export interface ApplyResult {
   added: string[];
@@ -88,14 +88,7 @@ export async function applyDomainConfig(
   const now = ctx.clock.now();
   await transact(ctx.db, async (trx) => {
     for (const name of removed) {
-      const row = await liveDomain(trx, project, name);
-      const step = transition(row.state as DomainState, 'remove');
-      await trx
-        .updateTable('domains')
-        .set({ state: step.to, removed_at: now.toISOString(), next_check_at: null })
-        .where('id', '=', row.id)
-        .execute();
-      await recordEvent(trx, now, row.id, actor, 'remove', step.to, { via: 'apply --prune' });
+      await markRemoved(trx, now, actor, await liveDomain(trx, project, name), { via: 'apply --prune' });
     }
     for (const name of added) {
       const hostname = parseHostname(name);

@@ -1,8 +1,10 @@
+import type { Transaction } from 'kysely';
 import { parseHostname } from '../../lib/hostname.ts';
 import { transact } from '../../storage/index.ts';
 import type { Actor, PlatformContext } from '../context.ts';
+import type { PlatformTables } from '../db-schema.ts';
 import { projectFor } from '../projects/projects.ts';
-import { liveDomain, recordEvent } from './domain-store.ts';
+import { type DomainRow, liveDomain, recordEvent } from './domain-store.ts';
 import { type DomainState, transition } from './lifecycle.ts';
 
 /**
@@ -21,12 +23,7 @@ export async function removeDomain(
   const now = ctx.clock.now();
   await transact(ctx.db, async (trx) => {
     const row = await liveDomain(trx, project, hostname);
-    const step = transition(row.state as DomainState, 'remove');
-    await trx
-      .updateTable('domains')
-      .set({ state: step.to, removed_at: now.toISOString(), next_check_at: null })
-      .where('id', '=', row.id)
-      .execute();
+    await markRemoved(trx, now, actor, row, { was: row.state });
     await trx
       .deleteFrom('redirects')
       .where('project_id', '=', project.id)
@@ -38,6 +35,22 @@ export async function removeDomain(
       .where('id', '=', project.id)
       .where('primary_domain', '=', hostname)
       .execute();
-    await recordEvent(trx, now, row.id, actor, 'remove', step.to, { was: row.state });
   });
+}
+
+/** The `remove` row of the lifecycle table, inside the caller's transaction. */
+export async function markRemoved(
+  trx: Transaction<PlatformTables>,
+  now: Date,
+  actor: Actor,
+  row: DomainRow,
+  detail: Record<string, unknown>,
+): Promise<void> {
+  const step = transition(row.state as DomainState, 'remove');
+  await trx
+    .updateTable('domains')
+    .set({ state: step.to, removed_at: now.toISOString(), next_check_at: null })
+    .where('id', '=', row.id)
+    .execute();
+  await recordEvent(trx, now, row.id, actor, 'remove', step.to, detail);
 }
