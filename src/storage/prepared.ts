@@ -1,4 +1,5 @@
-import type { Compilable, CompiledQuery, Kysely } from 'kysely';
+import type { Compilable, CompiledQuery } from 'kysely';
+import type { Database, SQLInputValue } from './connection.ts';
 
 /**
  * A query built and compiled once, run many times with new parameters. Building and compiling a
@@ -8,7 +9,7 @@ import type { Compilable, CompiledQuery, Kysely } from 'kysely';
  */
 export function prepareQuery<Row, Args extends unknown[]>(
   // biome-ignore lint/suspicious/noExplicitAny: any schema; only executeQuery is used
-  db: Kysely<any>,
+  database: Database<any>,
   build: (...placeholders: Args) => Compilable<Row>,
   placeholders: Args,
 ): (...args: Args) => Promise<Row[]> {
@@ -17,6 +18,17 @@ export function prepareQuery<Row, Args extends unknown[]>(
     throw new Error(
       `prepareQuery: the query binds ${compiled.parameters.length} parameters, ${placeholders.length} placeholders were given`,
     );
+  }
+  const { sqlite, db } = database;
+  if (sqlite) {
+    // SQLite: a synchronous read on the read connection, no lock to wait for.
+    return (...args: Args) => {
+      try {
+        return Promise.resolve(sqlite.read(compiled.sql).all(...(args as SQLInputValue[])) as Row[]);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    };
   }
   return async (...args: Args) => {
     const result = await db.executeQuery<Row>({ ...compiled, parameters: args });

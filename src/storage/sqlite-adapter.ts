@@ -5,7 +5,11 @@ import type { SqliteDatabase, SqliteStatement } from 'kysely';
  * Kysely's SqliteDialect over `node:sqlite` (no native add-on). Statements are prepared once per
  * SQL text and reused: Kysely prepares on every call, which costs more than running a point read.
  */
-export function openSqliteFile(path: string): { raw: DatabaseSync; kysely: SqliteDatabase } {
+export function openSqliteFile(path: string): {
+  raw: DatabaseSync;
+  kysely: SqliteDatabase;
+  statement: (sql: string) => StatementSync;
+} {
   const raw = new DatabaseSync(path, { enableForeignKeyConstraints: true, timeout: 5000 });
   // WAL: readers never block the writer; NORMAL sync in WAL survives a process crash (SIGKILL)
   // without an fsync per commit. busy_timeout covers other processes (backups, the CLI).
@@ -14,6 +18,16 @@ export function openSqliteFile(path: string): { raw: DatabaseSync; kysely: Sqlit
   raw.exec('PRAGMA foreign_keys = ON');
   raw.exec('PRAGMA busy_timeout = 5000');
   const cache = new Map<string, SqliteStatement>();
+  const rawCache = new Map<string, StatementSync>();
+  const statement = (sql: string) => {
+    let prepared = rawCache.get(sql);
+    if (!prepared) {
+      prepared = raw.prepare(sql);
+      if (rawCache.size > 500) rawCache.clear();
+      rawCache.set(sql, prepared);
+    }
+    return prepared;
+  };
   const kysely: SqliteDatabase = {
     close: () => raw.close(),
     prepare(sql) {
@@ -28,7 +42,32 @@ export function openSqliteFile(path: string): { raw: DatabaseSync; kysely: Sqlit
       return statement;
     },
   };
-  return { raw, kysely };
+  return { raw, kysely, statement };
+}
+
+/**
+ * A second connection for reads. In WAL mode it sees every committed transaction and never an
+ * uncommitted one, so hot reads run synchronously on it without waiting for the writer's lock.
+ */
+export function openSqliteReader(path: string): {
+  raw: DatabaseSync;
+  statement: (sql: string) => StatementSync;
+} {
+  const raw = new DatabaseSync(path, { readOnly: true, timeout: 5000 });
+  raw.exec('PRAGMA busy_timeout = 5000');
+  const cache = new Map<string, StatementSync>();
+  return {
+    raw,
+    statement(sql) {
+      let prepared = cache.get(sql);
+      if (!prepared) {
+        prepared = raw.prepare(sql);
+        if (cache.size > 500) cache.clear();
+        cache.set(sql, prepared);
+      }
+      return prepared;
+    },
+  };
 }
 
 function adapt(statement: StatementSync): SqliteStatement {

@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Clock } from '../../lib/clock.ts';
-import type { Dialect } from '../../storage/index.ts';
+import type { Database, Dialect } from '../../storage/index.ts';
 import type { PetstoreTables } from '../db-schema.ts';
 import { petstoreErrors } from '../errors.ts';
 import { type PetStatus, type StockLevels, statusOf } from '../stock-rules.ts';
@@ -10,6 +10,7 @@ export type PetstoreTrx = Transaction<PetstoreTables>;
 
 /** What every store operation is given: the database, its dialect and the clock. */
 export interface StoreContext {
+  readonly database: Database<PetstoreTables>;
   readonly db: PetstoreDb;
   readonly dialect: Dialect;
   readonly clock: Clock;

@@ -11,7 +11,7 @@ import {
 import type { StoreContext } from './context.ts';
 import { listInventory, readInventory, setStock } from './inventory.ts';
 import { cancelOrder, completeOrder, listOrders, placeOrder, readOrder } from './orders.ts';
-import { createPet, deletePet, listPets, petReader, updatePet } from './pets.ts';
+import { createPet, deletePet, petLister, petReader, updatePet } from './pets.ts';
 
 export type { NewCategory } from './categories.ts';
 export type { Category, InventoryItem, Order, Page, Pet } from './context.ts';
@@ -24,11 +24,11 @@ const bind = <F extends (ctx: StoreContext, ...args: never[]) => unknown>(ctx: S
 
 /** The Petstore's operations over one database; what route handlers call. */
 export function createPetstoreStore(database: Database<PetstoreTables>, clock: Clock) {
-  const ctx: StoreContext = { db: database.db, dialect: database.dialect, clock };
+  const ctx: StoreContext = { database, db: database.db, dialect: database.dialect, clock };
   return {
     createPet: bind(ctx, createPet),
     readPet: petReader(ctx),
-    listPets: bind(ctx, listPets),
+    listPets: petLister(ctx),
     updatePet: bind(ctx, updatePet),
     deletePet: bind(ctx, deletePet),
     createCategory: bind(ctx, createCategory),

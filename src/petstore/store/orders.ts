@@ -1,6 +1,12 @@
 import { transact } from '../../storage/index.ts';
 import { petstoreErrors } from '../errors.ts';
-import { ORDER_REFUSALS, type OrderEvent, type OrderState, orderTransition } from '../stock-rules.ts';
+import {
+  ORDER_REFUSALS,
+  type OrderEvent,
+  type OrderState,
+  orderTransition,
+  statusOf,
+} from '../stock-rules.ts';
 import {
   decodeCursor,
   type Order,
@@ -28,35 +34,68 @@ export interface OrderFilter {
 const notFound = (id: number) =>
   petstoreErrors.error('order_not_found', `No order has id ${id}. List orders with GET /store/orders.`);
 
+const unknownPet = (petId: number) =>
+  petstoreErrors.error(
+    'unknown_pet',
+    `petId ${petId} names no pet. Pick one from GET /pets?status=available.`,
+  );
+
+const insufficientStock = (petId: number, stock: number, quantity: number) =>
+  petstoreErrors.error(
+    'insufficient_stock',
+    `Pet ${petId} has ${stock} in stock and the order asks for ${quantity}. Order at most ${stock}, or wait for stock.`,
+  );
+
 /** Places an order: its units move from stock to reserved in the same transaction. */
 export async function placeOrder(ctx: StoreContext, input: NewOrder): Promise<Order> {
   const transition = orderTransition(null, 'place');
   if (!transition) throw new Error('the state table has no row for placing an order');
+  const stockDelta = transition.stockDelta(input.quantity);
+  const reservedDelta = transition.reservedDelta(input.quantity);
+  const shipDate = input.shipDate === undefined ? null : new Date(input.shipDate).toISOString();
+  const createdAt = ctx.clock.now().toISOString();
+  const { sqlite } = ctx.database;
+  if (sqlite) {
+    // SQLite: the same guarded UPDATE as shiftStock and the INSERT, as one synchronous
+    // transaction; no await between its statements, so nothing queues behind a lock.
+    return sqlite.writeSync((statement) => {
+      const levels = statement(
+        'UPDATE inventory SET quantity = quantity + ?, reserved = reserved + ? WHERE pet_id = ? AND quantity + ? >= 0 RETURNING quantity, reserved',
+      ).get(stockDelta, reservedDelta, input.petId, stockDelta) as
+        | { quantity: number; reserved: number }
+        | undefined;
+      if (!levels) {
+        const item = statement('SELECT quantity FROM inventory WHERE pet_id = ?').get(input.petId) as
+          | { quantity: number }
+          | undefined;
+        throw item ? insufficientStock(input.petId, item.quantity, input.quantity) : unknownPet(input.petId);
+      }
+      statement('UPDATE inventory SET status = ? WHERE pet_id = ?').run(
+        statusOf({ stock: levels.quantity, reserved: levels.reserved }),
+        input.petId,
+      );
+      const row = statement(
+        'INSERT INTO orders (pet_id, quantity, ship_date, complete, created_at) VALUES (?, ?, ?, 0, ?) RETURNING id',
+      ).get(input.petId, input.quantity, shipDate, createdAt) as { id: number };
+      return toOrder({
+        id: row.id,
+        pet_id: input.petId,
+        quantity: input.quantity,
+        ship_date: shipDate,
+        complete: 0,
+      });
+    });
+  }
   return transact(ctx.db, async (trx) => {
-    const levels = await shiftStock(
-      trx,
-      input.petId,
-      transition.stockDelta(input.quantity),
-      transition.reservedDelta(input.quantity),
-    );
+    const levels = await shiftStock(trx, input.petId, stockDelta, reservedDelta);
     if (!levels) {
       const item = await trx
         .selectFrom('inventory')
         .select('quantity')
         .where('pet_id', '=', input.petId)
         .executeTakeFirst();
-      if (!item) {
-        throw petstoreErrors.error(
-          'unknown_pet',
-          `petId ${input.petId} names no pet. Pick one from GET /pets?status=available.`,
-        );
-      }
-      throw petstoreErrors.error(
-        'insufficient_stock',
-        `Pet ${input.petId} has ${item.quantity} in stock and the order asks for ${input.quantity}. Order at most ${item.quantity}, or wait for stock.`,
-      );
+      throw item ? insufficientStock(input.petId, item.quantity, input.quantity) : unknownPet(input.petId);
     }
-    const shipDate = input.shipDate === undefined ? null : new Date(input.shipDate).toISOString();
     const row = await trx
       .insertInto('orders')
       .values({
@@ -64,7 +103,7 @@ export async function placeOrder(ctx: StoreContext, input: NewOrder): Promise<Or
         quantity: input.quantity,
         ship_date: shipDate,
         complete: 0,
-        created_at: ctx.clock.now().toISOString(),
+        created_at: createdAt,
       })
       .returning(['id', 'pet_id', 'quantity', 'ship_date', 'complete'])
       .executeTakeFirstOrThrow();

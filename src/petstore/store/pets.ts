@@ -69,7 +69,7 @@ export async function createPet(ctx: StoreContext, input: NewPet): Promise<Pet> 
 /** The hot read: compiled once per database. */
 export function petReader(ctx: StoreContext): (id: number) => Promise<Pet> {
   const query = prepareQuery(
-    ctx.db,
+    ctx.database,
     (id: number) =>
       ctx.db
         .selectFrom('pets')
@@ -82,6 +82,30 @@ export function petReader(ctx: StoreContext): (id: number) => Promise<Pet> {
     const [row] = await query(id);
     if (!row) throw petNotFound(id);
     return toPet(row);
+  };
+}
+
+/** Lists pets; the unfiltered list (the common case) runs a query compiled once. */
+export function petLister(ctx: StoreContext): (filter: PetFilter) => Promise<Page<Pet>> {
+  const unfiltered = prepareQuery(
+    ctx.database,
+    (after: number, limit: number) =>
+      ctx.db
+        .selectFrom('pets')
+        .innerJoin('inventory', 'inventory.pet_id', 'pets.id')
+        .select(['pets.id', 'pets.name', 'pets.category_id', 'inventory.status'])
+        .where('pets.id', '>', after)
+        .orderBy('pets.id')
+        .limit(limit),
+    [0, 1],
+  );
+  return async (filter) => {
+    if (filter.status !== undefined || filter.categoryId !== undefined || filter.ids !== undefined) {
+      return listPets(ctx, filter);
+    }
+    const rows = await unfiltered(decodeCursor(filter.cursor), filter.limit + 1);
+    const page = pageOf(rows, filter.limit, (r) => r.id);
+    return { items: page.items.map(toPet), next: page.next };
   };
 }
 
