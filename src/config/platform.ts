@@ -39,6 +39,36 @@ const domainName = (raw: string) => {
 
 /** Everything the platform reads from its environment, with defaults in one place. */
 export const platformSettings = {
+  httpPort: {
+    env: 'HTTP_PORT',
+    description: 'Port of the platform (dashboard, management API)',
+    default: 8080,
+    parse: parse.port,
+  },
+  host: {
+    env: 'HOST',
+    description: 'Address the platform listens on',
+    default: '127.0.0.1',
+    parse: parse.host,
+  },
+  petstorePort: {
+    env: 'PETSTORE_PORT',
+    description: 'Port of the Petstore API, the origin of the first project',
+    default: 4010,
+    parse: parse.port,
+  },
+  logLevel: {
+    env: 'LOG_LEVEL',
+    description: 'Log level of the JSON logs',
+    default: 'info' as const,
+    parse: parse.oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
+  },
+  domainCheckEveryMs: {
+    env: 'DOMAIN_CHECK_EVERY',
+    description: 'How often the background checker looks for due domain checks',
+    default: 15_000,
+    parse: (raw: string) => duration(raw),
+  },
   platformDomain: {
     env: 'PLATFORM_DOMAIN',
     description: 'The platform domain: dashboard at it, projects at <slug>.<it>',

@@ -1,0 +1,97 @@
+import { join, resolve } from 'node:path';
+import { ConfigError, loadPetstoreConfig, loadPlatformConfig } from '../config/index.ts';
+import { systemClock } from '../lib/clock.ts';
+import {
+  buildPetstoreApp,
+  type PetstoreTables,
+  petstoreDocument,
+  petstoreMigrations,
+} from '../petstore/index.ts';
+import { buildManagementApp } from '../platform/api/app.ts';
+import { bootstrapPlatform } from '../platform/bootstrap.ts';
+import type { PlatformContext } from '../platform/context.ts';
+import { type PlatformTables, platformMigrations } from '../platform/db-schema.ts';
+import { createDnsResolver } from '../platform/domains/dns-check.ts';
+import { startDomainChecker } from '../platform/jobs/domain-checker.ts';
+import { type Database, migrateToLatest, openDatabase, type StorageLocation } from '../storage/index.ts';
+
+/** `npm start`: the platform, with the Petstore API running as its first project's origin. */
+async function main(): Promise<void> {
+  let config: ReturnType<typeof loadPlatformConfig>;
+  let petstoreConfig: ReturnType<typeof loadPetstoreConfig>;
+  try {
+    config = loadPlatformConfig(process.env);
+    petstoreConfig = loadPetstoreConfig({ ...process.env, PORT: String(process.env.PETSTORE_PORT ?? 4010) });
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const where = (file: string): StorageLocation =>
+    config.databaseUrl
+      ? { kind: 'postgres', url: config.databaseUrl }
+      : { kind: 'sqlite', file: join(resolve(config.dataDir), file) };
+  const logger = config.logLevel === 'silent' ? false : { level: config.logLevel };
+
+  // The Petstore: its own tables (its own SQLite file), its own listener.
+  const petstoreDb: Database<PetstoreTables> = openDatabase(where('petstore.db'));
+  await migrateToLatest(petstoreDb.db, petstoreDb.dialect, 'petstore', petstoreMigrations);
+  const deprecation = { deprecatedAt: petstoreConfig.deprecatedAt, sunsetAt: petstoreConfig.sunsetAt };
+  const petstore = buildPetstoreApp({ database: petstoreDb, clock: systemClock, deprecation, logger });
+  const petstoreUrl = await petstore.listen({ port: config.petstorePort, host: '127.0.0.1' });
+
+  const platformDb: Database<PlatformTables> = openDatabase(where('kennel.db'));
+  await migrateToLatest(platformDb.db, platformDb.dialect, 'platform', platformMigrations);
+  const ctx: PlatformContext = {
+    db: platformDb.db,
+    dialect: platformDb.dialect,
+    clock: systemClock,
+    config,
+    resolver: createDnsResolver({ servers: config.dnsServers, timeoutMs: 2000, tries: 2 }),
+  };
+  const first = await bootstrapPlatform(ctx, {
+    slug: 'petstore',
+    name: 'Petstore API',
+    originUrl: petstoreUrl,
+    document: JSON.stringify(petstoreDocument(deprecation)),
+  });
+  const api = buildManagementApp(ctx, { logger });
+  const checker = startDomainChecker(ctx, {
+    everyMs: config.domainCheckEveryMs,
+    onError: (error) => api.log.error({ err: error }, 'domain checks failed'),
+  });
+  const shutdown = async (signal: string) => {
+    api.log.info({ signal }, 'shutting down');
+    await checker.stop();
+    await api.close();
+    await petstore.close();
+    await platformDb.close();
+    await petstoreDb.close();
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  const address = await api.listen({ port: config.httpPort, host: config.host });
+  if (first) {
+    // Shown once, on the terminal, never in the logs.
+    const lines = [
+      '',
+      '  Kennel is set up. Sign in with:',
+      `    email     ${first.email}`,
+      first.generatedPassword
+        ? `    password  ${first.generatedPassword}   (shown this once; not stored in clear)`
+        : '    password  (from KENNEL_ADMIN_PASSWORD)',
+      `  The ${first.project} project is deployed (origin ${petstoreUrl}).`,
+      '',
+    ];
+    process.stdout.write(`${lines.join('\n')}\n`);
+  }
+  api.log.info(
+    { address, petstore: petstoreUrl, storage: platformDb.dialect },
+    `Kennel listening on ${address}`,
+  );
+}
+
+await main();

@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createTestStorage, type TestStorage, testDialects } from '../support/databases.ts';
+import { type RunningProcess, startProcess, storageEnv } from '../support/processes.ts';
+
+const env = (storage: TestStorage, extra: Record<string, string> = {}) => ({
+  ...storageEnv(storage.location),
+  HTTP_PORT: '0',
+  PETSTORE_PORT: '0',
+  LOG_LEVEL: 'info',
+  ...extra,
+});
+
+async function signIn(base: string, email: string, password: string) {
+  const response = await fetch(`${base}/api/v1/session`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  });
+  return { status: response.status, cookie: (response.headers.get('set-cookie') ?? '').split(';')[0] ?? '' };
+}
+
+for (const dialect of testDialects()) {
+  describe(`npm start: the platform's first start (${dialect})`, () => {
+    let storage: TestStorage;
+    let server: RunningProcess | undefined;
+    before(async () => {
+      storage = await createTestStorage(dialect);
+    });
+    after(async () => {
+      await server?.stop('SIGKILL');
+      await storage.drop();
+    });
+
+    it('bootstraps an admin, prints the credentials once, and deploys the Petstore as the first project', async () => {
+      server = await startProcess('platform.ts', env(storage));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const output = server.output();
+      const password = /password {2}(\S+) {3}\(shown this once/.exec(output)?.[1];
+      assert.ok(password, output);
+      assert.match(output, /email {5}admin@localhost/);
+      // The password is not in the JSON logs.
+      for (const line of output.split('\n').filter((l) => l.startsWith('{')))
+        assert.ok(!line.includes(password));
+
+      const session = await signIn(server.url, 'admin@localhost', password);
+      assert.equal(session.status, 201);
+      const project = await fetch(`${server.url}/api/v1/projects/petstore`, {
+        headers: { cookie: session.cookie },
+      });
+      const body = (await project.json()) as {
+        slug: string;
+        activeDeployId: number | null;
+        originUrl: string;
+        plan: string;
+      };
+      assert.equal(body.slug, 'petstore');
+      assert.equal(body.plan, 'enterprise');
+      assert.notEqual(body.activeDeployId, null);
+      // The origin is the running Petstore API.
+      const pets = await fetch(`${body.originUrl}/pets`);
+      assert.equal(pets.status, 200);
+      const document = (await (await fetch(`${body.originUrl}/openapi.json`)).json()) as {
+        info: { title: string };
+      };
+      assert.equal(document.info.title, 'Petstore API');
+      await server.stop('SIGTERM');
+
+      server = await startProcess('platform.ts', env(storage));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      assert.doesNotMatch(server.output(), /Sign in with/);
+      assert.equal((await signIn(server.url, 'admin@localhost', password)).status, 201);
+      await server.stop('SIGTERM');
+      server = undefined;
+    });
+  });
+}
+
+describe('npm start with the admin password from the environment', () => {
+  it('uses KENNEL_ADMIN_EMAIL and KENNEL_ADMIN_PASSWORD and prints no password', async () => {
+    const storage = await createTestStorage('sqlite');
+    const server = await startProcess(
+      'platform.ts',
+      env(storage, {
+        KENNEL_ADMIN_EMAIL: 'ops@example.test',
+        KENNEL_ADMIN_PASSWORD: 'a long enough password',
+      }),
+    );
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      assert.match(server.output(), /password {2}\(from KENNEL_ADMIN_PASSWORD\)/);
+      assert.equal((await signIn(server.url, 'ops@example.test', 'a long enough password')).status, 201);
+    } finally {
+      await server.stop('SIGTERM');
+      await storage.drop();
+    }
+  });
+
+  it('refuses a short admin password at start, naming the setting', async () => {
+    const storage = await createTestStorage('sqlite');
+    try {
+      await assert.rejects(
+        startProcess('platform.ts', env(storage, { KENNEL_ADMIN_PASSWORD: 'short' })),
+        /KENNEL_ADMIN_PASSWORD must be at least 12 characters/,
+      );
+    } finally {
+      await storage.drop();
+    }
+  });
+});
