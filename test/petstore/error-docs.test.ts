@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import type { ErrorSpec } from '../../src/lib/api-error.ts';
-import { errorCodesOf } from '../../src/lib/http-api/index.ts';
 import { petstoreErrors, petstoreOperations } from '../../src/petstore/index.ts';
+import { checkErrorDoc, declaredCodes, HEADER_LINE, parseTable, ROUTE_CELL } from '../support/error-docs.ts';
 import { TEST_DEPRECATION } from '../support/petstore.ts';
 
 /**
@@ -12,104 +12,6 @@ import { TEST_DEPRECATION } from '../support/petstore.ts';
  */
 
 const DOC_PATH = new URL('../../docs/errors.md', import.meta.url);
-const HEADER = /^\|\s*code\s*\|\s*HTTP status\s*\|\s*meaning\s*\|\s*operations\s*\|$/;
-const HEADER_LINE = new RegExp(HEADER.source, 'm');
-/** Codes no operation declares because they answer requests that reach no operation. */
-const ROUTE_CODES = new Set(['route_not_found', 'method_not_allowed']);
-const ROUTE_CELL = 'any unknown path / method';
-/** What a row says for a code that no operation declares (besides the two above). */
-const NONE_DECLARED = /^none declared\b/;
-
-interface Row {
-  code: string;
-  status: number;
-  meaning: string;
-  cell: string;
-}
-
-function parseTable(markdown: string): { rows: Row[]; problems: string[] } {
-  const lines = markdown.split('\n').map((l) => l.trim());
-  const start = lines.findIndex((l) => HEADER.test(l));
-  if (start === -1)
-    return { rows: [], problems: ['no table with columns code | HTTP status | meaning | operations'] };
-  const rows: Row[] = [];
-  const problems: string[] = [];
-  for (const line of lines.slice(start + 2)) {
-    if (!line.startsWith('|')) break;
-    const cells = line
-      .slice(1, line.endsWith('|') ? -1 : undefined)
-      .split(/(?<!\\)\|/)
-      .map((c) => c.trim());
-    const code = /^`([a-z][a-z0-9_]*)`$/.exec(cells[0] ?? '')?.[1];
-    if (cells.length !== 4 || code === undefined || !/^\d{3}$/.test(cells[1] ?? '')) {
-      problems.push(`malformed row: ${line}`);
-      continue;
-    }
-    rows.push({ code, status: Number(cells[1]), meaning: cells[2] ?? '', cell: cells[3] ?? '' });
-  }
-  return { rows, problems };
-}
-
-/** Every disagreement between the page, the catalog and what the operations declare. */
-function checkErrorDoc(
-  markdown: string,
-  catalog: Readonly<Record<string, ErrorSpec>>,
-  declared: ReadonlyMap<string, readonly string[]>,
-): string[] {
-  const { rows, problems } = parseTable(markdown);
-  const seen = new Set<string>();
-  for (const row of rows) {
-    if (seen.has(row.code)) problems.push(`${row.code} is listed twice`);
-    seen.add(row.code);
-    const spec = catalog[row.code];
-    if (!spec) {
-      problems.push(`${row.code} is in docs/errors.md but not in the catalog`);
-      continue;
-    }
-    if (row.status !== spec.status) {
-      problems.push(`${row.code}: docs/errors.md says ${row.status}, the catalog ${spec.status}`);
-    }
-    if (row.meaning !== spec.meaning) {
-      problems.push(`${row.code}: the meaning differs from the catalog's ("${spec.meaning}")`);
-    }
-    const ops = [...(declared.get(row.code) ?? [])].sort();
-    const listed = [...row.cell.matchAll(/`([^`]+)`/g)].map((m) => m[1] as string);
-    if (ROUTE_CODES.has(row.code)) {
-      if (row.cell !== ROUTE_CELL) problems.push(`${row.code}: operations must read "${ROUTE_CELL}"`);
-      if (ops.length > 0) problems.push(`${row.code}: declared by operations ${ops.join(', ')}`);
-    } else if (ops.length === 0) {
-      if (!NONE_DECLARED.test(row.cell) || listed.length > 0) {
-        problems.push(`${row.code}: no operation declares it, but docs/errors.md lists "${row.cell}"`);
-      }
-    } else {
-      if (new Set(listed).size !== listed.length) problems.push(`${row.code}: an operation is listed twice`);
-      const documented = [...new Set(listed)].sort();
-      if (documented.join() !== ops.join()) {
-        problems.push(
-          `${row.code}: docs/errors.md lists [${documented.join(', ')}], the operations declare [${ops.join(', ')}]`,
-        );
-      }
-    }
-  }
-  for (const code of Object.keys(catalog)) {
-    if (!seen.has(code)) problems.push(`${code} is in the catalog but not in docs/errors.md`);
-  }
-  for (const [code, ops] of declared) {
-    if (!Object.hasOwn(catalog, code))
-      problems.push(`${code} is declared by ${ops.join(', ')} but not in the catalog`);
-  }
-  return problems;
-}
-
-/** code → operationIds that can answer with it, from the operations themselves. */
-function declaredCodes(): Map<string, string[]> {
-  const byCode = new Map<string, string[]>();
-  for (const op of petstoreOperations(TEST_DEPRECATION)) {
-    for (const code of errorCodesOf(op)) byCode.set(code, [...(byCode.get(code) ?? []), op.operationId]);
-  }
-  return byCode;
-}
-
 function rowOf(markdown: string, code: string): string {
   const row = markdown.split('\n').find((l) => new RegExp(`^\\|\\s*\`${code}\`\\s*\\|`).test(l));
   assert.ok(row, `no row for ${code}`);
@@ -125,7 +27,7 @@ function editRow(markdown: string, code: string, edit: (row: string) => string):
 describe('docs/errors.md', () => {
   const markdown = readFileSync(DOC_PATH, 'utf8');
   const catalog = petstoreErrors.specs as Readonly<Record<string, ErrorSpec>>;
-  const declared = declaredCodes();
+  const declared = declaredCodes(petstoreOperations(TEST_DEPRECATION));
 
   it('lists every code of the catalog with its status, meaning and operations, and nothing else', () => {
     assert.deepEqual(checkErrorDoc(markdown, catalog, declared), []);
