@@ -211,6 +211,17 @@ for (const dialect of testDialects()) {
       assert.equal(permitted.dns.caa.reason, 'permitted');
     });
 
+    it('accepts a hostname that mixes scripts, with a homograph warning', async () => {
+      // "shоp" with a Cyrillic о.
+      const added = await addDomain(p.ctx, owner, 'petstore', 'sh\u043ep.example.test');
+      assert.equal(added.domain.hostname, 'xn--shp-ted.example.test');
+      assert.deepEqual(
+        added.warnings.map((w) => w.code),
+        ['mixed_scripts'],
+      );
+      await removeDomain(p.ctx, owner, 'petstore', added.domain.hostname);
+    });
+
     it('handles an IDN hostname in its punycode form', async () => {
       const added = await addDomain(p.ctx, owner, 'petstore', 'Shop.Bücher.test');
       assert.equal(added.domain.hostname, 'shop.xn--bcher-kva.test');
