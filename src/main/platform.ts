@@ -1,5 +1,8 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { ConfigError, loadPetstoreConfig, loadPlatformConfig } from '../config/index.ts';
+import { createEdgeHandler, OriginProxy } from '../edge/index.ts';
 import { systemClock } from '../lib/clock.ts';
 import {
   buildPetstoreApp,
@@ -9,6 +12,7 @@ import {
 } from '../petstore/index.ts';
 import { buildManagementApp } from '../platform/api/app.ts';
 import { bootstrapPlatform } from '../platform/bootstrap.ts';
+import { ChangeFeed } from '../platform/changes.ts';
 import type { PlatformContext } from '../platform/context.ts';
 import { type PlatformTables, platformMigrations } from '../platform/db-schema.ts';
 import { createDnsResolver } from '../platform/domains/dns-check.ts';
@@ -49,6 +53,7 @@ async function main(): Promise<void> {
     dialect: platformDb.dialect,
     clock: systemClock,
     config,
+    changes: new ChangeFeed(),
     resolver: createDnsResolver({ servers: config.dnsServers, timeoutMs: 2000, tries: 2 }),
   };
   const first = await bootstrapPlatform(ctx, {
@@ -62,9 +67,18 @@ async function main(): Promise<void> {
     everyMs: config.domainCheckEveryMs,
     onError: (error) => api.log.error({ err: error }, 'domain checks failed'),
   });
+  // The edge answers every host: the platform domain is the control plane, <slug>.<domain> and
+  // verified custom domains are published projects.
+  await api.ready();
+  const proxy = new OriginProxy({ connectTimeoutMs: 5_000, responseTimeoutMs: 30_000 });
+  const edge = createEdgeHandler({ ctx, platformApp: api, proxy, proto: 'http' });
+  const server = createServer(edge.handle);
   const shutdown = async (signal: string) => {
     api.log.info({ signal }, 'shutting down');
     await checker.stop();
+    await new Promise((done) => server.close(done));
+    edge.close();
+    await proxy.close();
     await api.close();
     await petstore.close();
     await platformDb.close();
@@ -73,7 +87,9 @@ async function main(): Promise<void> {
   };
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));
-  const address = await api.listen({ port: config.httpPort, host: config.host });
+  await new Promise<void>((done) => server.listen(config.httpPort, config.host, done));
+  const { port } = server.address() as AddressInfo;
+  const address = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   if (first) {
     // Shown once, on the terminal, never in the logs.
     const lines = [
@@ -90,7 +106,7 @@ async function main(): Promise<void> {
   }
   api.log.info(
     { address, petstore: petstoreUrl, storage: platformDb.dialect },
-    `Kennel listening on ${address}`,
+    `Kennel listening on ${address}: dashboard and API at http://${config.platformDomain}:${port}, projects at http://<slug>.${config.platformDomain}:${port}`,
   );
 }
 

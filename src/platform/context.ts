@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { PlatformConfig } from '../config/index.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Dialect } from '../storage/index.ts';
+import type { ChangeFeed } from './changes.ts';
 import type { PlatformTables } from './db-schema.ts';
 import type { DnsResolver } from './domains/dns-check.ts';
 
@@ -15,6 +16,8 @@ export interface PlatformContext {
   readonly config: PlatformConfig;
   /** Resolves through the configured DNS servers; domain checks go through it and nothing else. */
   readonly resolver: DnsResolver;
+  /** Committed changes that affect serving, for the edge. */
+  readonly changes: ChangeFeed;
 }
 
 /** Who is asking: every management action checks it against what they own. */

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { createTestStorage, type TestStorage, testDialects } from '../support/databases.ts';
 import { type RunningProcess, startProcess, storageEnv } from '../support/processes.ts';
@@ -10,6 +11,20 @@ const env = (storage: TestStorage, extra: Record<string, string> = {}) => ({
   LOG_LEVEL: 'info',
   ...extra,
 });
+
+function statusFor(base: string, host: string, path: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${base}${path}`, { headers: { host } }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** The platform answers at its domain (localhost by default), not at the bare address. */
+const platformUrl = (server: RunningProcess) => server.url.replace('127.0.0.1', 'localhost');
 
 async function signIn(base: string, email: string, password: string) {
   const response = await fetch(`${base}/api/v1/session`, {
@@ -43,9 +58,9 @@ for (const dialect of testDialects()) {
       for (const line of output.split('\n').filter((l) => l.startsWith('{')))
         assert.ok(!line.includes(password));
 
-      const session = await signIn(server.url, 'admin@localhost', password);
+      const session = await signIn(platformUrl(server), 'admin@localhost', password);
       assert.equal(session.status, 201);
-      const project = await fetch(`${server.url}/api/v1/projects/petstore`, {
+      const project = await fetch(`${platformUrl(server)}/api/v1/projects/petstore`, {
         headers: { cookie: session.cookie },
       });
       const body = (await project.json()) as {
@@ -57,7 +72,10 @@ for (const dialect of testDialects()) {
       assert.equal(body.slug, 'petstore');
       assert.equal(body.plan, 'enterprise');
       assert.notEqual(body.activeDeployId, null);
-      // The origin is the running Petstore API.
+      // Published at its default address through the edge, and the origin is the running Petstore.
+      // (curl and browsers resolve *.localhost themselves; Node's resolver does not, so set Host.)
+      assert.equal(await statusFor(server.url, 'petstore.localhost', '/api/pets'), 200);
+      assert.equal((await fetch(`${server.url}/api/pets`)).status, 404, 'a bare address is no project');
       const pets = await fetch(`${body.originUrl}/pets`);
       assert.equal(pets.status, 200);
       const document = (await (await fetch(`${body.originUrl}/openapi.json`)).json()) as {
@@ -69,7 +87,7 @@ for (const dialect of testDialects()) {
       server = await startProcess('platform.ts', env(storage));
       await new Promise((resolve) => setTimeout(resolve, 200));
       assert.doesNotMatch(server.output(), /Sign in with/);
-      assert.equal((await signIn(server.url, 'admin@localhost', password)).status, 201);
+      assert.equal((await signIn(platformUrl(server), 'admin@localhost', password)).status, 201);
       await server.stop('SIGTERM');
       server = undefined;
     });
@@ -89,7 +107,10 @@ describe('npm start with the admin password from the environment', () => {
     try {
       await new Promise((resolve) => setTimeout(resolve, 200));
       assert.match(server.output(), /password {2}\(from KENNEL_ADMIN_PASSWORD\)/);
-      assert.equal((await signIn(server.url, 'ops@example.test', 'a long enough password')).status, 201);
+      assert.equal(
+        (await signIn(platformUrl(server), 'ops@example.test', 'a long enough password')).status,
+        201,
+      );
     } finally {
       await server.stop('SIGTERM');
       await storage.drop();

@@ -1,5 +1,6 @@
 import { loadPlatformConfig, type PlatformConfig } from '../../src/config/index.ts';
 import { ManualClock } from '../../src/lib/clock.ts';
+import { ChangeFeed } from '../../src/platform/changes.ts';
 import type { PlatformContext } from '../../src/platform/context.ts';
 import { type PlatformTables, platformMigrations } from '../../src/platform/db-schema.ts';
 import { createDnsResolver } from '../../src/platform/domains/dns-check.ts';
@@ -30,6 +31,7 @@ export async function startPlatformContext(
       dialect: database.dialect,
       clock,
       config,
+      changes: new ChangeFeed(),
       resolver: createDnsResolver({ servers: config.dnsServers, timeoutMs: 1000, tries: 2 }),
     },
     clock,

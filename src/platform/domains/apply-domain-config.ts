@@ -115,5 +115,6 @@ export async function applyDomainConfig(
         .execute();
     }
   });
+  ctx.changes.publish({ kind: 'redirects', projectId: project.id });
   return { added, removed, primary: config.primary, redirects: config.redirects };
 }

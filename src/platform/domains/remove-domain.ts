@@ -36,6 +36,7 @@ export async function removeDomain(
       .where('primary_domain', '=', hostname)
       .execute();
   });
+  ctx.changes.publish({ kind: 'domains', projectId: project.id });
 }
 
 /** The `remove` row of the lifecycle table, inside the caller's transaction. */

@@ -135,6 +135,8 @@ export async function checkDomain(
     event = 'check_passed_taken';
     updated = await apply(event);
   }
+  if (updated.state !== row.state || rival) ctx.changes.publish({ kind: 'domains', projectId: project.id });
+  if (rival && proven) ctx.changes.publish({ kind: 'domains', projectId: rival.project_id });
   return {
     domain: toView(ctx, project, updated),
     outcome: {

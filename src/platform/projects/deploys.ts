@@ -112,7 +112,7 @@ export async function deployProject(
   const originUrl = input.originUrl === undefined ? project.originUrl : checkOriginUrl(input.originUrl);
   const parsed = await readOpenApiDocument(input.document);
   const status: DeployStatus = parsed.document ? 'succeeded' : 'failed';
-  return transact(ctx.db, async (trx) => {
+  const deploy = await transact(ctx.db, async (trx) => {
     const row = await trx
       .insertInto('deploys')
       .values({
@@ -138,6 +138,8 @@ export async function deployProject(
     }
     return toDeploy(slug, activeId, row);
   });
+  if (deploy.active) ctx.changes.publish({ kind: 'deploys', projectId: project.id });
+  return deploy;
 }
 
 export async function listDeploys(ctx: PlatformContext, actor: Actor, slug: string): Promise<Deploy[]> {

@@ -73,6 +73,7 @@ export async function createProject(
       })
       .returning(['id'])
       .executeTakeFirstOrThrow();
+    ctx.changes.publish({ kind: 'projects', projectId: row.id });
     return {
       id: row.id,
       teamId: team.id,

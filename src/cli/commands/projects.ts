@@ -1,0 +1,124 @@
+import { path } from '../api-client.ts';
+import type { Deploy, Project } from '../api-types.ts';
+import { defineCommand, type GroupSpec, positiveInteger } from '../command.ts';
+import type { Output } from '../output.ts';
+
+function printProject(out: Output, p: Project): void {
+  out.fields([
+    ['Project', `${p.slug} (${p.name})`],
+    ['Team', p.teamId],
+    ['Plan', p.plan],
+    ['Default address', p.defaultHost],
+    ['Origin', p.originUrl],
+    ['Active deploy', p.activeDeployId ?? 'none yet (kennel deploy)'],
+    ['Primary domain', p.primaryDomain],
+  ]);
+}
+
+export function printDeploys(out: Output, deploys: Deploy[]): void {
+  out.table(
+    ['ID', 'Status', 'Active', 'Format', 'Origin', 'Created'],
+    deploys.map((d) => [d.id, d.status, d.active ? 'yes' : '', d.sourceFormat, d.originUrl, d.createdAt]),
+  );
+}
+
+export const projectsGroup: GroupSpec = {
+  name: 'projects',
+  summary: 'Projects and their deploy history',
+  description:
+    'A project publishes one API at <slug>.<platform domain> once deployed, and at its custom domains once they are verified.',
+  commands: [
+    defineCommand({
+      name: 'projects list',
+      summary: "List your teams' projects",
+      examples: ['kennel projects list', 'kennel projects list --json'],
+      async run(call) {
+        const projects = await call.api().get<Project[]>('/api/v1/projects');
+        call.out.result(projects, () => {
+          if (projects.length === 0) {
+            call.out.line('No projects yet. Create one with kennel projects create.');
+            return;
+          }
+          call.out.table(
+            ['Slug', 'Name', 'Team', 'Plan', 'Default address', 'Deploy', 'Primary domain'],
+            projects.map((p) => [
+              p.slug,
+              p.name,
+              p.teamId,
+              p.plan,
+              p.defaultHost,
+              p.activeDeployId,
+              p.primaryDomain,
+            ]),
+          );
+        });
+        return 0;
+      },
+    }),
+    defineCommand({
+      name: 'projects create',
+      summary: 'Create a project in one of your teams',
+      options: {
+        team: { type: 'string', value: 'ID', description: 'The team that owns it', required: true },
+        slug: {
+          type: 'string',
+          value: 'SLUG',
+          description: 'DNS label of its default address <slug>.<platform domain>',
+          required: true,
+        },
+        name: { type: 'string', value: 'NAME', description: 'Display name', required: true },
+        origin: {
+          type: 'string',
+          value: 'URL',
+          description: 'Where the API runs (http or https)',
+          required: true,
+        },
+      },
+      examples: [
+        'kennel projects create --team 3 --slug petstore --name Petstore --origin https://api.internal:4010',
+      ],
+      async run(call) {
+        const teamId = positiveInteger(call, '--team', call.string('team') ?? '');
+        const project = await call.api().post<Project>('/api/v1/projects', {
+          teamId,
+          slug: call.string('slug'),
+          name: call.string('name'),
+          originUrl: call.string('origin'),
+        });
+        call.out.result(project, () => {
+          call.out.line(`Created project ${project.slug}.`);
+          printProject(call.out, project);
+          call.out.line(`Next: kennel deploy ${project.slug} openapi.yaml`);
+        });
+        return 0;
+      },
+    }),
+    defineCommand({
+      name: 'projects show',
+      summary: 'Show a project: address, origin, plan, active deploy, primary domain',
+      args: ['SLUG'],
+      examples: ['kennel projects show petstore'],
+      async run(call) {
+        const project = await call.api().get<Project>(path`/api/v1/projects/${call.args.SLUG ?? ''}`);
+        call.out.result(project, () => printProject(call.out, project));
+        return 0;
+      },
+    }),
+    defineCommand({
+      name: 'projects deploys',
+      summary: 'List the deploys of a project, newest first',
+      args: ['SLUG'],
+      examples: ['kennel projects deploys petstore'],
+      async run(call) {
+        const slug = call.args.SLUG ?? '';
+        const deploys = await call.api().get<Deploy[]>(path`/api/v1/projects/${slug}/deploys`);
+        call.out.result(deploys, () => {
+          if (deploys.length === 0)
+            call.out.line(`No deploys of ${slug} yet. Deploy with kennel deploy ${slug} FILE.`);
+          else printDeploys(call.out, deploys);
+        });
+        return 0;
+      },
+    }),
+  ],
+};

@@ -1,0 +1,86 @@
+import { path } from '../api-client.ts';
+import type { Member, Team } from '../api-types.ts';
+import { defineCommand, type GroupSpec, positiveInteger } from '../command.ts';
+
+const ROLES = ['owner', 'member'];
+
+export const teamsGroup: GroupSpec = {
+  name: 'teams',
+  summary: 'Teams, their members and plans',
+  description:
+    'Projects belong to teams; a team’s plan decides whether its projects can have custom domains (Pro or above).',
+  commands: [
+    defineCommand({
+      name: 'teams list',
+      summary: 'List your teams (every team, for platform admins)',
+      examples: ['kennel teams list'],
+      async run(call) {
+        const teams = await call.api().get<Team[]>('/api/v1/teams');
+        call.out.result(teams, () => {
+          if (teams.length === 0)
+            call.out.line('You belong to no team yet. Create one with kennel teams create NAME.');
+          else
+            call.out.table(
+              ['ID', 'Name', 'Plan', 'Role'],
+              teams.map((t) => [t.id, t.name, t.plan, t.role]),
+            );
+        });
+        return 0;
+      },
+    }),
+    defineCommand({
+      name: 'teams create',
+      summary: 'Create a team on the Free plan, with you as its owner',
+      args: ['NAME'],
+      examples: ['kennel teams create "Shop team"'],
+      async run(call) {
+        const { out } = call;
+        const team = await call.api().post<Team>('/api/v1/teams', { name: call.args.NAME });
+        out.result(team, () => {
+          out.line(`Created team ${team.id} "${team.name}" on the ${team.plan} plan.`);
+          out.line(`Next: kennel projects create --team ${team.id} --slug SLUG --name NAME --origin URL`);
+        });
+        return 0;
+      },
+    }),
+    defineCommand({
+      name: 'teams set-plan',
+      summary: "Set a team's plan (platform admins only)",
+      args: ['TEAM_ID', 'PLAN'],
+      description: 'Plans: free, pro, enterprise. Custom domains need pro or above.',
+      examples: ['kennel teams set-plan 3 pro'],
+      async run(call) {
+        const id = positiveInteger(call, 'TEAM_ID', call.args.TEAM_ID ?? '');
+        const team = await call.api().put<Team>(path`/api/v1/teams/${id}/plan`, { plan: call.args.PLAN });
+        call.out.result(team, () =>
+          call.out.line(`Team ${team.id} "${team.name}" is now on the ${team.plan} plan.`),
+        );
+        return 0;
+      },
+    }),
+    defineCommand({
+      name: 'teams add-member',
+      summary: 'Add an existing account to a team (team owners)',
+      args: ['TEAM_ID', 'EMAIL'],
+      options: {
+        role: { type: 'string', value: 'owner|member', description: 'The role to give (default member)' },
+      },
+      examples: [
+        'kennel teams add-member 3 ana@example.com',
+        'kennel teams add-member 3 ana@example.com --role owner',
+      ],
+      async run(call) {
+        const id = positiveInteger(call, 'TEAM_ID', call.args.TEAM_ID ?? '');
+        const role = call.string('role') ?? 'member';
+        if (!ROLES.includes(role)) throw call.usage(`--role must be owner or member (got "${role}").`);
+        const member = await call
+          .api()
+          .post<Member>(path`/api/v1/teams/${id}/members`, { email: call.args.EMAIL, role });
+        call.out.result(member, () =>
+          call.out.line(`Added ${member.email} to team ${id} as ${member.role}.`),
+        );
+        return 0;
+      },
+    }),
+  ],
+};

@@ -1,0 +1,243 @@
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { ApiClient } from './api-client.ts';
+import type { Call, CommandSpec, GroupSpec, OptionSpec } from './command.ts';
+import { ApiFailure, CliError, EXIT, UsageError } from './errors.ts';
+import { commandHelp, GLOBAL_OPTIONS, groupHelp, mainHelp, usageLine } from './help.ts';
+import { type CliIo, processIo } from './io.ts';
+import { Output } from './output.ts';
+import { Progress } from './progress.ts';
+import { allCommands, COMMANDS, isGroup } from './registry.ts';
+import { resolveTarget, signedInClient } from './session.ts';
+
+export const VERSION = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
+const USER_AGENT = `kennel-cli/${VERSION} node/${process.versions.node}`;
+
+type ParseOptions = Record<string, { type: 'string' | 'boolean'; short?: string }>;
+
+function parseOptions(specs: Readonly<Record<string, OptionSpec>>): ParseOptions {
+  return Object.fromEntries(
+    Object.entries(specs).map(([name, s]) => [
+      name,
+      s.short ? { type: s.type, short: s.short } : { type: s.type },
+    ]),
+  );
+}
+
+/** Every option of every command: the first pass finds the command words with it. */
+function everyOption(): ParseOptions {
+  const all: ParseOptions = {
+    ...parseOptions(GLOBAL_OPTIONS),
+    version: { type: 'boolean' },
+  };
+  for (const command of allCommands()) Object.assign(all, parseOptions(command.options ?? {}));
+  return all;
+}
+
+/** The closest name within two edits, for "did you mean". */
+function closest(word: string, names: readonly string[]): string | undefined {
+  const distance = (a: string, b: string): number => {
+    const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+    for (let i = 1; i <= a.length; i++) {
+      let previous = row[0] ?? 0;
+      row[0] = i;
+      for (let j = 1; j <= b.length; j++) {
+        const current = row[j] ?? 0;
+        row[j] = Math.min(current + 1, (row[j - 1] ?? 0) + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
+        previous = current;
+      }
+    }
+    return row[b.length] ?? Number.POSITIVE_INFINITY;
+  };
+  const best = names.map((name) => ({ name, d: distance(word, name) })).sort((x, y) => x.d - y.d)[0];
+  return best && best.d <= 2 ? best.name : undefined;
+}
+
+function unknown(what: string, word: string, names: readonly string[], within?: string): UsageError {
+  const guess = closest(word, names);
+  return new UsageError(`unknown ${what} "${word}"${guess ? `; did you mean "${guess}"?` : '.'}`, within);
+}
+
+interface Resolved {
+  readonly entry: CommandSpec | GroupSpec | undefined;
+  /** Indexes of argv holding the command words. */
+  readonly consumed: readonly number[];
+}
+
+/** Finds the command (or group) named by the first positional words. */
+function resolve(words: readonly { value: string; index: number }[]): Resolved {
+  const [first, second] = words;
+  if (first === undefined) return { entry: undefined, consumed: [] };
+  const top = COMMANDS.find((c) => c.name === first.value);
+  if (top === undefined)
+    throw unknown(
+      'command',
+      first.value,
+      COMMANDS.map((c) => c.name),
+    );
+  if (!isGroup(top)) return { entry: top, consumed: [first.index] };
+  if (second === undefined) return { entry: top, consumed: [first.index] };
+  const sub = top.commands.find((c) => c.name === `${top.name} ${second.value}`);
+  if (sub === undefined) {
+    throw unknown(
+      `${top.name} command`,
+      second.value,
+      top.commands.map((c) => c.name.slice(top.name.length + 1)),
+      top.name,
+    );
+  }
+  return { entry: sub, consumed: [first.index, second.index] };
+}
+
+/** The words of `argv` that are not options, with their positions. */
+function positionalWords(argv: readonly string[]): { value: string; index: number }[] {
+  const { tokens } = parseArgs({
+    args: [...argv],
+    options: everyOption(),
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
+  return tokens.flatMap((t) => (t.kind === 'positional' ? [{ value: t.value, index: t.index }] : []));
+}
+
+/** parseArgs' messages, shortened to what a person needs. */
+function usageFromParseError(error: unknown, command: CommandSpec): UsageError {
+  const e = error as Error & { code?: string };
+  if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    const option = /'([^']+)'/.exec(e.message)?.[1] ?? e.message;
+    const names = Object.keys({ ...GLOBAL_OPTIONS, ...command.options }).map((n) => `--${n}`);
+    return unknown(`option for kennel ${command.name}:`, option, names, command.name);
+  }
+  if (e.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+    const option = /'(-[^ ']+)/.exec(e.message)?.[1];
+    return new UsageError(option ? `${option} needs a value.` : e.message, command.name);
+  }
+  return new UsageError(e.message, command.name);
+}
+
+async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
+  const words = positionalWords(argv);
+  const wantsHelp = argv.some((a) => a === '--help' || a === '-h');
+  if (words[0]?.value === 'help') {
+    const { entry } = resolve(words.slice(1));
+    io.stdout.write(
+      entry === undefined ? mainHelp(VERSION) : isGroup(entry) ? groupHelp(entry) : commandHelp(entry),
+    );
+    return EXIT.ok;
+  }
+  if (words.length === 0 && argv.includes('--version')) {
+    io.stdout.write(`kennel ${VERSION}\n`);
+    return EXIT.ok;
+  }
+  const { entry, consumed } = resolve(words);
+  if (entry === undefined) {
+    if (wantsHelp) {
+      io.stdout.write(mainHelp(VERSION));
+      return EXIT.ok;
+    }
+    io.stderr.write(mainHelp(VERSION));
+    throw new UsageError('no command given.');
+  }
+  if (isGroup(entry)) {
+    if (wantsHelp) {
+      io.stdout.write(groupHelp(entry));
+      return EXIT.ok;
+    }
+    io.stderr.write(groupHelp(entry));
+    throw new UsageError(
+      `kennel ${entry.name} needs a command (${entry.commands.map((c) => c.name.split(' ')[1]).join(', ')}).`,
+    );
+  }
+  const command = entry;
+  if (wantsHelp) {
+    io.stdout.write(commandHelp(command));
+    return EXIT.ok;
+  }
+
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({
+      args: argv.filter((_, i) => !consumed.includes(i)),
+      options: parseOptions({ ...GLOBAL_OPTIONS, ...command.options }),
+      strict: true,
+      allowPositionals: true,
+    });
+  } catch (error) {
+    throw usageFromParseError(error, command);
+  }
+  const { values, positionals } = parsed;
+  const names = command.args ?? [];
+  if (positionals.length < names.length) {
+    throw new UsageError(`missing ${names.slice(positionals.length).join(' and ')}.`, command.name);
+  }
+  if (positionals.length > names.length) {
+    throw new UsageError(`unexpected argument "${positionals[names.length]}".`, command.name);
+  }
+  for (const [name, spec] of Object.entries(command.options ?? {})) {
+    if (spec.required && values[name] === undefined) {
+      throw new UsageError(`--${name} ${spec.value ?? 'VALUE'} is required.`, command.name);
+    }
+  }
+
+  const target = await resolveTarget(values.server as string | undefined, io.env);
+  const out = new Output(io, values.json === true);
+  const call: Call = {
+    args: Object.fromEntries(names.map((name, i) => [name, positionals[i] ?? ''])),
+    io,
+    out,
+    progress: new Progress(io.stderr),
+    target,
+    string: (name) => {
+      const value = values[name];
+      return typeof value === 'string' ? value : undefined;
+    },
+    flag: (name) => values[name] === true,
+    api: () => signedInClient(target, io.env, USER_AGENT),
+    anonymous: () => new ApiClient({ server: target.server, userAgent: USER_AGENT }),
+    usage: (message) => new UsageError(message, command.name),
+  };
+  return (await command.run(call)) ?? EXIT.ok;
+}
+
+/** Prints a failure once, on stderr (and the API's error body on stdout with --json). */
+function report(error: unknown, io: CliIo, json: boolean): number {
+  if (!(error instanceof CliError)) {
+    io.stderr.write(`error: unexpected failure: ${(error as Error)?.stack ?? String(error)}\n`);
+    return EXIT.failed;
+  }
+  const [first = '', ...rest] = error.message.split('\n');
+  const code = error.code ? ` (${error.code})` : '';
+  io.stderr.write(`error: ${first}${code}\n${rest.map((line) => `  ${line}\n`).join('')}`);
+  if (error instanceof UsageError) {
+    const command = error.command ? allCommands().find((c) => c.name === error.command) : undefined;
+    if (command) io.stderr.write(`usage: ${usageLine(command)}\n`);
+    io.stderr.write(`Run 'kennel ${error.command ? `${error.command} ` : ''}--help' for help.\n`);
+  }
+  if (json && error instanceof ApiFailure) io.stdout.write(`${JSON.stringify(error.body, null, 2)}\n`);
+  return error.exitCode;
+}
+
+/** Runs one command line; returns the exit code (docs/cli.md, "Exit codes"). */
+export async function run(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+  try {
+    return await dispatch(argv, io);
+  } catch (error) {
+    return report(error, io, argv.includes('--json'));
+  }
+}
+
+/** The process entry (bin/kennel.js): exit code, Ctrl-C, a closed pipe on stdout. */
+export async function main(): Promise<void> {
+  process.on('SIGINT', () => {
+    if (process.stderr.isTTY) process.stderr.write('\r\x1b[2K');
+    process.exit(EXIT.interrupted);
+  });
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? EXIT.ok);
+    throw error;
+  });
+  process.exitCode = await run(process.argv.slice(2));
+}

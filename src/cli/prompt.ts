@@ -1,0 +1,71 @@
+import { createInterface } from 'node:readline/promises';
+import { CliError, EXIT } from './errors.ts';
+import type { CliIo } from './io.ts';
+
+/** The user pressed Ctrl-C or Ctrl-D at a prompt: exit 130 like an interrupted shell command. */
+export class Interrupted extends CliError {
+  constructor() {
+    super('Interrupted.', EXIT.interrupted);
+  }
+}
+
+/** Prompts are shown on stderr, so stdout carries only results. */
+export async function ask(io: CliIo, question: string): Promise<string> {
+  const rl = createInterface({ input: io.stdin, output: io.stderr as NodeJS.WritableStream, terminal: true });
+  try {
+    const interrupted = new Promise<never>((_resolve, reject) => {
+      rl.once('SIGINT', () => reject(new Interrupted()));
+      rl.once('close', () => reject(new Interrupted()));
+    });
+    return (await Promise.race([rl.question(question), interrupted])).trim();
+  } finally {
+    rl.removeAllListeners('close');
+    rl.close();
+  }
+}
+
+/** Reads a line without echoing it (a password), from a terminal in raw mode. */
+export async function askHidden(io: CliIo, question: string): Promise<string> {
+  const { stdin, stderr } = io;
+  stderr.write(question);
+  stdin.setRawMode?.(true);
+  stdin.setEncoding('utf8');
+  stdin.resume();
+  try {
+    return await new Promise<string>((resolve, reject) => {
+      let value = '';
+      const onData = (chunk: string | Buffer) => {
+        for (const ch of String(chunk)) {
+          if (ch === '\r' || ch === '\n') {
+            stdin.off('data', onData);
+            return resolve(value);
+          }
+          if (ch === '\u0003' || (ch === '\u0004' && value === '')) {
+            stdin.off('data', onData);
+            return reject(new Interrupted());
+          }
+          if (ch === '\u007f' || ch === '\b') value = [...value].slice(0, -1).join('');
+          else if (ch === '\u0015') value = '';
+          else if (ch >= ' ') value += ch;
+        }
+      };
+      stdin.on('data', onData);
+    });
+  } finally {
+    stdin.setRawMode?.(false);
+    stdin.pause();
+    stderr.write('\n');
+  }
+}
+
+export async function confirm(io: CliIo, question: string): Promise<boolean> {
+  const answer = await ask(io, `${question} [y/N] `);
+  return /^y(es)?$/i.test(answer);
+}
+
+/** All of stdin as text (for --password-stdin, or a FILE given as `-`). */
+export async function readStdin(io: CliIo): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of io.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,28 @@
+import type { CommandSpec, GroupSpec } from './command.ts';
+import { deployCommand } from './commands/deploy.ts';
+import { domainsGroup } from './commands/domains.ts';
+import { loginCommand } from './commands/login.ts';
+import { logoutCommand } from './commands/logout.ts';
+import { projectsGroup } from './commands/projects.ts';
+import { teamsGroup } from './commands/teams.ts';
+import { whoamiCommand } from './commands/whoami.ts';
+
+/** Every command of `kennel`, in the order `kennel --help` lists them. */
+export const COMMANDS: readonly (CommandSpec | GroupSpec)[] = [
+  loginCommand,
+  logoutCommand,
+  whoamiCommand,
+  teamsGroup,
+  projectsGroup,
+  deployCommand,
+  domainsGroup,
+];
+
+export function isGroup(entry: CommandSpec | GroupSpec): entry is GroupSpec {
+  return 'commands' in entry;
+}
+
+/** Every runnable command, groups expanded: `login`, …, `domains export`. */
+export function allCommands(): CommandSpec[] {
+  return COMMANDS.flatMap((entry) => (isGroup(entry) ? [...entry.commands] : [entry]));
+}

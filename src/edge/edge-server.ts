@@ -1,0 +1,174 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+import type { ApiError } from '../lib/api-error.ts';
+import type { PlatformContext } from '../platform/context.ts';
+import { edgeErrors } from './errors.ts';
+import { type OriginProxy, sendError } from './proxy.ts';
+import { DocumentCache, referencePage } from './published-site.ts';
+import { RoutingTable } from './routing-table.ts';
+
+export interface EdgeDeps {
+  readonly ctx: PlatformContext;
+  /** The control plane's app, served at the platform domain itself. */
+  readonly platformApp: FastifyInstance;
+  readonly proxy: OriginProxy;
+  readonly proto: 'http' | 'https';
+}
+
+/** The hostname a request is for: Host without port, lowercase, no trailing dot. */
+export function hostOf(req: IncomingMessage): string {
+  const host = (req.headers.host ?? '').toLowerCase();
+  const bare = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : (host.split(':')[0] ?? '');
+  return bare.endsWith('.') ? bare.slice(0, -1) : bare;
+}
+
+function requestIdOf(req: IncomingMessage): string {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
+}
+
+function wantsHtml(req: IncomingMessage): boolean {
+  return (req.headers.accept ?? '').includes('text/html');
+}
+
+function notFoundPage(error: ApiError, host: string): string {
+  const safe = host.replace(/[^a-z0-9.:[\]-]/g, '');
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Not found</title>
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem;color:#1d2433}</style></head>
+<body><h1>Nothing here</h1><p>${error.message}</p><p><small>${safe}</small></p></body></html>`;
+}
+
+function refuse(
+  req: IncomingMessage,
+  res: ServerResponse,
+  error: ApiError,
+  host: string,
+  requestId: string,
+): void {
+  if (!wantsHtml(req)) return sendError(res, error, requestId);
+  const html = notFoundPage(error, host);
+  res.writeHead(error.status, {
+    'content-type': 'text/html; charset=utf-8',
+    'content-length': Buffer.byteLength(html),
+    'x-request-id': requestId,
+  });
+  res.end(html);
+}
+
+/**
+ * The edge's request handler: routes by Host to the control plane (the platform domain), a
+ * project's published site (its default address and verified custom domains), or a redirect.
+ * An unknown or removed host gets 404 and never another project's content.
+ */
+export function createEdgeHandler(deps: EdgeDeps): {
+  handle(req: IncomingMessage, res: ServerResponse): void;
+  table: RoutingTable;
+  close(): void;
+} {
+  const { ctx } = deps;
+  const table = new RoutingTable(ctx.db, ctx.config.platformDomain);
+  const documents = new DocumentCache(ctx.db);
+  const unsubscribe = ctx.changes.subscribe(() => table.invalidate());
+
+  async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const host = hostOf(req);
+    const requestId = requestIdOf(req);
+    if (host === ctx.config.platformDomain) {
+      deps.platformApp.routing(req, res);
+      return;
+    }
+    const route = await table.lookup(host);
+    if (!route) {
+      return refuse(
+        req,
+        res,
+        edgeErrors.error(
+          'host_not_found',
+          `No project is published at ${host}. Check the address; a custom domain is served once it is verified.`,
+        ),
+        host,
+        requestId,
+      );
+    }
+    const url = req.url ?? '/';
+    if (route.kind === 'redirect') {
+      res.writeHead(route.status, {
+        location: `${deps.proto}://${route.to}${url}`,
+        'content-length': 0,
+        'x-request-id': requestId,
+      });
+      res.end();
+      return;
+    }
+    const path = url.split('?')[0] ?? '/';
+    if (path === '/api' || path.startsWith('/api/')) {
+      const forwardedPath = url.slice(4) || '/';
+      await deps.proxy.forward(
+        req,
+        res,
+        route.originUrl,
+        forwardedPath.startsWith('/') ? forwardedPath : `/${forwardedPath}`,
+        {
+          clientAddress: req.socket.remoteAddress ?? '',
+          host,
+          proto: deps.proto,
+          requestId,
+        },
+      );
+      return;
+    }
+    const published = await documents.get(route.deployId);
+    if (published && (path === '/openapi.json' || path === '/openapi.yaml')) {
+      const json = path.endsWith('.json');
+      const body = json ? published.json : published.yaml;
+      res.writeHead(200, {
+        'content-type': json ? 'application/json; charset=utf-8' : 'application/yaml; charset=utf-8',
+        'content-length': Buffer.byteLength(body),
+        'x-request-id': requestId,
+      });
+      res.end(body);
+      return;
+    }
+    if (published && path === '/') {
+      const html = referencePage(published.document);
+      res.writeHead(200, {
+        'content-type': 'text/html; charset=utf-8',
+        'content-length': Buffer.byteLength(html),
+        'x-request-id': requestId,
+      });
+      res.end(html);
+      return;
+    }
+    refuse(
+      req,
+      res,
+      edgeErrors.error(
+        'page_not_found',
+        `There is no page at ${path}. The API is under /api/, its reference at /.`,
+      ),
+      host,
+      requestId,
+    );
+  }
+
+  return {
+    table,
+    handle(req, res) {
+      serve(req, res).catch((error: unknown) => {
+        if (res.headersSent) {
+          res.destroy(error as Error);
+          return;
+        }
+        sendError(
+          res,
+          edgeErrors.error('origin_unreachable', 'The edge failed to serve this request. Try again.', {
+            cause: error,
+          }),
+          requestIdOf(req),
+        );
+      });
+    },
+    close: unsubscribe,
+  };
+}

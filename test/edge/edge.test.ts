@@ -1,0 +1,249 @@
+import assert from 'node:assert/strict';
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { createEdgeHandler, OriginProxy } from '../../src/edge/index.ts';
+import { petstoreDocument } from '../../src/petstore/index.ts';
+import { createTeam, setPlan } from '../../src/platform/accounts/teams.ts';
+import { createUser } from '../../src/platform/accounts/users.ts';
+import { buildManagementApp } from '../../src/platform/api/app.ts';
+import type { Actor } from '../../src/platform/context.ts';
+import { addDomain } from '../../src/platform/domains/add-domain.ts';
+import { applyDomainConfig } from '../../src/platform/domains/apply-domain-config.ts';
+import { removeDomain } from '../../src/platform/domains/remove-domain.ts';
+import { verifyDomain } from '../../src/platform/domains/verify-domain.ts';
+import { deployProject } from '../../src/platform/projects/deploys.ts';
+import { createProject } from '../../src/platform/projects/projects.ts';
+import { testDialects } from '../support/databases.ts';
+import { startDns, type TestDns } from '../support/dns.ts';
+import { startPetstore, TEST_DEPRECATION, type TestPetstore } from '../support/petstore.ts';
+import { startPlatformContext, type TestPlatform } from '../support/platform.ts';
+
+interface Reply {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+function listen(server: Server): Promise<number> {
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)),
+  );
+}
+
+for (const dialect of testDialects()) {
+  describe(`the edge: host routing, published site, proxy (${dialect})`, () => {
+    let dns: TestDns;
+    let p: TestPlatform;
+    let petstore: TestPetstore;
+    let management: FastifyInstance;
+    let edge: Server;
+    let echo: Server;
+    let edgePort: number;
+    let owner: Actor;
+    let proxy: OriginProxy;
+    let handler: ReturnType<typeof createEdgeHandler>;
+
+    const call = (
+      host: string,
+      path: string,
+      init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+    ) =>
+      new Promise<Reply>((resolve, reject) => {
+        const req = request(
+          {
+            host: '127.0.0.1',
+            port: edgePort,
+            path,
+            method: init.method ?? 'GET',
+            headers: { host, ...init.headers },
+          },
+          (res) => {
+            let text = '';
+            res.setEncoding('utf8');
+            res.on('data', (chunk: string) => {
+              text += chunk;
+            });
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+          },
+        );
+        req.on('error', reject);
+        req.end(init.body);
+      });
+
+    before(async () => {
+      dns = await startDns({ zones: ['example.test', 'platform.test'] });
+      await dns.setRecords('platform.test', [{ name: 'petstore', type: 'A', value: '127.0.0.1' }]);
+      p = await startPlatformContext(dialect, { DNS_SERVERS: dns.servers.join(',') });
+      petstore = await startPetstore(dialect);
+      const petstoreUrl = await petstore.listen();
+      // An origin that echoes what it received, slowly when asked to.
+      echo = createServer((req, res) => {
+        const delay = req.url?.includes('slow') ? 1000 : 0;
+        setTimeout(() => {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ url: req.url, method: req.method, headers: req.headers }));
+        }, delay);
+      });
+      const echoPort = await listen(echo);
+      const admin = await createUser(p.ctx, {
+        email: 'admin@x.test',
+        password: 'admin password 1',
+        isAdmin: true,
+      });
+      owner = await createUser(p.ctx, { email: 'owner@x.test', password: 'owner password 1' });
+      const team = await createTeam(p.ctx, owner, 'Shop');
+      await setPlan(p.ctx, admin, team.id, 'pro');
+      await createProject(p.ctx, owner, {
+        teamId: team.id,
+        slug: 'petstore',
+        name: 'Petstore',
+        originUrl: petstoreUrl,
+      });
+      await deployProject(p.ctx, owner, 'petstore', {
+        document: JSON.stringify(petstoreDocument(TEST_DEPRECATION)),
+      });
+      await createProject(p.ctx, owner, {
+        teamId: team.id,
+        slug: 'echo',
+        name: 'Echo',
+        originUrl: `http://127.0.0.1:${echoPort}`,
+      });
+      await deployProject(p.ctx, owner, 'echo', {
+        document: JSON.stringify({ openapi: '3.0.3', info: { title: 'Echo', version: '1' }, paths: {} }),
+      });
+      await createProject(p.ctx, owner, {
+        teamId: team.id,
+        slug: 'down',
+        name: 'Down',
+        originUrl: 'http://127.0.0.1:9',
+      });
+      await deployProject(p.ctx, owner, 'down', {
+        document: JSON.stringify({ openapi: '3.0.3', info: { title: 'Down', version: '1' }, paths: {} }),
+      });
+      await createProject(p.ctx, owner, {
+        teamId: team.id,
+        slug: 'undeployed',
+        name: 'U',
+        originUrl: 'http://127.0.0.1:9',
+      });
+
+      management = buildManagementApp(p.ctx);
+      await management.ready();
+      proxy = new OriginProxy({ connectTimeoutMs: 1000, responseTimeoutMs: 300 });
+      handler = createEdgeHandler({ ctx: p.ctx, platformApp: management, proxy, proto: 'http' });
+      edge = createServer(handler.handle);
+      edgePort = await listen(edge);
+    });
+
+    after(async () => {
+      edge?.close();
+      echo?.close();
+      handler?.close();
+      await proxy?.close();
+      await management?.close();
+      await petstore?.close();
+      await p?.close();
+      await dns?.stop();
+    });
+
+    it("serves a project's reference, its document and its API at the default address", async () => {
+      const page = await call('petstore.platform.test', '/');
+      assert.equal(page.status, 200);
+      assert.match(String(page.headers['content-type']), /^text\/html/);
+      assert.match(page.text, /Petstore API/);
+      assert.match(page.text, /deprecated — sunset 2027-06-30/);
+      const json = await call('petstore.platform.test', '/openapi.json');
+      assert.equal((JSON.parse(json.text) as { openapi: string }).openapi, '3.0.3');
+      assert.match((await call('petstore.platform.test', '/openapi.yaml')).text, /^openapi: 3\.0\.3/m);
+      const created = await call('petstore.platform.test', '/api/categories', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Dogs' }),
+      });
+      assert.equal(created.status, 201);
+      assert.equal(created.headers.location, '/categories/1');
+      const list = await call('petstore.platform.test', '/api/categories');
+      assert.deepEqual(JSON.parse(list.text), [{ id: 1, name: 'Dogs' }]);
+    });
+
+    it('forwards with X-Forwarded-*, Forwarded and the request id, path and query kept', async () => {
+      const answer = await call('echo.platform.test', '/api/things?a=1&b=2', {
+        headers: { 'x-request-id': 'req-42', connection: 'keep-alive' },
+      });
+      const seen = JSON.parse(answer.text) as { url: string; headers: Record<string, string> };
+      assert.equal(seen.url, '/things?a=1&b=2');
+      assert.equal(seen.headers['x-forwarded-host'], 'echo.platform.test');
+      assert.equal(seen.headers['x-forwarded-proto'], 'http');
+      assert.equal(seen.headers['x-forwarded-for'], '127.0.0.1');
+      assert.equal(seen.headers.forwarded, 'for=127.0.0.1;host=echo.platform.test;proto=http');
+      assert.equal(seen.headers['x-request-id'], 'req-42');
+      assert.equal(answer.headers['x-request-id'], 'req-42');
+    });
+
+    it('answers 502 when the origin is down and 504 when it is too slow, with the Error body', async () => {
+      const down = await call('down.platform.test', '/api/x');
+      assert.equal(down.status, 502);
+      assert.equal((JSON.parse(down.text) as { code: string }).code, 'origin_unreachable');
+      const slow = await call('echo.platform.test', '/api/slow');
+      assert.equal(slow.status, 504);
+      assert.deepEqual(Object.keys(JSON.parse(slow.text) as object), ['code', 'message', 'status']);
+    });
+
+    it('gives unknown hosts and undeployed projects a 404: HTML for browsers, the Error body for API clients', async () => {
+      const api = await call('nobody.platform.test', '/api/pets');
+      assert.equal(api.status, 404);
+      assert.deepEqual(JSON.parse(api.text), {
+        code: 'host_not_found',
+        message:
+          'No project is published at nobody.platform.test. Check the address; a custom domain is served once it is verified.',
+        status: 404,
+      });
+      const html = await call('undeployed.platform.test', '/', { headers: { accept: 'text/html' } });
+      assert.equal(html.status, 404);
+      assert.match(String(html.headers['content-type']), /^text\/html/);
+      assert.equal(
+        (await call('shop.example.test', '/api/pets')).status,
+        404,
+        'an unverified domain is not served',
+      );
+    });
+
+    it('serves the control plane at the platform domain itself', async () => {
+      const document = await call('platform.test', '/api/v1/openapi.json');
+      assert.equal(
+        (JSON.parse(document.text) as { info: { title: string } }).info.title,
+        'Kennel management API',
+      );
+    });
+
+    it('serves a verified custom domain, redirects keep path and query, and a removed domain stops at once', async () => {
+      await dns.addRecord('example.test', { name: 'shop', type: 'CNAME', value: 'petstore.platform.test' });
+      await dns.addRecord('example.test', { name: 'www', type: 'CNAME', value: 'petstore.platform.test' });
+      await addDomain(p.ctx, owner, 'petstore', 'shop.example.test');
+      await verifyDomain(p.ctx, owner, 'petstore', 'shop.example.test');
+      assert.deepEqual(JSON.parse((await call('shop.example.test', '/api/categories')).text), [
+        { id: 1, name: 'Dogs' },
+      ]);
+
+      await applyDomainConfig(
+        p.ctx,
+        owner,
+        'petstore',
+        'domains:\n  names: [shop.example.test, www.example.test]\n  primary: shop.example.test\n  redirects:\n    - from: www.example.test\n      to: shop.example.test\n      status: 301\n',
+      );
+      await verifyDomain(p.ctx, owner, 'petstore', 'www.example.test');
+      const redirect = await call('www.example.test', '/api/pets?status=available&limit=5');
+      assert.equal(redirect.status, 301);
+      assert.equal(redirect.headers.location, 'http://shop.example.test/api/pets?status=available&limit=5');
+
+      await removeDomain(p.ctx, owner, 'petstore', 'shop.example.test');
+      const gone = await call('shop.example.test', '/api/categories');
+      assert.equal(gone.status, 404);
+      assert.equal((JSON.parse(gone.text) as { code: string }).code, 'host_not_found');
+      // The redirect to shop went with it; www, still verified, serves the project itself.
+      assert.equal((await call('www.example.test', '/api/categories')).status, 200);
+    });
+  });
+}
