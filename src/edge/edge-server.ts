@@ -46,7 +46,10 @@ function refuse(
   host: string,
   requestId: string,
 ): void {
-  if (!wantsHtml(req)) return sendError(res, error, requestId);
+  if (!wantsHtml(req)) {
+    sendError(res, error, requestId);
+    return;
+  }
   const html = notFoundPage(error, host);
   res.writeHead(error.status, {
     'content-type': 'text/html; charset=utf-8',
@@ -80,7 +83,7 @@ export function createEdgeHandler(deps: EdgeDeps): {
     }
     const route = await table.lookup(host);
     if (!route) {
-      return refuse(
+      refuse(
         req,
         res,
         edgeErrors.error(
@@ -90,6 +93,7 @@ export function createEdgeHandler(deps: EdgeDeps): {
         host,
         requestId,
       );
+      return;
     }
     const url = req.url ?? '/';
     if (route.kind === 'redirect') {

@@ -40,7 +40,7 @@ export class DocumentCache {
   }
 }
 
-const escape = (text: unknown) =>
+const escapeHtml = (text: unknown) =>
   String(text ?? '').replace(
     /[&<>"']/g,
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,
@@ -59,22 +59,22 @@ export function referencePage(document: Record<string, unknown>): string {
     for (const [method, op] of Object.entries(item)) {
       if (!['get', 'put', 'post', 'delete', 'patch', 'head', 'options'].includes(method)) continue;
       const tags = (op.tags as string[] | undefined) ?? ['Operations'];
-      const sunset = op['x-sunset'] ? ` — sunset ${escape(op['x-sunset'])}` : '';
+      const sunset = op['x-sunset'] ? ` — sunset ${escapeHtml(op['x-sunset'])}` : '';
       const badge = op.deprecated ? `<span class="deprecated">deprecated${sunset}</span>` : '';
-      const row = `<li><code class="method">${escape(method.toUpperCase())}</code> <code>/api${escape(path)}</code> ${escape(op.summary)} ${badge}</li>`;
+      const row = `<li><code class="method">${escapeHtml(method.toUpperCase())}</code> <code>/api${escapeHtml(path)}</code> ${escapeHtml(op.summary)} ${badge}</li>`;
       for (const tag of tags) byTag.set(tag, [...(byTag.get(tag) ?? []), row]);
     }
   }
   const sections = [...byTag]
-    .map(([tag, rows]) => `<section><h2>${escape(tag)}</h2><ul>${rows.join('')}</ul></section>`)
+    .map(([tag, rows]) => `<section><h2>${escapeHtml(tag)}</h2><ul>${rows.join('')}</ul></section>`)
     .join('');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escape(info.title)} — API reference</title>
+<title>${escapeHtml(info.title)} — API reference</title>
 <style>body{font:16px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#1d2433}
 code{font:14px ui-monospace,monospace}.method{display:inline-block;min-width:4.5rem;font-weight:600}
 li{list-style:none;padding:.25rem 0;border-bottom:1px solid #e5e7eb}.deprecated{color:#9a3412;font-size:.85rem}</style>
-</head><body><h1>${escape(info.title)} <small>${escape(info.version)}</small></h1>
+</head><body><h1>${escapeHtml(info.title)} <small>${escapeHtml(info.version)}</small></h1>
 <p>The API is served under <code>/api/</code>. OpenAPI document: <a href="/openapi.json">openapi.json</a>, <a href="/openapi.yaml">openapi.yaml</a>.</p>
 ${sections}</body></html>`;
 }
