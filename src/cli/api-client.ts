@@ -160,7 +160,10 @@ export class ApiClient {
       if (isErrorBody(parsed)) throw new ApiFailure(parsed);
       throw new ApiFailure({
         code: `http_${response.status}`,
-        message: `${method} ${url} answered ${response.status} ${response.statusText}, not a Kennel API error. Is ${this.server} the Kennel platform?`,
+        message:
+          response.status >= 500
+            ? `${method} ${url} answered ${response.status} ${response.statusText} without a Kennel API error: the server, or a proxy in front of it, failed. Try again later.`
+            : `${method} ${url} answered ${response.status} ${response.statusText}, not a Kennel API error. Is ${this.server} the Kennel platform?`,
         status: response.status,
       });
     }

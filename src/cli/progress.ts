@@ -74,7 +74,8 @@ export class Progress {
   }
 
   #draw(text: string): void {
-    const columns = this.#stream.columns ?? 80;
+    // A pseudo-terminal without a size reports 0 columns.
+    const columns = this.#stream.columns || 80;
     const chars = [...text];
     this.#stream.write(
       CLEAR_LINE + (chars.length >= columns ? `${chars.slice(0, columns - 2).join('')}…` : text),

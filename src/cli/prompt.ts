@@ -12,14 +12,17 @@ export class Interrupted extends CliError {
 /** Prompts are shown on stderr, so stdout carries only results. */
 export async function ask(io: CliIo, question: string): Promise<string> {
   const rl = createInterface({ input: io.stdin, output: io.stderr as NodeJS.WritableStream, terminal: true });
+  let onClose = () => {};
   try {
     const interrupted = new Promise<never>((_resolve, reject) => {
-      rl.once('SIGINT', () => reject(new Interrupted()));
-      rl.once('close', () => reject(new Interrupted()));
+      onClose = () => reject(new Interrupted());
+      rl.once('SIGINT', onClose);
+      rl.once('close', onClose);
     });
     return (await Promise.race([rl.question(question), interrupted])).trim();
   } finally {
-    rl.removeAllListeners('close');
+    // Only our listener: readline's own 'close' listener detaches it from the terminal.
+    rl.off('close', onClose);
     rl.close();
   }
 }

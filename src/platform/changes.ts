@@ -4,7 +4,7 @@
  * through PostgreSQL notifications; in one process the feed is enough.
  */
 export interface Change {
-  readonly kind: 'domains' | 'projects' | 'deploys' | 'redirects';
+  readonly kind: 'domains' | 'projects' | 'deploys' | 'redirects' | 'certificates';
   readonly projectId: number;
 }
 

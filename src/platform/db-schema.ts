@@ -85,11 +85,80 @@ export interface PlatformTables {
     to_host: string;
     status: number;
   };
+  /** The current certificate of each hostname (one row per hostname, replaced on renewal). */
+  certificates: {
+    hostname: string;
+    issuer: string;
+    certificate_pem: string;
+    key_sealed: string;
+    not_before: string;
+    not_after: string;
+    created_at: string;
+  };
+  /** What the certificate job does next for a verified domain, with its lease. */
+  certificate_jobs: {
+    domain_id: number;
+    hostname: string;
+    state: string;
+    reason: string | null;
+    attempts: number;
+    next_attempt_at: string | null;
+    lease_owner: string | null;
+    lease_until: string | null;
+    updated_at: string;
+  };
+  acme_challenges: { token: string; key_authorization: string; hostname: string; created_at: string };
+  /** Platform-wide secrets and keys (the internal CA), sealed where secret. */
+  platform_keys: { name: string; value: string; created_at: string };
 }
 
 const now = sql`CURRENT_TIMESTAMP`;
 
 export const platformMigrations: Record<string, DialectMigration> = {
+  '0002_certificates': {
+    async up(db) {
+      await db.schema
+        .createTable('certificates')
+        .addColumn('hostname', 'text', (c) => c.primaryKey())
+        .addColumn('issuer', 'text', (c) => c.notNull())
+        .addColumn('certificate_pem', 'text', (c) => c.notNull())
+        .addColumn('key_sealed', 'text', (c) => c.notNull())
+        .addColumn('not_before', 'text', (c) => c.notNull())
+        .addColumn('not_after', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('certificate_jobs')
+        .addColumn('domain_id', 'bigint', (c) => c.primaryKey().references('domains.id').onDelete('cascade'))
+        .addColumn('hostname', 'text', (c) => c.notNull())
+        .addColumn('state', 'text', (c) => c.notNull())
+        .addColumn('reason', 'text')
+        .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('next_attempt_at', 'text')
+        .addColumn('lease_owner', 'text')
+        .addColumn('lease_until', 'text')
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('certificate_jobs_due')
+        .on('certificate_jobs')
+        .column('next_attempt_at')
+        .execute();
+      await db.schema
+        .createTable('acme_challenges')
+        .addColumn('token', 'text', (c) => c.primaryKey())
+        .addColumn('key_authorization', 'text', (c) => c.notNull())
+        .addColumn('hostname', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('platform_keys')
+        .addColumn('name', 'text', (c) => c.primaryKey())
+        .addColumn('value', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+    },
+  },
   '0001_accounts_projects_domains': {
     async up(db, dialect) {
       const id = idColumnType(dialect);

@@ -254,8 +254,7 @@ export const domainsGroup: GroupSpec = {
     }),
     defineCommand({
       name: 'domains reverify',
-      summary:
-        'For a verified domain still without a certificate after 30 minutes: check again, retry the certificate',
+      summary: 'Check a verified domain again and retry its certificate (after 30 minutes without one)',
       args: ['SLUG', 'HOSTNAME'],
       examples: ['kennel domains reverify petstore shop.example.com'],
       run: (call) => runCheck(call, 'reverify'),

@@ -200,6 +200,18 @@ export const platformSchemas: Record<string, JsonSchema> = {
       checksUntil: nullableText('Background checks stop then'),
       createdAt: text('When it was added'),
       reverifyAvailableAt: nullableText('From when Re-verify is offered'),
+      certificate: {
+        type: 'object',
+        nullable: true,
+        description: 'The certificate: null before verification',
+        required: ['state'],
+        properties: {
+          state: { type: 'string', enum: ['none', 'pending', 'ordering', 'issued', 'failed'] },
+          reason: nullableText('Why the last attempt failed'),
+          notAfter: nullableText('Expiry of the certificate being served'),
+          nextAttemptAt: nullableText('Next order, retry or renewal'),
+        },
+      },
     },
   },
   DnsOutcome: {

@@ -1,5 +1,6 @@
 import type { Selectable, Transaction } from 'kysely';
 import { displayHostname, parseHostname } from '../../lib/hostname.ts';
+import type { CertificateStatus } from '../certificates/certificate-job.ts';
 import type { Actor, PlatformContext, PlatformDb } from '../context.ts';
 import type { PlatformTables } from '../db-schema.ts';
 import { platformErrors } from '../errors.ts';
@@ -55,6 +56,8 @@ export interface DomainView {
   createdAt: string;
   /** Re-verify is offered once no certificate has come this long after verification. */
   reverifyAvailableAt: string | null;
+  /** The certificate: being ordered, issued (with its expiry) or failed (with the reason). */
+  certificate: CertificateStatus | null;
 }
 
 export function toView(
@@ -62,6 +65,7 @@ export function toView(
   project: Project,
   row: DomainRow,
   needsOwnershipProof = false,
+  certificate: CertificateStatus | null = null,
 ): DomainView {
   const parsed = parseHostname(row.hostname);
   const apex = parsed.ok ? parsed.apex : row.hostname;
@@ -90,9 +94,10 @@ export function toView(
     checksUntil: row.checks_until,
     createdAt: row.created_at,
     reverifyAvailableAt:
-      row.state === 'verified' && verifiedMs !== null
+      row.state === 'verified' && verifiedMs !== null && certificate?.notAfter == null
         ? new Date(verifiedMs + ctx.config.reverifyAfterMs).toISOString()
         : null,
+    certificate,
   };
 }
 

@@ -1,4 +1,5 @@
 import { parseHostname } from '../../lib/hostname.ts';
+import { certificateStatuses } from '../certificates/certificate-job.ts';
 import type { Actor, PlatformContext } from '../context.ts';
 import { projectFor } from '../projects/projects.ts';
 import {
@@ -19,7 +20,11 @@ export async function listDomains(ctx: PlatformContext, actor: Actor, slug: stri
     .where('state', '<>', 'removed')
     .orderBy('id')
     .execute();
-  return rows.map((row) => toView(ctx, project, row as DomainRow));
+  const certificates = await certificateStatuses(
+    ctx.db,
+    rows.map((r) => r.id),
+  );
+  return rows.map((row) => toView(ctx, project, row as DomainRow, false, certificates.get(row.id) ?? null));
 }
 
 /** A domain with its history: who did what, when, with what outcome. */
@@ -32,5 +37,9 @@ export async function inspectDomain(
   const project = await projectFor(ctx, actor, slug);
   const parsed = parseHostname(input);
   const row = await liveDomain(ctx.db, project, parsed.ok ? parsed.hostname : input.trim().toLowerCase());
-  return { domain: toView(ctx, project, row), history: await domainHistory(ctx.db, row.id) };
+  const certificates = await certificateStatuses(ctx.db, [row.id]);
+  return {
+    domain: toView(ctx, project, row, false, certificates.get(row.id) ?? null),
+    history: await domainHistory(ctx.db, row.id),
+  };
 }

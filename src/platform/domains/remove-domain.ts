@@ -1,6 +1,7 @@
 import type { Transaction } from 'kysely';
 import { parseHostname } from '../../lib/hostname.ts';
 import { transact } from '../../storage/index.ts';
+import { dropCertificate } from '../certificates/certificate-job.ts';
 import type { Actor, PlatformContext } from '../context.ts';
 import type { PlatformTables } from '../db-schema.ts';
 import { projectFor } from '../projects/projects.ts';
@@ -54,4 +55,5 @@ export async function markRemoved(
     .where('id', '=', row.id)
     .execute();
   await recordEvent(trx, now, row.id, actor, 'remove', step.to, detail);
+  await dropCertificate(trx, row.id, row.hostname);
 }

@@ -1,6 +1,7 @@
 import { backoffDelay } from '../../lib/backoff.ts';
 import { ownershipRecordName, parseHostname } from '../../lib/hostname.ts';
 import { isUniqueViolation, transact } from '../../storage/index.ts';
+import { certificateStatuses, requestCertificate } from '../certificates/certificate-job.ts';
 import type { Actor, PlatformContext } from '../context.ts';
 import { platformErrors } from '../errors.ts';
 import { type Project, projectFor } from '../projects/projects.ts';
@@ -84,6 +85,7 @@ export async function checkDomain(
           .where('id', '=', rival.id)
           .execute();
         await recordEvent(trx, now, rival.id, actor, 'taken_over', rivalStep.to, { by: project.slug });
+        await trx.deleteFrom('certificate_jobs').where('domain_id', '=', rival.id).execute();
       }
       const reason = chosen === 'check_passed_taken' ? 'hostname_taken' : outcome.ok ? null : outcome.reason;
       const manual = mode !== 'background';
@@ -120,6 +122,10 @@ export async function checkDomain(
         .returningAll()
         .executeTakeFirstOrThrow();
       await recordEvent(trx, now, row.id, actor, mode, step.to, { reason, message: outcome.message });
+      // A newly verified domain gets its certificate ordered; Re-verify starts a fresh attempt.
+      if (step.to === 'verified' && (current.state !== 'verified' || mode === 'reverify')) {
+        await requestCertificate(trx, row.id, row.hostname, now);
+      }
       if (step.to === 'unverified' && next === null && current.next_check_at !== null) {
         await recordEvent(trx, now, row.id, 'system', 'checks_stopped', step.to, { reason });
       }
@@ -137,8 +143,9 @@ export async function checkDomain(
   }
   if (updated.state !== row.state || rival) ctx.changes.publish({ kind: 'domains', projectId: project.id });
   if (rival && proven) ctx.changes.publish({ kind: 'domains', projectId: rival.project_id });
+  const certificates = await certificateStatuses(ctx.db, [updated.id]);
   return {
-    domain: toView(ctx, project, updated),
+    domain: toView(ctx, project, updated, false, certificates.get(updated.id) ?? null),
     outcome: {
       ok: outcome.ok,
       reason: outcome.reason,
@@ -184,6 +191,17 @@ export async function reverifyDomain(
     throw platformErrors.error(
       'reverify_not_available',
       `${row.hostname} is ${row.state}: Re-verify is for verified domains still waiting for a certificate. Use Verify instead.`,
+    );
+  }
+  const certificate = await ctx.db
+    .selectFrom('certificates')
+    .select('not_after')
+    .where('hostname', '=', row.hostname)
+    .executeTakeFirst();
+  if (certificate) {
+    throw platformErrors.error(
+      'reverify_not_available',
+      `${row.hostname} already has a certificate, valid until ${certificate.not_after}; renewal is automatic.`,
     );
   }
   if (ctx.clock.now().toISOString() < view.reverifyAvailableAt) {

@@ -1,0 +1,138 @@
+import { X509Certificate } from 'node:crypto';
+import { open, type SealingKey, seal } from '../../lib/sealed-box.ts';
+import type { PlatformDb } from '../context.ts';
+import { createInternalCa, type InternalCa } from './internal-issuer.ts';
+import type { ChallengeStore, IssuedCertificate } from './issuer.ts';
+
+export interface StoredCertificate {
+  readonly hostname: string;
+  readonly certificatePem: string;
+  readonly privateKeyPem: string;
+  readonly notBefore: Date;
+  readonly notAfter: Date;
+  readonly issuer: string;
+}
+
+/**
+ * Certificates in the database, private keys sealed with the configured key (the first of
+ * `keys` seals; any of them opens, so keys can be rotated).
+ */
+export class CertificateStore {
+  readonly #db: PlatformDb;
+  readonly #keys: readonly SealingKey[];
+
+  constructor(db: PlatformDb, keys: readonly SealingKey[]) {
+    if (keys.length === 0) throw new Error('CertificateStore needs at least one sealing key');
+    this.#db = db;
+    this.#keys = keys;
+  }
+
+  async save(hostname: string, issued: IssuedCertificate, now: Date): Promise<void> {
+    const row = {
+      hostname,
+      issuer: issued.issuer,
+      certificate_pem: issued.certificatePem,
+      key_sealed: seal(issued.privateKeyPem, this.#keys[0] as SealingKey),
+      not_before: issued.notBefore.toISOString(),
+      not_after: issued.notAfter.toISOString(),
+      created_at: now.toISOString(),
+    };
+    await this.#db
+      .insertInto('certificates')
+      .values(row)
+      .onConflict((oc) => oc.column('hostname').doUpdateSet(row))
+      .execute();
+  }
+
+  async load(hostname: string): Promise<StoredCertificate | undefined> {
+    const row = await this.#db
+      .selectFrom('certificates')
+      .selectAll()
+      .where('hostname', '=', hostname)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    return {
+      hostname,
+      certificatePem: row.certificate_pem,
+      privateKeyPem: open(row.key_sealed, this.#keys),
+      notBefore: new Date(row.not_before),
+      notAfter: new Date(row.not_after),
+      issuer: row.issuer,
+    };
+  }
+
+  async remove(hostname: string): Promise<void> {
+    await this.#db.deleteFrom('certificates').where('hostname', '=', hostname).execute();
+  }
+
+  /** Re-seals every private key with the first key (after adding a new key in front). */
+  async rotate(): Promise<number> {
+    const rows = await this.#db.selectFrom('certificates').select(['hostname', 'key_sealed']).execute();
+    for (const row of rows) {
+      const resealed = seal(open(row.key_sealed, this.#keys), this.#keys[0] as SealingKey);
+      await this.#db
+        .updateTable('certificates')
+        .set({ key_sealed: resealed })
+        .where('hostname', '=', row.hostname)
+        .execute();
+    }
+    return rows.length;
+  }
+
+  /** The internal CA's root, created on first use and kept (its key sealed) in the database. */
+  async internalCa(now: Date): Promise<InternalCa> {
+    const row = await this.#db
+      .selectFrom('platform_keys')
+      .select('value')
+      .where('name', '=', 'internal_ca')
+      .executeTakeFirst();
+    if (row) {
+      const stored = JSON.parse(row.value) as { certificatePem: string; keySealed: string };
+      return { certificatePem: stored.certificatePem, privateKeyPem: open(stored.keySealed, this.#keys) };
+    }
+    const ca = await createInternalCa('Kennel Local CA', now);
+    const value = JSON.stringify({
+      certificatePem: ca.certificatePem,
+      keySealed: seal(ca.privateKeyPem, this.#keys[0] as SealingKey),
+    });
+    await this.#db
+      .insertInto('platform_keys')
+      .values({ name: 'internal_ca', value, created_at: now.toISOString() })
+      .onConflict((oc) => oc.column('name').doNothing())
+      .execute();
+    // Another node may have created it first: use whichever is stored.
+    return this.internalCa(now);
+  }
+}
+
+/** http-01 answers in the database, so any edge node can answer the CA. */
+export function databaseChallenges(
+  db: PlatformDb,
+  now: () => Date,
+): ChallengeStore & { answer(token: string): Promise<string | undefined> } {
+  return {
+    async put(token, keyAuthorization, hostname) {
+      await db
+        .insertInto('acme_challenges')
+        .values({ token, key_authorization: keyAuthorization, hostname, created_at: now().toISOString() })
+        .onConflict((oc) => oc.column('token').doUpdateSet({ key_authorization: keyAuthorization, hostname }))
+        .execute();
+    },
+    async remove(token) {
+      await db.deleteFrom('acme_challenges').where('token', '=', token).execute();
+    },
+    async answer(token) {
+      const row = await db
+        .selectFrom('acme_challenges')
+        .select('key_authorization')
+        .where('token', '=', token)
+        .executeTakeFirst();
+      return row?.key_authorization;
+    },
+  };
+}
+
+export function certificateDates(pem: string): { notBefore: Date; notAfter: Date } {
+  const leaf = new X509Certificate(pem);
+  return { notBefore: new Date(leaf.validFrom), notAfter: new Date(leaf.validTo) };
+}

@@ -1,0 +1,188 @@
+import assert from 'node:assert/strict';
+import { X509Certificate } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { parseSealingKey } from '../../src/lib/sealed-box.ts';
+import { createTeam, setPlan } from '../../src/platform/accounts/teams.ts';
+import { createUser } from '../../src/platform/accounts/users.ts';
+import { obtainDueCertificates } from '../../src/platform/certificates/certificate-job.ts';
+import { CertificateStore, databaseChallenges } from '../../src/platform/certificates/certificate-store.ts';
+import { InternalIssuer } from '../../src/platform/certificates/internal-issuer.ts';
+import { type Issuer, IssuerError } from '../../src/platform/certificates/issuer.ts';
+import type { Actor } from '../../src/platform/context.ts';
+import { addDomain } from '../../src/platform/domains/add-domain.ts';
+import { inspectDomain } from '../../src/platform/domains/read-domains.ts';
+import { removeDomain } from '../../src/platform/domains/remove-domain.ts';
+import { reverifyDomain, verifyDomain } from '../../src/platform/domains/verify-domain.ts';
+import { deployProject } from '../../src/platform/projects/deploys.ts';
+import { createProject } from '../../src/platform/projects/projects.ts';
+import { testDialects } from '../support/databases.ts';
+import { startDns, type TestDns } from '../support/dns.ts';
+import { startPlatformContext, type TestPlatform } from '../support/platform.ts';
+
+const KEY = parseSealingKey(`k1:${Buffer.alloc(32, 7).toString('base64')}`);
+
+/** The real internal CA, counting its orders, optionally failing the first ones. */
+class CountingIssuer implements Issuer {
+  readonly name: string;
+  readonly inner: Issuer;
+  calls = 0;
+  failures: IssuerError[] = [];
+  constructor(inner: Issuer, name = 'internal') {
+    this.inner = inner;
+    this.name = name;
+  }
+  async issue(hostname: string) {
+    this.calls++;
+    const failure = this.failures.shift();
+    if (failure) throw failure;
+    return this.inner.issue(hostname, databaseChallenges as never);
+  }
+}
+
+for (const dialect of testDialects()) {
+  describe(`certificates: ordered on verify, stored sealed, renewed, leased (${dialect})`, () => {
+    let dns: TestDns;
+    let p: TestPlatform;
+    let owner: Actor;
+    let store: CertificateStore;
+    let issuer: CountingIssuer;
+    const deps = (nodeId = 'node-a', chosen: Issuer = issuer) => ({
+      issuer: chosen,
+      store,
+      challenges: databaseChallenges(p.ctx.db, () => p.clock.now()),
+      nodeId,
+      leaseMs: 60_000,
+    });
+
+    before(async () => {
+      dns = await startDns({ zones: ['example.test', 'platform.test', 'caa.test'] });
+      await dns.setRecords('platform.test', [{ name: 'petstore', type: 'A', value: '127.0.0.1' }]);
+      await dns.setRecords('example.test', [
+        { name: 'shop', type: 'CNAME', value: 'petstore.platform.test' },
+        { name: 'api', type: 'CNAME', value: 'petstore.platform.test' },
+      ]);
+      await dns.setRecords('caa.test', [
+        { name: '@', type: 'CAA', value: '0 issue "pki.goog"' },
+        { name: 'www', type: 'CNAME', value: 'petstore.platform.test' },
+      ]);
+      p = await startPlatformContext(dialect, { DNS_SERVERS: dns.servers.join(',') });
+      store = new CertificateStore(p.ctx.db, [KEY]);
+      issuer = new CountingIssuer(
+        new InternalIssuer(await store.internalCa(p.clock.now()), { now: () => p.clock.now() }),
+      );
+      const admin = await createUser(p.ctx, {
+        email: 'admin@x.test',
+        password: 'admin password 1',
+        isAdmin: true,
+      });
+      owner = await createUser(p.ctx, { email: 'owner@x.test', password: 'owner password 1' });
+      const team = await createTeam(p.ctx, owner, 'Shop');
+      await setPlan(p.ctx, admin, team.id, 'pro');
+      await createProject(p.ctx, owner, {
+        teamId: team.id,
+        slug: 'petstore',
+        name: 'P',
+        originUrl: 'http://127.0.0.1:1',
+      });
+      await deployProject(p.ctx, owner, 'petstore', {
+        document: JSON.stringify({ openapi: '3.0.3', info: { title: 'T', version: '1' }, paths: {} }),
+      });
+    });
+    after(async () => {
+      await p?.close();
+      await dns?.stop();
+    });
+
+    it('orders a certificate when a domain verifies, stores its key sealed, and shows the status', async () => {
+      await addDomain(p.ctx, owner, 'petstore', 'shop.example.test');
+      const verified = await verifyDomain(p.ctx, owner, 'petstore', 'shop.example.test');
+      assert.equal(verified.domain.certificate?.state, 'pending');
+      assert.deepEqual(await obtainDueCertificates(p.ctx, deps()), ['shop.example.test']);
+      const view = (await inspectDomain(p.ctx, owner, 'petstore', 'shop.example.test')).domain;
+      assert.equal(view.certificate?.state, 'issued');
+      const stored = await store.load('shop.example.test');
+      assert.ok(stored);
+      assert.equal(view.certificate?.notAfter, stored.notAfter.toISOString());
+      assert.equal(new X509Certificate(stored.certificatePem).subjectAltName, 'DNS:shop.example.test');
+      const row = await p.ctx.db
+        .selectFrom('certificates')
+        .select('key_sealed')
+        .where('hostname', '=', 'shop.example.test')
+        .executeTakeFirstOrThrow();
+      assert.match(row.key_sealed, /^v1:k1:/);
+      assert.ok(!row.key_sealed.includes('PRIVATE KEY'));
+      assert.equal(view.reverifyAvailableAt, null, 'no Re-verify once a certificate is there');
+    });
+
+    it('renews when a third of the lifetime remains, and not before', async () => {
+      const before = await store.load('shop.example.test');
+      assert.ok(before);
+      const lifetime = before.notAfter.getTime() - before.notBefore.getTime();
+      p.clock.set(before.notAfter.getTime() - lifetime / 3 - 60_000);
+      assert.deepEqual(await obtainDueCertificates(p.ctx, deps()), []);
+      p.clock.advance(120_000);
+      assert.deepEqual(await obtainDueCertificates(p.ctx, deps()), ['shop.example.test']);
+      const after = await store.load('shop.example.test');
+      assert.ok(after && after.notAfter > before.notAfter);
+    });
+
+    it('places one order per domain when two nodes run the job at once', async () => {
+      await addDomain(p.ctx, owner, 'petstore', 'api.example.test');
+      await verifyDomain(p.ctx, owner, 'petstore', 'api.example.test');
+      const calls = issuer.calls;
+      const [a, b] = await Promise.all([
+        obtainDueCertificates(p.ctx, deps('node-a')),
+        obtainDueCertificates(p.ctx, deps('node-b')),
+      ]);
+      assert.deepEqual([...a, ...b], ['api.example.test']);
+      assert.equal(issuer.calls - calls, 1);
+    });
+
+    it('retries failures with back-off, honouring Retry-After, and a node dying mid-order leaves no domain stuck', async () => {
+      await removeDomain(p.ctx, owner, 'petstore', 'api.example.test');
+      assert.equal(await store.load('api.example.test'), undefined, 'removal drops the certificate');
+      await addDomain(p.ctx, owner, 'petstore', 'api.example.test');
+      await verifyDomain(p.ctx, owner, 'petstore', 'api.example.test');
+      issuer.failures.push(new IssuerError('rate limited', { retryable: true, retryAfterMs: 600_000 }));
+      assert.deepEqual(await obtainDueCertificates(p.ctx, deps()), []);
+      const failed = (await inspectDomain(p.ctx, owner, 'petstore', 'api.example.test')).domain.certificate;
+      assert.equal(failed?.state, 'failed');
+      assert.equal(failed?.reason, 'rate limited');
+      assert.equal(failed?.nextAttemptAt, new Date(p.clock.now().getTime() + 600_000).toISOString());
+      p.clock.advance(600_000);
+      // A node takes the order and dies: its lease runs out, and another node finishes the order.
+      await p.ctx.db
+        .updateTable('certificate_jobs')
+        .set({
+          state: 'ordering',
+          lease_owner: 'dead-node',
+          lease_until: new Date(p.clock.now().getTime() + 60_000).toISOString(),
+        })
+        .execute();
+      assert.deepEqual(await obtainDueCertificates(p.ctx, deps('node-b')), []);
+      p.clock.advance(61_000);
+      assert.deepEqual(await obtainDueCertificates(p.ctx, deps('node-b')), ['api.example.test']);
+    });
+
+    it('never orders from an ACME CA when CAA forbids it; Re-verify starts a fresh attempt', async () => {
+      const acme = new CountingIssuer(issuer.inner, 'acme');
+      await addDomain(p.ctx, owner, 'petstore', 'www.caa.test');
+      await verifyDomain(p.ctx, owner, 'petstore', 'www.caa.test');
+      await obtainDueCertificates(p.ctx, deps('node-a', acme));
+      assert.equal(acme.calls, 0);
+      const status = (await inspectDomain(p.ctx, owner, 'petstore', 'www.caa.test')).domain.certificate;
+      assert.deepEqual(
+        [status?.state, status?.reason, status?.nextAttemptAt],
+        ['failed', 'caa_forbids', null],
+      );
+      await dns.setRecords('caa.test', [
+        { name: '@', type: 'CAA', value: '0 issue "letsencrypt.org"' },
+        { name: 'www', type: 'CNAME', value: 'petstore.platform.test' },
+      ]);
+      p.clock.advance(30 * 60_000);
+      await reverifyDomain(p.ctx, owner, 'petstore', 'www.caa.test');
+      assert.deepEqual(await obtainDueCertificates(p.ctx, deps('node-a', acme)), ['www.caa.test']);
+      assert.equal(acme.calls, 1);
+    });
+  });
+}
