@@ -51,6 +51,26 @@ export const platformSettings = {
     default: '127.0.0.1',
     parse: parse.host,
   },
+  httpsPort: { env: 'HTTPS_PORT', description: 'HTTPS port of the edge', default: 8443, parse: parse.port },
+  certificateKeys: {
+    env: 'CERT_KEYS',
+    description:
+      'Keys sealing certificate private keys, id:base64(32 bytes), comma-separated, the first seals; unset = a key file in DATA_DIR',
+    default: [] as string[],
+    parse: list((raw) => {
+      const [id, key] = raw.split(':');
+      if (!id || !key || Buffer.from(key, 'base64').length !== 32) {
+        throw new Error('expected id:key with a base64 32-byte key, e.g. k1:$(openssl rand -base64 32)');
+      }
+      return raw;
+    }),
+  },
+  certificateCheckEveryMs: {
+    env: 'CERT_CHECK_EVERY',
+    description: 'How often the certificate job looks for orders, retries and renewals',
+    default: 5_000,
+    parse: (raw: string) => duration(raw),
+  },
   petstorePort: {
     env: 'PETSTORE_PORT',
     description: 'Port of the Petstore API, the origin of the first project',

@@ -13,8 +13,15 @@ export interface EdgeDeps {
   /** The control plane's app, served at the platform domain itself. */
   readonly platformApp: FastifyInstance;
   readonly proxy: OriginProxy;
-  readonly proto: 'http' | 'https';
+  /** Which hosts have a certificate (those are redirected from HTTP to HTTPS). */
+  readonly certificates?: { has(host: string): Promise<boolean>; clear(): void };
+  /** http-01 answers, for any host. */
+  readonly challenges?: { answer(token: string): Promise<string | undefined> };
+  /** The HTTPS port to redirect to (omitted from URLs when 443). */
+  readonly httpsPort?: number;
 }
+
+const CHALLENGE_PREFIX = '/.well-known/acme-challenge/';
 
 /** The hostname a request is for: Host without port, lowercase, no trailing dot. */
 export function hostOf(req: IncomingMessage): string {
@@ -72,11 +79,25 @@ export function createEdgeHandler(deps: EdgeDeps): {
   const { ctx } = deps;
   const table = new RoutingTable(ctx.db, ctx.config.platformDomain);
   const documents = new DocumentCache(ctx.db);
-  const unsubscribe = ctx.changes.subscribe(() => table.invalidate());
+  const unsubscribe = ctx.changes.subscribe(() => {
+    table.invalidate();
+    deps.certificates?.clear();
+  });
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const host = hostOf(req);
     const requestId = requestIdOf(req);
+    const proto = (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
+    const url = req.url ?? '/';
+    if (proto === 'http' && url.startsWith(CHALLENGE_PREFIX) && deps.challenges) {
+      const answer = await deps.challenges.answer(url.slice(CHALLENGE_PREFIX.length).split('?')[0] ?? '');
+      res.writeHead(answer === undefined ? 404 : 200, {
+        'content-type': 'text/plain',
+        'x-request-id': requestId,
+      });
+      res.end(answer ?? 'no such challenge');
+      return;
+    }
     if (host === ctx.config.platformDomain) {
       deps.platformApp.routing(req, res);
       return;
@@ -95,10 +116,21 @@ export function createEdgeHandler(deps: EdgeDeps): {
       );
       return;
     }
-    const url = req.url ?? '/';
+    if (proto === 'http' && deps.certificates && (await deps.certificates.has(host))) {
+      const port = deps.httpsPort === undefined || deps.httpsPort === 443 ? '' : `:${deps.httpsPort}`;
+      res.writeHead(308, {
+        location: `https://${host}${port}${url}`,
+        'content-length': 0,
+        'x-request-id': requestId,
+      });
+      res.end();
+      return;
+    }
     if (route.kind === 'redirect') {
+      // Same scheme and port as the request: only the hostname changes; path and query are kept.
+      const port = /:(\d+)$/.exec(req.headers.host ?? '')?.[1];
       res.writeHead(route.status, {
-        location: `${deps.proto}://${route.to}${url}`,
+        location: `${proto}://${route.to}${port ? `:${port}` : ''}${url}`,
         'content-length': 0,
         'x-request-id': requestId,
       });
@@ -116,7 +148,7 @@ export function createEdgeHandler(deps: EdgeDeps): {
         {
           clientAddress: req.socket.remoteAddress ?? '',
           host,
-          proto: deps.proto,
+          proto,
           requestId,
         },
       );

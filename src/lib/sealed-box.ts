@@ -27,7 +27,11 @@ export function open(sealed: string, keys: readonly SealingKey[]): string {
   const [version, id, iv, tag, data] = sealed.split(':');
   if (version !== 'v1' || !iv || !tag || data === undefined) throw new Error('not a sealed value');
   const key = keys.find((k) => k.id === id);
-  if (!key) throw new Error(`sealed with key "${id}", which is not configured`);
+  if (!key) {
+    throw new Error(
+      `sealed with key "${id}", which this process does not have: give every node the same CERT_KEYS (id:key, the sealing key first)`,
+    );
+  }
   const decipher = createDecipheriv('aes-256-gcm', key.key, Buffer.from(iv, 'base64url'));
   decipher.setAuthTag(Buffer.from(tag, 'base64url'));
   return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');

@@ -1,9 +1,13 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { hostname as machineName } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ConfigError, loadPetstoreConfig, loadPlatformConfig } from '../config/index.ts';
-import { createEdgeHandler, OriginProxy } from '../edge/index.ts';
+import { CertificateCache, createEdgeHandler, createTlsServer, OriginProxy } from '../edge/index.ts';
 import { systemClock } from '../lib/clock.ts';
+import { parseSealingKey, type SealingKey } from '../lib/sealed-box.ts';
 import {
   buildPetstoreApp,
   type PetstoreTables,
@@ -12,12 +16,32 @@ import {
 } from '../petstore/index.ts';
 import { buildManagementApp } from '../platform/api/app.ts';
 import { bootstrapPlatform } from '../platform/bootstrap.ts';
+import { obtainDueCertificates } from '../platform/certificates/certificate-job.ts';
+import { CertificateStore, databaseChallenges } from '../platform/certificates/certificate-store.ts';
+import { InternalIssuer } from '../platform/certificates/internal-issuer.ts';
 import { ChangeFeed } from '../platform/changes.ts';
 import type { PlatformContext } from '../platform/context.ts';
 import { type PlatformTables, platformMigrations } from '../platform/db-schema.ts';
+import { checkDueDomains } from '../platform/domains/check-due-domains.ts';
 import { createDnsResolver } from '../platform/domains/dns-check.ts';
-import { startDomainChecker } from '../platform/jobs/domain-checker.ts';
+import { startPeriodic } from '../platform/jobs/periodic.ts';
 import { type Database, migrateToLatest, openDatabase, type StorageLocation } from '../storage/index.ts';
+
+/**
+ * The keys sealing certificate private keys: CERT_KEYS, or for a single node a key file in the
+ * data directory, created on first start (several nodes must share CERT_KEYS).
+ */
+function sealingKeys(configured: readonly string[], dataDir: string): SealingKey[] {
+  if (configured.length > 0) return configured.map(parseSealingKey);
+  mkdirSync(resolve(dataDir), { recursive: true });
+  const file = join(resolve(dataDir), 'cert.key');
+  if (!existsSync(file))
+    writeFileSync(file, `local-${randomBytes(3).toString('hex')}:${randomBytes(32).toString('base64')}\n`, {
+      mode: 0o600,
+      flag: 'wx',
+    });
+  return [parseSealingKey(readFileSync(file, 'utf8').trim())];
+}
 
 /** `npm start`: the platform, with the Petstore API running as its first project's origin. */
 async function main(): Promise<void> {
@@ -63,20 +87,59 @@ async function main(): Promise<void> {
     document: JSON.stringify(petstoreDocument(deprecation)),
   });
   const api = buildManagementApp(ctx, { logger });
-  const checker = startDomainChecker(ctx, {
-    everyMs: config.domainCheckEveryMs,
-    onError: (error) => api.log.error({ err: error }, 'domain checks failed'),
-  });
+  const checker = startPeriodic(
+    config.domainCheckEveryMs,
+    () => checkDueDomains(ctx),
+    (error) => api.log.error({ err: error }, 'domain checks failed'),
+  );
+  // Certificates: the internal CA unless an ACME directory is configured.
+  const store = new CertificateStore(ctx.db, sealingKeys(config.certificateKeys, config.dataDir));
+  const ca = await store.internalCa(systemClock.now());
+  writeFileSync(join(resolve(config.dataDir), 'kennel-root.pem'), ca.certificatePem);
+  const issuer = new InternalIssuer(ca);
+  const challenges = databaseChallenges(ctx.db, () => systemClock.now());
+  const defaultCertificate = await issuer.issue(config.platformDomain);
+  const certificates = new CertificateCache(store, defaultCertificate);
+  const certificateJob = startPeriodic(
+    config.certificateCheckEveryMs,
+    () =>
+      obtainDueCertificates(ctx, {
+        issuer,
+        store,
+        challenges,
+        nodeId: `${machineName()}:${process.pid}`,
+        leaseMs: 5 * 60_000,
+      }),
+    (error) => api.log.error({ err: error }, 'certificate job failed'),
+  );
+
   // The edge answers every host: the platform domain is the control plane, <slug>.<domain> and
   // verified custom domains are published projects.
   await api.ready();
   const proxy = new OriginProxy({ connectTimeoutMs: 5_000, responseTimeoutMs: 30_000 });
-  const edge = createEdgeHandler({ ctx, platformApp: api, proxy, proto: 'http' });
+  const edge = createEdgeHandler({
+    ctx,
+    platformApp: api,
+    proxy,
+    certificates,
+    challenges,
+    httpsPort: config.httpsPort,
+  });
   const server = createServer(edge.handle);
+  const tlsServer = createTlsServer({
+    certificates,
+    defaultCertificate,
+    ticketKeys: await store.ticketKeys(systemClock.now()),
+    handle: edge.handle,
+  });
   const shutdown = async (signal: string) => {
     api.log.info({ signal }, 'shutting down');
     await checker.stop();
-    await new Promise((done) => server.close(done));
+    await certificateJob.stop();
+    await Promise.all([
+      new Promise((done) => server.close(done)),
+      new Promise((done) => tlsServer.close(done)),
+    ]);
     edge.close();
     await proxy.close();
     await api.close();
@@ -88,6 +151,7 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));
   await new Promise<void>((done) => server.listen(config.httpPort, config.host, done));
+  await new Promise<void>((done) => tlsServer.listen(config.httpsPort, config.host, done));
   const { port } = server.address() as AddressInfo;
   const address = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   if (first) {
@@ -105,7 +169,13 @@ async function main(): Promise<void> {
     process.stdout.write(`${lines.join('\n')}\n`);
   }
   api.log.info(
-    { address, petstore: petstoreUrl, storage: platformDb.dialect },
+    {
+      address,
+      https: `https://${config.host}:${(tlsServer.address() as AddressInfo).port}`,
+      petstore: petstoreUrl,
+      storage: platformDb.dialect,
+      root: join(resolve(config.dataDir), 'kennel-root.pem'),
+    },
     `Kennel listening on ${address}: dashboard and API at http://${config.platformDomain}:${port}, projects at http://<slug>.${config.platformDomain}:${port}`,
   );
 }

@@ -132,7 +132,7 @@ for (const dialect of testDialects()) {
       management = buildManagementApp(p.ctx);
       await management.ready();
       proxy = new OriginProxy({ connectTimeoutMs: 1000, responseTimeoutMs: 300 });
-      handler = createEdgeHandler({ ctx: p.ctx, platformApp: management, proxy, proto: 'http' });
+      handler = createEdgeHandler({ ctx: p.ctx, platformApp: management, proxy });
       edge = createServer(handler.handle);
       edgePort = await listen(edge);
     });

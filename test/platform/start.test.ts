@@ -1,12 +1,23 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
 import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createTestStorage, type TestStorage, testDialects } from '../support/databases.ts';
 import { type RunningProcess, startProcess, storageEnv } from '../support/processes.ts';
 
+const dataDirs = new Map<TestStorage, string>();
+const dataDirOf = (storage: TestStorage) => {
+  if (!dataDirs.has(storage)) dataDirs.set(storage, mkdtempSync(join(tmpdir(), 'kennel-start-')));
+  return dataDirs.get(storage) as string;
+};
+
 const env = (storage: TestStorage, extra: Record<string, string> = {}) => ({
+  DATA_DIR: dataDirOf(storage),
   ...storageEnv(storage.location),
   HTTP_PORT: '0',
+  HTTPS_PORT: '0',
   PETSTORE_PORT: '0',
   LOG_LEVEL: 'info',
   ...extra,

@@ -1,4 +1,4 @@
-import { X509Certificate } from 'node:crypto';
+import { randomBytes, X509Certificate } from 'node:crypto';
 import { open, type SealingKey, seal } from '../../lib/sealed-box.ts';
 import type { PlatformDb } from '../context.ts';
 import { createInternalCa, type InternalCa } from './internal-issuer.ts';
@@ -77,6 +77,26 @@ export class CertificateStore {
         .execute();
     }
     return rows.length;
+  }
+
+  /**
+   * The TLS session ticket keys (48 bytes), shared through the database so a session resumed on
+   * another edge node still resumes.
+   */
+  async ticketKeys(now: Date): Promise<Buffer> {
+    const row = await this.#db
+      .selectFrom('platform_keys')
+      .select('value')
+      .where('name', '=', 'tls_ticket_keys')
+      .executeTakeFirst();
+    if (row) return Buffer.from(open(row.value, this.#keys), 'base64');
+    const value = seal(randomBytes(48).toString('base64'), this.#keys[0] as SealingKey);
+    await this.#db
+      .insertInto('platform_keys')
+      .values({ name: 'tls_ticket_keys', value, created_at: now.toISOString() })
+      .onConflict((oc) => oc.column('name').doNothing())
+      .execute();
+    return this.ticketKeys(now);
   }
 
   /** The internal CA's root, created on first use and kept (its key sealed) in the database. */
