@@ -222,7 +222,7 @@ export const platformSchemas: Record<string, JsonSchema> = {
       reason: text('Machine-readable outcome'),
       message: text('What DNS shows'),
       remedy: text('What to do'),
-      found: { type: 'object', description: 'The records seen' },
+      found: { type: 'object', additionalProperties: true, description: 'The records seen' },
     },
   },
   AddedDomain: {
@@ -254,7 +254,7 @@ export const platformSchemas: Record<string, JsonSchema> = {
       actor: text('Who: user:<email> or system'),
       action: text('What: add, verify, reverify, background, remove, taken_over, checks_stopped'),
       outcome: text('The state after it'),
-      detail: { type: 'object', nullable: true },
+      detail: { type: 'object', nullable: true, additionalProperties: true },
     },
   },
   DomainDetail: {

@@ -1,0 +1,96 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { createUser } from '../../src/platform/accounts/users.ts';
+import { buildManagementApp } from '../../src/platform/api/app.ts';
+import type { Dialect } from '../../src/storage/index.ts';
+import { startPlatformContext, type TestPlatform } from '../support/platform.ts';
+
+export const ROOT = join(import.meta.dirname, '..', '..');
+export const BIN = join(ROOT, 'bin', 'kennel.js');
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliOptions {
+  /** Variables on top of PATH, HOME and TZ (nothing else of the test's environment leaks in). */
+  env?: Record<string, string>;
+  /** Written to stdin, which is then closed (stdin is empty otherwise). */
+  input?: string;
+  /** Called with stderr as it grows (to act while the command runs). */
+  onStderr?: (soFar: string, child: ChildProcess) => void;
+  timeoutMs?: number;
+}
+
+/** Runs bin/kennel.js in a child process, as a user would, and collects what it printed. */
+export function kennel(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', TZ: 'UTC', ...options.env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+    options.onStderr?.(stderr, child);
+  });
+  child.stdin.end(options.input ?? '');
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`kennel ${args.join(' ')} did not finish:\n${stdout}\n${stderr}`));
+    }, options.timeoutMs ?? 60_000);
+    child.once('error', reject);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** A temporary directory for credentials (KENNEL_CONFIG_DIR) or files. */
+export function tempDir(prefix = 'kennel-cli-'): { path: string; remove(): void } {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+export const USERS = {
+  admin: { email: 'admin@x.test', password: 'admin password 1' },
+  owner: { email: 'owner@x.test', password: 'owner password 1' },
+  member: { email: 'member@x.test', password: 'member password 1' },
+} as const;
+
+export interface CliServer {
+  readonly platform: TestPlatform;
+  readonly app: FastifyInstance;
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** The management API on a fresh database, listening on a free loopback port, with three accounts. */
+export async function startCliServer(dialect: Dialect, env: Record<string, string> = {}): Promise<CliServer> {
+  const platform = await startPlatformContext(dialect, env);
+  const app = buildManagementApp(platform.ctx);
+  const url = await app.listen({ port: 0, host: '127.0.0.1' });
+  await createUser(platform.ctx, { ...USERS.admin, isAdmin: true });
+  await createUser(platform.ctx, USERS.owner);
+  await createUser(platform.ctx, USERS.member);
+  return {
+    platform,
+    app,
+    url,
+    async close() {
+      await app.close();
+      await platform.close();
+    },
+  };
+}

@@ -1,0 +1,441 @@
+import assert from 'node:assert/strict';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { testDialects } from '../support/databases.ts';
+import { startDns, type TestDns } from '../support/dns.ts';
+import { type CliResult, type CliServer, kennel, startCliServer, tempDir, USERS } from './harness.ts';
+
+const VALID_DOC = JSON.stringify({
+  openapi: '3.0.3',
+  info: { title: 'Petstore', version: '1' },
+  paths: { '/pets': { get: { responses: { 200: { description: 'Pets' } } } } },
+});
+const INVALID_DOC = 'openapi: 3.0.3\ninfo:\n  title: No version\npaths: {}\n';
+
+function json<T = Record<string, unknown>>(result: CliResult): T {
+  return JSON.parse(result.stdout) as T;
+}
+
+function show(result: CliResult): string {
+  return `exit ${result.code}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`;
+}
+
+for (const dialect of testDialects()) {
+  describe(`the kennel CLI against the management API (${dialect})`, () => {
+    let dns: TestDns;
+    let server: CliServer;
+    const owner = tempDir();
+    const admin = tempDir();
+    const files = tempDir('kennel-cli-files-');
+    let teamId = 0;
+
+    /** The owner's CLI: signed in through the credentials file in its own config dir. */
+    const asOwner = (args: string[], options: Parameters<typeof kennel>[1] = {}) =>
+      kennel(args, {
+        ...options,
+        env: { KENNEL_URL: server.url, KENNEL_CONFIG_DIR: owner.path, ...options.env },
+      });
+    const file = (name: string, text: string) => {
+      const path = join(files.path, name);
+      writeFileSync(path, text);
+      return path;
+    };
+
+    before(async () => {
+      dns = await startDns({ zones: ['example.test', 'platform.test'] });
+      await dns.setRecords('platform.test', [{ name: 'petstore', type: 'A', value: '127.0.0.1' }]);
+      await dns.setRecords('example.test', [
+        { name: 'shop', type: 'CNAME', value: 'petstore.platform.test' },
+        { name: 'blocked', type: 'A', value: '192.0.2.10' },
+      ]);
+      server = await startCliServer(dialect, { DNS_SERVERS: dns.servers.join(',') });
+    });
+    after(async () => {
+      await server?.close();
+      await dns?.stop();
+      owner.remove();
+      admin.remove();
+      files.remove();
+    });
+
+    it('signs in with --password-stdin: the token is saved with mode 0600 and never printed', async () => {
+      const wrong = await asOwner(['login', '--email', USERS.owner.email, '--password-stdin'], {
+        input: 'not the password\n',
+      });
+      assert.equal(wrong.code, 3, show(wrong));
+      assert.match(wrong.stderr, /^error: The email or the password is wrong.* \(invalid_credentials\)$/m);
+
+      const result = await asOwner(['login', '--email', USERS.owner.email, '--password-stdin'], {
+        input: `${USERS.owner.password}\n`,
+      });
+      assert.equal(result.code, 0, show(result));
+      assert.match(result.stdout, /Signed in to http:\/\/127\.0\.0\.1:\d+ as owner@x\.test/);
+      const path = join(owner.path, 'credentials.json');
+      assert.equal(statSync(path).mode & 0o777, 0o600);
+      const saved = JSON.parse(readFileSync(path, 'utf8')) as {
+        server: string;
+        token: string;
+        email: string;
+      };
+      assert.equal(saved.server, server.url);
+      assert.equal(saved.email, USERS.owner.email);
+      assert.match(saved.token, /^knl_/);
+      assert.ok(
+        !result.stdout.includes(saved.token) && !result.stderr.includes(saved.token),
+        'token printed',
+      );
+
+      const whoami = await asOwner(['whoami']);
+      assert.equal(whoami.code, 0, show(whoami));
+      assert.match(whoami.stdout, /^owner@x\.test\n/);
+      assert.ok(!whoami.stdout.includes(saved.token));
+      assert.deepEqual(json(await asOwner(['whoami', '--json'])), {
+        email: USERS.owner.email,
+        isAdmin: false,
+      });
+    });
+
+    it('prints the token once with login --print-token, alone on stdout, usable as KENNEL_TOKEN', async () => {
+      const result = await kennel(
+        ['login', '--email', USERS.admin.email, '--password-stdin', '--print-token'],
+        {
+          env: { KENNEL_URL: server.url, KENNEL_CONFIG_DIR: admin.path },
+          input: USERS.admin.password,
+        },
+      );
+      assert.equal(result.code, 0, show(result));
+      assert.match(result.stdout, /^knl_[\w-]+\n$/);
+      assert.match(result.stderr, /Signed in .* as admin@x\.test \(platform admin\)/);
+      const me = await kennel(['whoami', '--json'], {
+        env: { KENNEL_URL: server.url, KENNEL_TOKEN: result.stdout.trim(), KENNEL_CONFIG_DIR: owner.path },
+      });
+      assert.deepEqual(json(me), { email: USERS.admin.email, isAdmin: true });
+    });
+
+    it('creates a team, has an admin set its plan, and adds a member', async () => {
+      const created = await asOwner(['teams', 'create', 'Shop', '--json']);
+      assert.equal(created.code, 0, show(created));
+      const team = json<{ id: number; name: string; plan: string; role: string }>(created);
+      assert.deepEqual(
+        { name: team.name, plan: team.plan, role: team.role },
+        { name: 'Shop', plan: 'free', role: 'owner' },
+      );
+      teamId = team.id;
+
+      const refused = await asOwner(['teams', 'set-plan', String(teamId), 'pro']);
+      assert.equal(refused.code, 1, show(refused));
+      assert.match(refused.stderr, /\(forbidden\)/);
+      const setPlan = await kennel(['teams', 'set-plan', String(teamId), 'pro'], {
+        env: { KENNEL_URL: server.url, KENNEL_CONFIG_DIR: admin.path },
+      });
+      assert.equal(setPlan.code, 0, show(setPlan));
+      assert.match(setPlan.stdout, /is now on the pro plan/);
+
+      const list = await asOwner(['teams', 'list']);
+      assert.match(list.stdout, /^ID\s+Name\s+Plan\s+Role$/m);
+      assert.match(list.stdout, new RegExp(`^${teamId}\\s+Shop\\s+pro\\s+owner$`, 'm'));
+      const member = await asOwner(['teams', 'add-member', String(teamId), USERS.member.email, '--json']);
+      assert.deepEqual(json(member), { email: USERS.member.email, role: 'member' });
+      const badRole = await asOwner([
+        'teams',
+        'add-member',
+        String(teamId),
+        USERS.member.email,
+        '--role',
+        'boss',
+      ]);
+      assert.equal(badRole.code, 2, show(badRole));
+    });
+
+    it('creates a project and shows it, with --json printing the API body', async () => {
+      const created = await asOwner([
+        'projects',
+        'create',
+        '--team',
+        String(teamId),
+        '--slug',
+        'petstore',
+        '--name',
+        'Petstore',
+        '--origin',
+        'http://127.0.0.1:4010',
+        '--json',
+      ]);
+      assert.equal(created.code, 0, show(created));
+      const project = json(created);
+      assert.equal(project.slug, 'petstore');
+      assert.equal(project.defaultHost, 'petstore.platform.test');
+      const shown = await asOwner(['projects', 'show', 'petstore', '--json']);
+      assert.equal(shown.code, 0, show(shown));
+      assert.equal(shown.stderr, '');
+      assert.deepEqual(json(shown), project);
+      const human = await asOwner(['projects', 'show', 'petstore']);
+      assert.match(human.stdout, /Default address:\s+petstore\.platform\.test/);
+      const list = await asOwner(['projects', 'list']);
+      assert.match(list.stdout, /^petstore\s+Petstore\s+\d+\s+pro\s+petstore\.platform\.test/m);
+
+      const missing = await asOwner(['projects', 'show', 'nope', '--json']);
+      assert.equal(missing.code, 1, show(missing));
+      assert.equal(json(missing).code, 'project_not_found');
+      assert.match(missing.stderr, /^error: .* \(project_not_found\)$/m);
+    });
+
+    it('deploys a valid document, and reports a failed deploy with its problems (exit 1)', async () => {
+      const ok = await asOwner(['deploy', 'petstore', file('openapi.json', VALID_DOC)]);
+      assert.equal(ok.code, 0, show(ok));
+      assert.match(ok.stdout, /Deploy \d+ of petstore succeeded \(json\)/);
+
+      const failed = await asOwner(['deploy', 'petstore', file('broken.yaml', INVALID_DOC)]);
+      assert.equal(failed.code, 1, show(failed));
+      assert.match(failed.stdout, /Deploy \d+ of petstore failed; the active deploy is unchanged/);
+      assert.match(failed.stdout, /^ {2}- \/info: .*version/m);
+
+      const failedJson = await asOwner(['deploy', 'petstore', join(files.path, 'broken.yaml'), '--json']);
+      assert.equal(failedJson.code, 1);
+      const deploy = json<{ status: string; problems: string[] }>(failedJson);
+      assert.equal(deploy.status, 'failed');
+      assert.ok(deploy.problems.length > 0);
+
+      const missingFile = await asOwner(['deploy', 'petstore', join(files.path, 'absent.yaml')]);
+      assert.equal(missingFile.code, 1, show(missingFile));
+      assert.match(missingFile.stderr, /Cannot read .*absent\.yaml: no such file/);
+
+      const history = await asOwner(['projects', 'deploys', 'petstore', '--json']);
+      assert.deepEqual(
+        json<{ status: string; active: boolean }[]>(history).map((d) => [d.status, d.active]),
+        [
+          ['failed', false],
+          ['failed', false],
+          ['succeeded', true],
+        ],
+      );
+    });
+
+    it('adds a domain and prints the DNS record to create as a table', async () => {
+      const result = await asOwner(['domains', 'add', 'petstore', 'shop.example.test']);
+      assert.equal(result.code, 0, show(result));
+      assert.match(result.stdout, /^ {2}Type\s+Name\s+Value\s+TTL$/m);
+      assert.match(result.stdout, /^ {2}CNAME\s+shop\s+petstore\.platform\.test\s+3600$/m);
+      assert.match(result.stdout, /DNS already points at the platform/);
+
+      const blocked = await asOwner(['domains', 'add', 'petstore', 'blocked.example.test', '--json']);
+      assert.equal(blocked.code, 0, show(blocked));
+      const body = json<{ domain: { state: string }; dns: { check: { reason: string } } }>(blocked);
+      assert.equal(body.domain.state, 'unverified');
+      assert.equal(body.dns.check.reason, 'conflicting_record');
+
+      const again = await asOwner(['domains', 'add', 'petstore', 'shop.example.test']);
+      assert.equal(again.code, 1, show(again));
+      assert.match(again.stderr, /\(domain_already_added\)/);
+    });
+
+    it('verifies a domain against real DNS (exit 0) and explains a failure with its remedy (exit 1)', async () => {
+      const ok = await asOwner(['domains', 'verify', 'petstore', 'shop.example.test']);
+      assert.equal(ok.code, 0, show(ok));
+      assert.match(ok.stdout, /✓ shop\.example\.test is verified\./);
+      assert.equal(ok.stderr, '', 'no progress output off a terminal');
+
+      const failed = await asOwner(['domains', 'verify', 'petstore', 'blocked.example.test']);
+      assert.equal(failed.code, 1, show(failed));
+      assert.match(failed.stdout, /✗ blocked\.example\.test is not verified \(conflicting_record\)/);
+      assert.match(failed.stdout, /Remedy:\s+Remove the conflicting A\/AAAA record and create the CNAME/);
+      assert.match(failed.stdout, /CNAME\s+blocked\s+petstore\.platform\.test\s+3600/);
+
+      const failedJson = await asOwner(['domains', 'verify', 'petstore', 'blocked.example.test', '--json']);
+      assert.equal(failedJson.code, 1);
+      assert.equal(json<{ outcome: { ok: boolean } }>(failedJson).outcome.ok, false);
+    });
+
+    it('keeps verifying with --wait until DNS shows the record, and gives up at --timeout', async () => {
+      const added = await asOwner(['domains', 'add', 'petstore', 'later.example.test']);
+      assert.equal(added.code, 0, show(added));
+      let recordAdded: Promise<void> | undefined;
+      const waited = await asOwner(
+        [
+          'domains',
+          'verify',
+          'petstore',
+          'later.example.test',
+          '--wait',
+          '--interval',
+          '1s',
+          '--timeout',
+          '60s',
+        ],
+        {
+          onStderr: (soFar) => {
+            if (
+              recordAdded === undefined &&
+              /Check 1: later\.example\.test is not verified yet/.test(soFar)
+            ) {
+              recordAdded = dns.addRecord('example.test', {
+                name: 'later',
+                type: 'CNAME',
+                value: 'petstore.platform.test',
+              });
+            }
+          },
+        },
+      );
+      await recordAdded;
+      assert.equal(waited.code, 0, show(waited));
+      assert.match(waited.stderr, /Checking again in 1s; giving up in (\d+m )?\d+s\./);
+      assert.match(waited.stdout, /✓ later\.example\.test is verified\./);
+
+      const gaveUp = await asOwner([
+        'domains',
+        'verify',
+        'petstore',
+        'blocked.example.test',
+        '--wait',
+        '--interval',
+        '1s',
+        '--timeout',
+        '2s',
+      ]);
+      assert.equal(gaveUp.code, 1, show(gaveUp));
+      assert.match(
+        gaveUp.stdout,
+        /not verified \(conflicting_record\): still not verified after \d+ checks in 2s/,
+      );
+      const misuse = await asOwner([
+        'domains',
+        'verify',
+        'petstore',
+        'blocked.example.test',
+        '--timeout',
+        '2s',
+      ]);
+      assert.equal(misuse.code, 2, show(misuse));
+    });
+
+    it('inspects a domain: state, remedy, records and history', async () => {
+      const human = await asOwner(['domains', 'inspect', 'petstore', 'blocked.example.test']);
+      assert.equal(human.code, 0, show(human));
+      assert.match(human.stdout, /^State:\s+unverified$/m);
+      assert.match(human.stdout, /^Reason:\s+conflicting_record$/m);
+      assert.match(human.stdout, /^Remedy:\s+Remove the conflicting/m);
+      assert.match(human.stdout, /^History:$/m);
+      assert.match(human.stdout, /user:owner@x\.test\s+add\s+unverified/);
+      assert.match(human.stdout, /user:owner@x\.test\s+verify\s+unverified/);
+
+      const detail = json<{ domain: { state: string }; history: { action: string }[] }>(
+        await asOwner(['domains', 'inspect', 'petstore', 'shop.example.test', '--json']),
+      );
+      assert.equal(detail.domain.state, 'verified');
+      assert.deepEqual(
+        detail.history.map((e) => e.action),
+        ['add', 'verify'],
+      );
+      const list = await asOwner(['domains', 'list', 'petstore']);
+      assert.match(list.stdout, /^shop\.example\.test\s+verified\s+-\s+\d{4}-/m);
+      assert.match(list.stdout, /^blocked\.example\.test\s+unverified\s+conflicting_record/m);
+      const missing = await asOwner(['domains', 'inspect', 'petstore', 'nope.example.test']);
+      assert.equal(missing.code, 1, show(missing));
+      assert.match(missing.stderr, /\(domain_not_found\)/);
+    });
+
+    it('re-verifies only when offered: refused at first, accepted after 30 minutes without a certificate', async () => {
+      const early = await asOwner(['domains', 'reverify', 'petstore', 'shop.example.test']);
+      assert.equal(early.code, 1, show(early));
+      assert.match(early.stderr, /\(reverify_not_available\)/);
+      server.platform.clock.advance(31 * 60_000);
+      const later = await asOwner(['domains', 'reverify', 'petstore', 'shop.example.test']);
+      assert.equal(later.code, 0, show(later));
+      assert.match(later.stdout, /✓ shop\.example\.test is verified\./);
+    });
+
+    it('round-trips export → apply, and refuses an invalid file with line and column (exit 1)', async () => {
+      const exported = await asOwner(['domains', 'export', 'petstore']);
+      assert.equal(exported.code, 0, show(exported));
+      assert.match(
+        exported.stdout,
+        /names:\n {4}- blocked\.example\.test\n {4}- later\.example\.test\n {4}- shop\.example\.test/,
+      );
+      const applied = await asOwner(['domains', 'apply', 'petstore', file('same.yaml', exported.stdout)]);
+      assert.equal(applied.code, 0, show(applied));
+      assert.match(applied.stdout, /^Added:\s+none$/m);
+      assert.match(applied.stdout, /^Removed:\s+none$/m);
+      assert.equal((await asOwner(['domains', 'export', 'petstore'])).stdout, exported.stdout);
+
+      const edited = `domains:
+  primary: shop.example.test
+  redirects:
+    - from: later.example.test
+      to: shop.example.test
+      status: 301
+  names:
+    - shop.example.test
+    - later.example.test
+    - blocked.example.test
+    - www.example.test
+`;
+      const changed = await asOwner(['domains', 'apply', 'petstore', file('edited.yaml', edited), '--json']);
+      assert.equal(changed.code, 0, show(changed));
+      const result = json<{ added: string[]; removed: string[]; yaml: string }>(changed);
+      assert.deepEqual(result.added, ['www.example.test']);
+      const roundTrip = await asOwner(['domains', 'export', 'petstore']);
+      assert.equal(roundTrip.stdout, result.yaml);
+      assert.match(roundTrip.stdout, /primary: shop\.example\.test/);
+      const again = await asOwner(['domains', 'apply', 'petstore', file('again.yaml', roundTrip.stdout)]);
+      assert.match(again.stdout, /^Added:\s+none$/m);
+      assert.equal((await asOwner(['domains', 'export', 'petstore'])).stdout, roundTrip.stdout);
+
+      const invalid = await asOwner([
+        'domains',
+        'apply',
+        'petstore',
+        file('invalid.yaml', 'domains:\n  primary: elsewhere.example.test\n'),
+      ]);
+      assert.equal(invalid.code, 1, show(invalid));
+      assert.match(
+        invalid.stderr,
+        /^error: The domain configuration is not valid; nothing was changed\. \(invalid_domain_config\)$/m,
+      );
+      assert.match(
+        invalid.stderr,
+        /^ {2}line 2, column 12 \(domains\.primary\): .*elsewhere\.example\.test/m,
+      );
+      assert.equal(invalid.stdout, '');
+      assert.equal((await asOwner(['domains', 'export', 'petstore'])).stdout, roundTrip.stdout);
+    });
+
+    it('removes a domain with --yes, and refuses without it off a terminal (exit 2)', async () => {
+      const refused = await asOwner(['domains', 'remove', 'petstore', 'www.example.test']);
+      assert.equal(refused.code, 2, show(refused));
+      assert.match(refused.stderr, /confirm with --yes/);
+      const removed = await asOwner(['domains', 'remove', 'petstore', 'www.example.test', '--yes']);
+      assert.equal(removed.code, 0, show(removed));
+      assert.match(removed.stdout, /Removed www\.example\.test from petstore/);
+      const hostnames = json<{ hostname: string }[]>(
+        await asOwner(['domains', 'list', 'petstore', '--json']),
+      ).map((d) => d.hostname);
+      assert.deepEqual(hostnames, ['shop.example.test', 'blocked.example.test', 'later.example.test']);
+      const twice = await asOwner(['domains', 'remove', 'petstore', 'www.example.test', '-y']);
+      assert.equal(twice.code, 1, show(twice));
+      assert.match(twice.stderr, /\(domain_not_found\)/);
+    });
+
+    it('exits 3 for a rejected token, and logs out by revoking the saved token', async () => {
+      const bogus = await asOwner(['projects', 'list'], { env: { KENNEL_TOKEN: 'knl_not-a-token' } });
+      assert.equal(bogus.code, 3, show(bogus));
+      assert.match(bogus.stderr, /^error: The API token is not valid .* \(unauthenticated\)$/m);
+
+      const path = join(owner.path, 'credentials.json');
+      const { token } = JSON.parse(readFileSync(path, 'utf8')) as { token: string };
+      const out = await asOwner(['logout']);
+      assert.equal(out.code, 0, show(out));
+      assert.match(out.stdout, /the token is revoked/);
+      assert.throws(() => statSync(path), /ENOENT/);
+      const revoked = await asOwner(['whoami'], { env: { KENNEL_TOKEN: token } });
+      assert.equal(revoked.code, 3, show(revoked));
+      const signedOut = await asOwner(['whoami']);
+      assert.equal(signedOut.code, 3, show(signedOut));
+      assert.match(signedOut.stderr, /Not signed in to http:\/\/127\.0\.0\.1:\d+/);
+      const again = await asOwner(['logout']);
+      assert.equal(again.code, 0, show(again));
+      assert.match(again.stdout, /Not signed in/);
+    });
+  });
+}
