@@ -63,10 +63,16 @@ export function createJsonApi(options: {
   return app;
 }
 
+const REQUEST_ID_PREFIX = randomUUID().slice(0, 8);
+let requestCounter = 0;
+
 /** Fastify request ids: the caller's `X-Request-Id` when it looks sane, else a new UUID. */
 export function requestIdOf(req: { headers: Record<string, string | string[] | undefined> }): string {
   const given = req.headers['x-request-id'];
-  return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
+  if (typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given)) return given;
+  // A random per-process prefix and a counter: unique, and cheaper than a UUID per request.
+  requestCounter++;
+  return `${REQUEST_ID_PREFIX}-${requestCounter.toString(36)}`;
 }
 
 function objectSchema(parameters: readonly ParameterSpec[]): JsonSchema | undefined {
@@ -150,6 +156,14 @@ export function installErrorHandling<Deps>(
   // one: a stray body must not turn a 204 into a 415 or a 404 into a 400. Node discards the
   // unread bytes when the response ends, so keep-alive stays in sync.
   app.addHook('onRequest', (request, _reply, done) => {
+    const headers = request.headers;
+    if (
+      headers['content-type'] === undefined &&
+      headers['transfer-encoding'] === undefined &&
+      headers['content-length'] === undefined
+    ) {
+      return done();
+    }
     if (request.is404 || (request.routeOptions.config as { takesBody?: boolean }).takesBody === false) {
       delete request.headers['content-type'];
       delete request.headers['transfer-encoding'];
