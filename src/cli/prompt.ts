@@ -30,8 +30,9 @@ export async function ask(io: CliIo, question: string): Promise<string> {
 /** Reads a line without echoing it (a password), from a terminal in raw mode. */
 export async function askHidden(io: CliIo, question: string): Promise<string> {
   const { stdin, stderr } = io;
-  stderr.write(question);
+  // Echo off before the prompt shows: a fast typist (or a script) must not see the password.
   stdin.setRawMode?.(true);
+  stderr.write(question);
   stdin.setEncoding('utf8');
   stdin.resume();
   try {

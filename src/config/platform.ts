@@ -65,6 +65,40 @@ export const platformSettings = {
       return raw;
     }),
   },
+  acmeDirectoryUrl: {
+    env: 'ACME_DIRECTORY_URL',
+    description:
+      'An ACME directory (e.g. https://acme-v02.api.letsencrypt.org/directory); unset = the internal CA',
+    default: undefined as string | undefined,
+    parse: (raw: string) => {
+      if (!/^https:\/\/\S+$/.test(raw)) throw new Error('expected an https:// URL of an ACME directory');
+      return raw;
+    },
+  },
+  acmeEmail: {
+    env: 'ACME_EMAIL',
+    description: 'Contact email of the ACME account',
+    default: '',
+    parse: parse.string,
+  },
+  acmeEabKid: {
+    env: 'ACME_EAB_KID',
+    description: 'External Account Binding key id (optional)',
+    default: '',
+    parse: parse.string,
+  },
+  acmeEabHmacKey: {
+    env: 'ACME_EAB_HMAC_KEY',
+    description: 'External Account Binding HMAC key, base64url (optional)',
+    default: '',
+    parse: parse.string,
+  },
+  acmeCaFile: {
+    env: 'ACME_CA_FILE',
+    description: 'A PEM file of an extra CA to trust for the ACME API itself (a test CA like Pebble)',
+    default: '',
+    parse: parse.string,
+  },
   certificateCheckEveryMs: {
     env: 'CERT_CHECK_EVERY',
     description: 'How often the certificate job looks for orders, retries and renewals',

@@ -16,6 +16,7 @@ import {
 } from '../petstore/index.ts';
 import { buildManagementApp } from '../platform/api/app.ts';
 import { bootstrapPlatform } from '../platform/bootstrap.ts';
+import { AcmeIssuer } from '../platform/certificates/acme-issuer.ts';
 import { obtainDueCertificates } from '../platform/certificates/certificate-job.ts';
 import { CertificateStore, databaseChallenges } from '../platform/certificates/certificate-store.ts';
 import { InternalIssuer } from '../platform/certificates/internal-issuer.ts';
@@ -41,6 +42,24 @@ function sealingKeys(configured: readonly string[], dataDir: string): SealingKey
       flag: 'wx',
     });
   return [parseSealingKey(readFileSync(file, 'utf8').trim())];
+}
+
+/** The ACME issuer from configuration; its account key is kept (sealed) in the database. */
+async function acmeIssuer(
+  config: ReturnType<typeof loadPlatformConfig>,
+  store: CertificateStore,
+): Promise<AcmeIssuer> {
+  const accountKeyPem = await store.secret('acme_account_key');
+  return new AcmeIssuer({
+    directoryUrl: config.acmeDirectoryUrl as string,
+    email: config.acmeEmail,
+    ...(accountKeyPem ? { accountKeyPem } : {}),
+    ...(config.acmeEabKid
+      ? { externalAccountBinding: { kid: config.acmeEabKid, hmacKey: config.acmeEabHmacKey } }
+      : {}),
+    ...(config.acmeCaFile ? { caPem: readFileSync(config.acmeCaFile, 'utf8') } : {}),
+    onAccountKey: (pem) => store.saveSecret('acme_account_key', pem, systemClock.now()),
+  });
 }
 
 /** `npm start`: the platform, with the Petstore API running as its first project's origin. */
@@ -96,9 +115,9 @@ async function main(): Promise<void> {
   const store = new CertificateStore(ctx.db, sealingKeys(config.certificateKeys, config.dataDir));
   const ca = await store.internalCa(systemClock.now());
   writeFileSync(join(resolve(config.dataDir), 'kennel-root.pem'), ca.certificatePem);
-  const issuer = new InternalIssuer(ca);
+  const issuer = config.acmeDirectoryUrl ? await acmeIssuer(config, store) : new InternalIssuer(ca);
   const challenges = databaseChallenges(ctx.db, () => systemClock.now());
-  const defaultCertificate = await issuer.issue(config.platformDomain);
+  const defaultCertificate = await new InternalIssuer(ca).issue(config.platformDomain);
   const certificates = new CertificateCache(store, defaultCertificate);
   const certificateJob = startPeriodic(
     config.certificateCheckEveryMs,

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
-import { openSqliteFile, openSqliteReader } from './sqlite-adapter.ts';
+import { openSqliteFile } from './sqlite-adapter.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -27,16 +27,20 @@ export interface Database<Schema> {
   readonly dialect: Dialect;
   readonly db: Kysely<Schema>;
   /**
-   * SQLite only: synchronous access for the hottest paths. `read` runs on a separate read
-   * connection (committed data only); `writeSync` runs a whole transaction in one tick on the
-   * writer, holding Kysely's connection lock so no Kysely transaction interleaves with it.
+   * SQLite only: synchronous access for the hottest paths. `readNow` reads between
+   * transactions; `writeSync` runs a whole transaction in one tick on the writer, holding
+   * Kysely's connection lock so no Kysely transaction interleaves with it.
    */
   readonly sqlite?: SqliteSync;
   close(): Promise<void>;
 }
 
 export interface SqliteSync {
-  read(sql: string): StatementSync;
+  /**
+   * A statement to run synchronously now on the writer connection, or undefined while a Kysely
+   * transaction holds it (then read through Kysely, which waits for the transaction).
+   */
+  readNow(sql: string): StatementSync | undefined;
   writeSync<T>(work: (statement: (sql: string) => StatementSync) => T): Promise<T>;
 }
 
@@ -49,14 +53,9 @@ export function openDatabase<Schema>(location: StorageLocation): Database<Schema
     if (location.file !== ':memory:') mkdirSync(dirname(location.file), { recursive: true });
     const writer = openSqliteFile(location.file);
     const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: writer.kysely }) });
-    let reader: ReturnType<typeof openSqliteReader> | undefined;
     const groupCommit = new GroupCommit(db, writer);
     const sqlite: SqliteSync = {
-      read(sql) {
-        // Opened on first use: the file (and its WAL) exists once migrations have run.
-        reader ??= openSqliteReader(location.file);
-        return reader.statement(sql);
-      },
+      readNow: (sql) => (writer.raw.isTransaction ? undefined : writer.statement(sql)),
       writeSync: (work) => groupCommit.run(work),
     };
     return {
@@ -64,7 +63,6 @@ export function openDatabase<Schema>(location: StorageLocation): Database<Schema
       db,
       sqlite,
       close: async () => {
-        reader?.raw.close();
         await db.destroy();
       },
     };

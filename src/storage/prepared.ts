@@ -21,10 +21,13 @@ export function prepareQuery<Row, Args extends unknown[]>(
   }
   const { sqlite, db } = database;
   if (sqlite) {
-    // SQLite: a synchronous read on the read connection, no lock to wait for.
+    // SQLite: a synchronous read when no transaction holds the connection, else through Kysely.
     return (...args: Args) => {
+      const statement = sqlite.readNow(compiled.sql);
+      if (!statement)
+        return db.executeQuery<Row>({ ...compiled, parameters: args }).then((r) => r.rows as Row[]);
       try {
-        return Promise.resolve(sqlite.read(compiled.sql).all(...(args as SQLInputValue[])) as Row[]);
+        return Promise.resolve(statement.all(...(args as SQLInputValue[])) as Row[]);
       } catch (error) {
         return Promise.reject(error);
       }

@@ -13,6 +13,9 @@ export function openSqliteFile(path: string): {
   const raw = new DatabaseSync(path, { enableForeignKeyConstraints: true, timeout: 5000 });
   // WAL: readers never block the writer; NORMAL sync in WAL survives a process crash (SIGKILL)
   // without an fsync per commit. busy_timeout covers other processes (backups, the CLI).
+  // One process owns the file (the server); exclusive locking spares every statement the file
+  // lock calls a shared file needs. Other tools open it while the server is stopped.
+  raw.exec('PRAGMA locking_mode = EXCLUSIVE');
   raw.exec('PRAGMA journal_mode = WAL');
   raw.exec('PRAGMA synchronous = NORMAL');
   raw.exec('PRAGMA foreign_keys = ON');
@@ -43,31 +46,6 @@ export function openSqliteFile(path: string): {
     },
   };
   return { raw, kysely, statement };
-}
-
-/**
- * A second connection for reads. In WAL mode it sees every committed transaction and never an
- * uncommitted one, so hot reads run synchronously on it without waiting for the writer's lock.
- */
-export function openSqliteReader(path: string): {
-  raw: DatabaseSync;
-  statement: (sql: string) => StatementSync;
-} {
-  const raw = new DatabaseSync(path, { readOnly: true, timeout: 5000 });
-  raw.exec('PRAGMA busy_timeout = 5000');
-  const cache = new Map<string, StatementSync>();
-  return {
-    raw,
-    statement(sql) {
-      let prepared = cache.get(sql);
-      if (!prepared) {
-        prepared = raw.prepare(sql);
-        if (cache.size > 500) cache.clear();
-        cache.set(sql, prepared);
-      }
-      return prepared;
-    },
-  };
 }
 
 function adapt(statement: StatementSync): SqliteStatement {

@@ -133,7 +133,11 @@ for (const dialect of testDialects()) {
       const ids = new Set(orders.map((o) => o.id));
       const lost = [...acknowledged].filter((id) => !ids.has(id) && !cancelSent.has(id));
       assert.deepEqual(lost, []);
-      // Units held for open orders are exactly the open orders' quantities.
+      assert.equal(item.body.status, 'available');
+      // Units held for open orders are exactly the open orders' quantities. (The server holds
+      // its SQLite file exclusively: read it once the server has stopped.)
+      await server.stop('SIGTERM');
+      server = undefined;
       const database = openDatabase<PetstoreTables>(processStorage(storage.location, 'petstore.db'));
       try {
         const row = await database.db
@@ -146,9 +150,6 @@ for (const dialect of testDialects()) {
       } finally {
         await database.close();
       }
-      assert.equal(item.body.status, 'available');
-      await server.stop('SIGTERM');
-      server = undefined;
     });
   });
 }

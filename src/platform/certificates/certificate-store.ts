@@ -79,6 +79,25 @@ export class CertificateStore {
     return rows.length;
   }
 
+  /** A platform secret (the ACME account key), sealed; undefined until saved. */
+  async secret(name: string): Promise<string | undefined> {
+    const row = await this.#db
+      .selectFrom('platform_keys')
+      .select('value')
+      .where('name', '=', name)
+      .executeTakeFirst();
+    return row ? open(row.value, this.#keys) : undefined;
+  }
+
+  async saveSecret(name: string, value: string, now: Date): Promise<void> {
+    const sealed = seal(value, this.#keys[0] as SealingKey);
+    await this.#db
+      .insertInto('platform_keys')
+      .values({ name, value: sealed, created_at: now.toISOString() })
+      .onConflict((oc) => oc.column('name').doUpdateSet({ value: sealed }))
+      .execute();
+  }
+
   /**
    * The TLS session ticket keys (48 bytes), shared through the database so a session resumed on
    * another edge node still resumes.
