@@ -5,8 +5,6 @@ import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { createEdgeHandler, OriginProxy } from '../../src/edge/index.ts';
 import { petstoreDocument } from '../../src/petstore/index.ts';
-import { createTeam, setPlan } from '../../src/platform/accounts/teams.ts';
-import { createUser } from '../../src/platform/accounts/users.ts';
 import { buildManagementApp } from '../../src/platform/api/app.ts';
 import type { Actor } from '../../src/platform/context.ts';
 import { addDomain } from '../../src/platform/domains/add-domain.ts';
@@ -18,7 +16,7 @@ import { createProject } from '../../src/platform/projects/projects.ts';
 import { testDialects } from '../support/databases.ts';
 import { startDns, type TestDns } from '../support/dns.ts';
 import { startPetstore, TEST_DEPRECATION, type TestPetstore } from '../support/petstore.ts';
-import { startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
 interface Reply {
   status: number;
@@ -87,14 +85,9 @@ for (const dialect of testDialects()) {
         }, delay);
       });
       const echoPort = await listen(echo);
-      const admin = await createUser(p.ctx, {
-        email: 'admin@x.test',
-        password: 'admin password 1',
-        isAdmin: true,
-      });
-      owner = await createUser(p.ctx, { email: 'owner@x.test', password: 'owner password 1' });
-      const team = await createTeam(p.ctx, owner, 'Shop');
-      await setPlan(p.ctx, admin, team.id, 'pro');
+      const seeded = await seedTeam(p.ctx);
+      owner = seeded.owner;
+      const team = seeded.team;
       await createProject(p.ctx, owner, {
         teamId: team.id,
         slug: 'petstore',

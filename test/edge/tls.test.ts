@@ -9,8 +9,6 @@ import { connect, type TLSSocket } from 'node:tls';
 import type { FastifyInstance } from 'fastify';
 import { CertificateCache, createEdgeHandler, createTlsServer, OriginProxy } from '../../src/edge/index.ts';
 import { parseSealingKey } from '../../src/lib/sealed-box.ts';
-import { createTeam, setPlan } from '../../src/platform/accounts/teams.ts';
-import { createUser } from '../../src/platform/accounts/users.ts';
 import { buildManagementApp } from '../../src/platform/api/app.ts';
 import { obtainDueCertificates } from '../../src/platform/certificates/certificate-job.ts';
 import { CertificateStore, databaseChallenges } from '../../src/platform/certificates/certificate-store.ts';
@@ -23,7 +21,7 @@ import { deployProject } from '../../src/platform/projects/deploys.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
 import { testDialects } from '../support/databases.ts';
 import { startDns, type TestDns } from '../support/dns.ts';
-import { startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
 const KEY = parseSealingKey(`k1:${Buffer.alloc(32, 9).toString('base64')}`);
 
@@ -122,14 +120,9 @@ for (const dialect of testDialects()) {
         res.end(JSON.stringify({ url: req.url, proto: req.headers['x-forwarded-proto'] }));
       });
       await listen(origin);
-      const admin = await createUser(p.ctx, {
-        email: 'admin@x.test',
-        password: 'admin password 1',
-        isAdmin: true,
-      });
-      owner = await createUser(p.ctx, { email: 'owner@x.test', password: 'owner password 1' });
-      const team = await createTeam(p.ctx, owner, 'Shop');
-      await setPlan(p.ctx, admin, team.id, 'pro');
+      const seeded = await seedTeam(p.ctx);
+      owner = seeded.owner;
+      const team = seeded.team;
       await createProject(p.ctx, owner, {
         teamId: team.id,
         slug: 'petstore',

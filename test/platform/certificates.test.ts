@@ -2,8 +2,6 @@ import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { parseSealingKey } from '../../src/lib/sealed-box.ts';
-import { createTeam, setPlan } from '../../src/platform/accounts/teams.ts';
-import { createUser } from '../../src/platform/accounts/users.ts';
 import { obtainDueCertificates } from '../../src/platform/certificates/certificate-job.ts';
 import { CertificateStore, databaseChallenges } from '../../src/platform/certificates/certificate-store.ts';
 import { InternalIssuer } from '../../src/platform/certificates/internal-issuer.ts';
@@ -17,7 +15,7 @@ import { deployProject } from '../../src/platform/projects/deploys.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
 import { testDialects } from '../support/databases.ts';
 import { startDns, type TestDns } from '../support/dns.ts';
-import { startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
 const KEY = parseSealingKey(`k1:${Buffer.alloc(32, 7).toString('base64')}`);
 
@@ -70,14 +68,9 @@ for (const dialect of testDialects()) {
       issuer = new CountingIssuer(
         new InternalIssuer(await store.internalCa(p.clock.now()), { now: () => p.clock.now() }),
       );
-      const admin = await createUser(p.ctx, {
-        email: 'admin@x.test',
-        password: 'admin password 1',
-        isAdmin: true,
-      });
-      owner = await createUser(p.ctx, { email: 'owner@x.test', password: 'owner password 1' });
-      const team = await createTeam(p.ctx, owner, 'Shop');
-      await setPlan(p.ctx, admin, team.id, 'pro');
+      const seeded = await seedTeam(p.ctx);
+      owner = seeded.owner;
+      const team = seeded.team;
       await createProject(p.ctx, owner, {
         teamId: team.id,
         slug: 'petstore',

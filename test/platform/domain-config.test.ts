@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createTeam, setPlan } from '../../src/platform/accounts/teams.ts';
-import { createUser } from '../../src/platform/accounts/users.ts';
 import type { Actor } from '../../src/platform/context.ts';
 import { applyDomainConfig, exportDomainConfig } from '../../src/platform/domains/apply-domain-config.ts';
 import { type ConfigContext, parseDomainConfig } from '../../src/platform/domains/domain-config.ts';
@@ -9,7 +7,7 @@ import { listDomains } from '../../src/platform/domains/read-domains.ts';
 import { deployProject } from '../../src/platform/projects/deploys.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
 import { testDialects } from '../support/databases.ts';
-import { startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
 const CONTEXT: ConfigContext = {
   existing: ['shop.example.test', 'www.example.test'],
@@ -129,14 +127,9 @@ for (const dialect of testDialects()) {
     let owner: Actor;
     before(async () => {
       p = await startPlatformContext(dialect);
-      const admin = await createUser(p.ctx, {
-        email: 'admin@x.test',
-        password: 'admin password 1',
-        isAdmin: true,
-      });
-      owner = await createUser(p.ctx, { email: 'owner@x.test', password: 'owner password 1' });
-      const team = await createTeam(p.ctx, owner, 'Shop');
-      await setPlan(p.ctx, admin, team.id, 'pro');
+      const seeded = await seedTeam(p.ctx);
+      owner = seeded.owner;
+      const team = seeded.team;
       await createProject(p.ctx, owner, {
         teamId: team.id,
         slug: 'petstore',

@@ -1,5 +1,7 @@
 import { loadPlatformConfig, type PlatformConfig } from '../../src/config/index.ts';
 import { ManualClock } from '../../src/lib/clock.ts';
+import { createTeam, setPlan } from '../../src/platform/accounts/teams.ts';
+import { createUser } from '../../src/platform/accounts/users.ts';
 import { ChangeFeed } from '../../src/platform/changes.ts';
 import type { PlatformContext } from '../../src/platform/context.ts';
 import { type PlatformTables, platformMigrations } from '../../src/platform/db-schema.ts';
@@ -42,4 +44,13 @@ export async function startPlatformContext(
       await storage.drop();
     },
   };
+}
+
+/** The accounts most tests start from: an admin, an owner, and the owner's team on `plan`. */
+export async function seedTeam(ctx: PlatformContext, plan: 'free' | 'pro' | 'enterprise' = 'pro') {
+  const admin = await createUser(ctx, { email: 'admin@x.test', password: 'admin password 1', isAdmin: true });
+  const owner = await createUser(ctx, { email: 'owner@x.test', password: 'owner password 1' });
+  const team = await createTeam(ctx, owner, 'Shop');
+  if (plan !== 'free') await setPlan(ctx, admin, team.id, plan);
+  return { admin, owner, team };
 }
