@@ -20,6 +20,7 @@ import { AcmeIssuer } from '../platform/certificates/acme-issuer.ts';
 import { obtainDueCertificates } from '../platform/certificates/certificate-job.ts';
 import { CertificateStore, databaseChallenges } from '../platform/certificates/certificate-store.ts';
 import { InternalIssuer } from '../platform/certificates/internal-issuer.ts';
+import { startChangeRelay } from '../platform/change-relay.ts';
 import { ChangeFeed } from '../platform/changes.ts';
 import type { PlatformContext } from '../platform/context.ts';
 import { type PlatformTables, platformMigrations } from '../platform/db-schema.ts';
@@ -111,6 +112,7 @@ async function main(): Promise<void> {
     () => checkDueDomains(ctx),
     (error) => api.log.error({ err: error }, 'domain checks failed'),
   );
+  const nodeId = `${machineName()}:${process.pid}`;
   // Certificates: the internal CA unless an ACME directory is configured.
   const store = new CertificateStore(ctx.db, sealingKeys(config.certificateKeys, config.dataDir));
   const ca = await store.internalCa(systemClock.now());
@@ -126,11 +128,22 @@ async function main(): Promise<void> {
         issuer,
         store,
         challenges,
-        nodeId: `${machineName()}:${process.pid}`,
+        nodeId,
         leaseMs: 5 * 60_000,
       }),
     (error) => api.log.error({ err: error }, 'certificate job failed'),
   );
+
+  // Several nodes on one PostgreSQL hear each other's changes (removed domains, new certificates).
+  const relay = config.databaseUrl
+    ? await startChangeRelay({
+        url: config.databaseUrl,
+        channel: 'kennel_changes',
+        nodeId,
+        feed: ctx.changes,
+        onError: (error) => api.log.error({ err: error }, 'change relay failed'),
+      })
+    : undefined;
 
   // The edge answers every host: the platform domain is the control plane, <slug>.<domain> and
   // verified custom domains are published projects.
@@ -155,6 +168,7 @@ async function main(): Promise<void> {
     api.log.info({ signal }, 'shutting down');
     await checker.stop();
     await certificateJob.stop();
+    await relay?.close();
     await Promise.all([
       new Promise((done) => server.close(done)),
       new Promise((done) => tlsServer.close(done)),
