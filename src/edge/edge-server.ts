@@ -5,7 +5,7 @@ import type { ApiError } from '../lib/api-error.ts';
 import type { PlatformContext } from '../platform/context.ts';
 import { edgeErrors } from './errors.ts';
 import { type OriginProxy, sendError } from './proxy.ts';
-import { DocumentCache, referencePage } from './published-site.ts';
+import { DocumentCache } from './published-site.ts';
 import { RoutingTable } from './routing-table.ts';
 
 export interface EdgeDeps {
@@ -167,7 +167,7 @@ export function createEdgeHandler(deps: EdgeDeps): {
       return;
     }
     if (published && path === '/') {
-      const html = referencePage(published.document);
+      const { html } = published;
       res.writeHead(200, {
         'content-type': 'text/html; charset=utf-8',
         'content-length': Buffer.byteLength(html),

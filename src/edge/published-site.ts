@@ -5,6 +5,8 @@ export interface PublishedDocument {
   readonly json: string;
   readonly yaml: string;
   readonly document: Record<string, unknown>;
+  /** The reference page, rendered once per deploy. */
+  readonly html: string;
 }
 
 /**
@@ -31,6 +33,7 @@ export class DocumentCache {
     const document = JSON.parse(row.document) as Record<string, unknown>;
     const entry = {
       document,
+      html: referencePage(document),
       json: JSON.stringify(document, null, 2),
       yaml: stringify(document, { aliasDuplicateObjects: false, lineWidth: 0 }),
     };

@@ -1,5 +1,5 @@
 import type { PlatformDb } from '../platform/context.ts';
-import { SERVED_STATES } from '../platform/domains/lifecycle.ts';
+import { servedStates } from '../platform/domains/domain-store.ts';
 
 export interface ProjectRoute {
   readonly kind: 'project';
@@ -84,7 +84,7 @@ export class RoutingTable {
     const domains = await this.#db
       .selectFrom('domains')
       .select(['hostname', 'project_id'])
-      .where('state', 'in', [...SERVED_STATES])
+      .where('state', 'in', servedStates)
       .execute();
     const served = new Set<string>();
     for (const d of domains) {

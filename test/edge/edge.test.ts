@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createServer, request, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
@@ -15,14 +15,9 @@ import { deployProject } from '../../src/platform/projects/deploys.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
 import { testDialects } from '../support/databases.ts';
 import { startDns, type TestDns } from '../support/dns.ts';
+import { requestAs } from '../support/http.ts';
 import { startPetstore, TEST_DEPRECATION, type TestPetstore } from '../support/petstore.ts';
 import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
-
-interface Reply {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  text: string;
-}
 
 function listen(server: Server): Promise<number> {
   return new Promise((resolve) =>
@@ -47,28 +42,7 @@ for (const dialect of testDialects()) {
       host: string,
       path: string,
       init: { method?: string; headers?: Record<string, string>; body?: string } = {},
-    ) =>
-      new Promise<Reply>((resolve, reject) => {
-        const req = request(
-          {
-            host: '127.0.0.1',
-            port: edgePort,
-            path,
-            method: init.method ?? 'GET',
-            headers: { host, ...init.headers },
-          },
-          (res) => {
-            let text = '';
-            res.setEncoding('utf8');
-            res.on('data', (chunk: string) => {
-              text += chunk;
-            });
-            res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
-          },
-        );
-        req.on('error', reject);
-        req.end(init.body);
-      });
+    ) => requestAs(edgePort, host, path, init);
 
     before(async () => {
       dns = await startDns({ zones: ['example.test', 'platform.test'] });

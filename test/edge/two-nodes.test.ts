@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createServer, request, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -18,17 +18,10 @@ import { createProject } from '../../src/platform/projects/projects.ts';
 import { type Database, openDatabase } from '../../src/storage/index.ts';
 import { TEST_POSTGRES_URL, testDialects } from '../support/databases.ts';
 import { startDns, type TestDns } from '../support/dns.ts';
+import { requestAs } from '../support/http.ts';
 import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
-const status = (port: number, host: string) =>
-  new Promise<number>((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path: '/openapi.json', headers: { host } }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
-    req.on('error', reject);
-    req.end();
-  });
+const status = async (port: number, host: string) => (await requestAs(port, host, '/openapi.json')).status;
 
 /** Several nodes share one PostgreSQL; a change on one reaches every edge through NOTIFY. */
 describe('two nodes on one PostgreSQL', {

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createTestStorage, type TestStorage, testDialects } from '../support/databases.ts';
+import { requestAs } from '../support/http.ts';
 import { type RunningProcess, startProcess, storageEnv } from '../support/processes.ts';
 
 const dataDirs = new Map<TestStorage, string>();
@@ -23,15 +23,8 @@ const env = (storage: TestStorage, extra: Record<string, string> = {}) => ({
   ...extra,
 });
 
-function statusFor(base: string, host: string, path: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request(`${base}${path}`, { headers: { host } }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
-    req.on('error', reject);
-    req.end();
-  });
+async function statusFor(base: string, host: string, path: string): Promise<number> {
+  return (await requestAs(Number(new URL(base).port), host, path)).status;
 }
 
 /** The platform answers at its domain (localhost by default), not at the bare address. */

@@ -1,4 +1,4 @@
-import { randomBytes, X509Certificate } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { open, type SealingKey, seal } from '../../lib/sealed-box.ts';
 import type { PlatformDb } from '../context.ts';
 import { createInternalCa, type InternalCa } from './internal-issuer.ts';
@@ -169,9 +169,4 @@ export function databaseChallenges(
       return row?.key_authorization;
     },
   };
-}
-
-export function certificateDates(pem: string): { notBefore: Date; notAfter: Date } {
-  const leaf = new X509Certificate(pem);
-  return { notBefore: new Date(leaf.validFrom), notAfter: new Date(leaf.validTo) };
 }

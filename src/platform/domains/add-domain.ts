@@ -8,7 +8,7 @@ import { platformErrors } from '../errors.ts';
 import { PLANS } from '../plans.ts';
 import { type Project, projectFor } from '../projects/projects.ts';
 import { checkApex, checkCaa, checkSubdomain, type DnsCheckOutcome } from './dns-check.ts';
-import { type DomainRow, type DomainView, recordEvent, toView } from './domain-store.ts';
+import { type DomainRow, type DomainView, recordEvent, servedStates, toView } from './domain-store.ts';
 
 /** What DNS shows right now, before anyone clicks Verify. */
 export interface DnsPreview {
@@ -108,7 +108,7 @@ export async function addDomain(
     .select('id')
     .where('hostname', '=', row.hostname)
     .where('project_id', '<>', project.id)
-    .where('state', 'in', ['verified', 'misconfigured'])
+    .where('state', 'in', servedStates)
     .executeTakeFirst();
   return {
     domain: toView(ctx, project, row, servedElsewhere !== undefined),

@@ -1,4 +1,4 @@
-import type { Selectable, Transaction } from 'kysely';
+import { type Selectable, sql, type Transaction } from 'kysely';
 import { displayHostname, parseHostname } from '../../lib/hostname.ts';
 import type { CertificateStatus } from '../certificates/certificate-job.ts';
 import type { Actor, PlatformContext, PlatformDb } from '../context.ts';
@@ -6,10 +6,17 @@ import type { PlatformTables } from '../db-schema.ts';
 import { platformErrors } from '../errors.ts';
 import type { Project } from '../projects/projects.ts';
 import { DNS_CHECK_REASONS, type DnsCheckReason } from './dns-check.ts';
-import type { DomainState } from './lifecycle.ts';
+import { type DomainState, SERVED_STATES } from './lifecycle.ts';
 import { type DnsRecordToCreate, recordsToCreate } from './records.ts';
 
 export type DomainRow = Selectable<PlatformTables['domains']>;
+
+/**
+ * The served states as SQL literals, for `where('state', 'in', servedStates)`: bound parameters
+ * would keep SQLite from using the partial index `domains_served_hostname`, whose WHERE clause
+ * names the same literals.
+ */
+export const servedStates = SERVED_STATES.map((state) => sql.lit(state));
 
 /** Reasons besides DNS outcomes that a domain can carry. */
 export const DOMAIN_REASONS = {

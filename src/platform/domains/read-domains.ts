@@ -1,4 +1,4 @@
-import { parseHostname } from '../../lib/hostname.ts';
+import { normalizeHostname } from '../../lib/hostname.ts';
 import { certificateStatuses } from '../certificates/certificate-job.ts';
 import type { Actor, PlatformContext } from '../context.ts';
 import { projectFor } from '../projects/projects.ts';
@@ -35,8 +35,7 @@ export async function inspectDomain(
   input: string,
 ): Promise<{ domain: DomainView; history: DomainEventView[] }> {
   const project = await projectFor(ctx, actor, slug);
-  const parsed = parseHostname(input);
-  const row = await liveDomain(ctx.db, project, parsed.ok ? parsed.hostname : input.trim().toLowerCase());
+  const row = await liveDomain(ctx.db, project, normalizeHostname(input));
   const certificates = await certificateStatuses(ctx.db, [row.id]);
   return {
     domain: toView(ctx, project, row, false, certificates.get(row.id) ?? null),

@@ -1,5 +1,5 @@
 import type { Transaction } from 'kysely';
-import { parseHostname } from '../../lib/hostname.ts';
+import { normalizeHostname } from '../../lib/hostname.ts';
 import { transact } from '../../storage/index.ts';
 import { dropCertificate } from '../certificates/certificate-job.ts';
 import type { Actor, PlatformContext } from '../context.ts';
@@ -19,8 +19,7 @@ export async function removeDomain(
   input: string,
 ): Promise<void> {
   const project = await projectFor(ctx, actor, slug);
-  const parsed = parseHostname(input);
-  const hostname = parsed.ok ? parsed.hostname : input.trim().toLowerCase();
+  const hostname = normalizeHostname(input);
   const now = ctx.clock.now();
   await transact(ctx.db, async (trx) => {
     const row = await liveDomain(trx, project, hostname);

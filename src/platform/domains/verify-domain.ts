@@ -1,5 +1,5 @@
 import { backoffDelay } from '../../lib/backoff.ts';
-import { ownershipRecordName, parseHostname } from '../../lib/hostname.ts';
+import { normalizeHostname, ownershipRecordName } from '../../lib/hostname.ts';
 import { isUniqueViolation, transact } from '../../storage/index.ts';
 import { certificateStatuses, requestCertificate } from '../certificates/certificate-job.ts';
 import type { Actor, PlatformContext } from '../context.ts';
@@ -7,8 +7,15 @@ import { platformErrors } from '../errors.ts';
 import { type Project, projectFor } from '../projects/projects.ts';
 import { checkDns, requireDomainPrerequisites } from './add-domain.ts';
 import type { DnsCheckOutcome } from './dns-check.ts';
-import { type DomainRow, type DomainView, liveDomain, recordEvent, toView } from './domain-store.ts';
-import { type DomainEvent, type DomainState, SERVED_STATES, transition } from './lifecycle.ts';
+import {
+  type DomainRow,
+  type DomainView,
+  liveDomain,
+  recordEvent,
+  servedStates,
+  toView,
+} from './domain-store.ts';
+import { type DomainEvent, type DomainState, transition } from './lifecycle.ts';
 import { ownershipValue } from './records.ts';
 
 /** Why a check ran: a person clicked Verify / Re-verify, or the background checker. */
@@ -17,9 +24,11 @@ export type CheckMode = 'verify' | 'reverify' | 'background';
 /** Background checks of unverified domains: 1 min, 2, 4… capped at 1 h, within the window. */
 export const UNVERIFIED_BACKOFF = { baseMs: 60_000, maxMs: 3_600_000 };
 
+type Outcome = Pick<DnsCheckOutcome, 'ok' | 'reason' | 'message' | 'remedy' | 'found'>;
+
 export interface CheckResult {
   domain: DomainView;
-  outcome: Pick<DnsCheckOutcome, 'ok' | 'reason' | 'message' | 'remedy' | 'found'>;
+  outcome: Outcome;
 }
 
 async function provesOwnership(ctx: PlatformContext, row: DomainRow): Promise<boolean> {
@@ -49,7 +58,7 @@ export async function checkDomain(
   project: Project,
   row: DomainRow,
   mode: CheckMode,
-): Promise<CheckResult> {
+): Promise<{ row: DomainRow; outcome: Outcome }> {
   const outcome = await checkDns(ctx, project, row);
   const now = ctx.clock.now();
   const rival = await ctx.db
@@ -57,7 +66,7 @@ export async function checkDomain(
     .selectAll()
     .where('hostname', '=', row.hostname)
     .where('project_id', '<>', project.id)
-    .where('state', 'in', [...SERVED_STATES])
+    .where('state', 'in', servedStates)
     .executeTakeFirst();
   const proven = outcome.ok && rival !== undefined && (row.is_apex ? true : await provesOwnership(ctx, row));
   let event = eventFor(row.state as DomainState, outcome.ok, mode, rival !== undefined && !proven);
@@ -143,22 +152,24 @@ export async function checkDomain(
   }
   if (updated.state !== row.state || rival) ctx.changes.publish({ kind: 'domains', projectId: project.id });
   if (rival && proven) ctx.changes.publish({ kind: 'domains', projectId: rival.project_id });
-  const certificates = await certificateStatuses(ctx.db, [updated.id]);
-  return {
-    domain: toView(ctx, project, updated, false, certificates.get(updated.id) ?? null),
-    outcome: {
-      ok: outcome.ok,
-      reason: outcome.reason,
-      message: outcome.message,
-      remedy: outcome.remedy,
-      found: outcome.found,
-    },
-  };
+  const { ok, reason, message, remedy, found } = outcome;
+  return { row: updated, outcome: { ok, reason, message, remedy, found } };
 }
 
-function hostnameOf(input: string): string {
-  const parsed = parseHostname(input);
-  return parsed.ok ? parsed.hostname : input.trim().toLowerCase();
+/** A check as the API shows it: the outcome and the domain after it, certificate included. */
+async function checkForPerson(
+  ctx: PlatformContext,
+  actor: Actor,
+  project: Project,
+  row: DomainRow,
+  mode: CheckMode,
+): Promise<CheckResult> {
+  const checked = await checkDomain(ctx, actor, project, row, mode);
+  const certificates = await certificateStatuses(ctx.db, [checked.row.id]);
+  return {
+    domain: toView(ctx, project, checked.row, false, certificates.get(checked.row.id) ?? null),
+    outcome: checked.outcome,
+  };
 }
 
 /** Verify (seed 001): checks DNS now and moves the domain by the outcome. */
@@ -170,8 +181,8 @@ export async function verifyDomain(
 ): Promise<CheckResult> {
   const project = await projectFor(ctx, actor, slug);
   requireDomainPrerequisites(project);
-  const row = await liveDomain(ctx.db, project, hostnameOf(hostname));
-  return checkDomain(ctx, actor, project, row, 'verify');
+  const row = await liveDomain(ctx.db, project, normalizeHostname(hostname));
+  return checkForPerson(ctx, actor, project, row, 'verify');
 }
 
 /**
@@ -185,7 +196,7 @@ export async function reverifyDomain(
   hostname: string,
 ): Promise<CheckResult> {
   const project = await projectFor(ctx, actor, slug);
-  const row = await liveDomain(ctx.db, project, hostnameOf(hostname));
+  const row = await liveDomain(ctx.db, project, normalizeHostname(hostname));
   const view = toView(ctx, project, row);
   if (row.state !== 'verified' || view.reverifyAvailableAt === null) {
     throw platformErrors.error(
@@ -210,5 +221,5 @@ export async function reverifyDomain(
       `The certificate for ${row.hostname} is usually issued within a couple of minutes; Re-verify is offered from ${view.reverifyAvailableAt}.`,
     );
   }
-  return checkDomain(ctx, actor, project, row, 'reverify');
+  return checkForPerson(ctx, actor, project, row, 'reverify');
 }
