@@ -66,6 +66,22 @@ function refuse(
   res.end(html);
 }
 
+function redirectTo(
+  res: ServerResponse,
+  requestId: string,
+  status: number,
+  location: string,
+  maxAgeSeconds?: number,
+): void {
+  res.writeHead(status, {
+    location,
+    'content-length': 0,
+    'x-request-id': requestId,
+    ...(maxAgeSeconds !== undefined && { 'cache-control': `max-age=${maxAgeSeconds}` }),
+  });
+  res.end();
+}
+
 /**
  * The edge's request handler: routes by Host to the control plane (the platform domain), a
  * project's published site (its default address and verified custom domains), or a redirect.
@@ -77,12 +93,41 @@ export function createEdgeHandler(deps: EdgeDeps): {
   close(): void;
 } {
   const { ctx } = deps;
-  const table = new RoutingTable(ctx.db, ctx.config.platformDomain);
+  const table = new RoutingTable(ctx.db, ctx.config.platformDomain, ctx.clock);
   const documents = new DocumentCache(ctx.db);
   const unsubscribe = ctx.changes.subscribe(() => {
     table.invalidate();
     deps.certificates?.clear();
   });
+
+  const httpsSuffix = deps.httpsPort === undefined || deps.httpsPort === 443 ? '' : `:${deps.httpsPort}`;
+  const hasCertificate = async (host: string) => (await deps.certificates?.has(host)) === true;
+
+  /**
+   * Only the hostname changes; path and query are kept, and so are scheme and port — except from
+   * HTTP to a target with a certificate, which goes straight to its HTTPS address (one hop, not
+   * two). From HTTP to a target without one, the host's own upgrade to HTTPS comes first.
+   */
+  async function answerRedirect(
+    req: IncomingMessage,
+    res: ServerResponse,
+    requestId: string,
+    redirect: { to: string; status: number; maxAgeSeconds?: number },
+  ): Promise<void> {
+    const url = req.url ?? '/';
+    const requestPort = /:(\d+)$/.exec(req.headers.host ?? '')?.[1];
+    const samePort = requestPort === undefined ? '' : `:${requestPort}`;
+    const { to, status, maxAgeSeconds } = redirect;
+    if ((req.socket as { encrypted?: boolean }).encrypted) {
+      redirectTo(res, requestId, status, `https://${to}${samePort}${url}`, maxAgeSeconds);
+    } else if (await hasCertificate(to)) {
+      redirectTo(res, requestId, status, `https://${to}${httpsSuffix}${url}`, maxAgeSeconds);
+    } else if (await hasCertificate(hostOf(req))) {
+      redirectTo(res, requestId, 308, `https://${hostOf(req)}${httpsSuffix}${url}`);
+    } else {
+      redirectTo(res, requestId, status, `http://${to}${samePort}${url}`, maxAgeSeconds);
+    }
+  }
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const host = hostOf(req);
@@ -116,29 +161,25 @@ export function createEdgeHandler(deps: EdgeDeps): {
       );
       return;
     }
-    if (proto === 'http' && deps.certificates && (await deps.certificates.has(host))) {
-      const port = deps.httpsPort === undefined || deps.httpsPort === 443 ? '' : `:${deps.httpsPort}`;
-      res.writeHead(308, {
-        location: `https://${host}${port}${url}`,
-        'content-length': 0,
-        'x-request-id': requestId,
-      });
-      res.end();
-      return;
-    }
-    if (route.kind === 'redirect') {
-      // Same scheme and port as the request: only the hostname changes; path and query are kept.
-      const port = /:(\d+)$/.exec(req.headers.host ?? '')?.[1];
-      res.writeHead(route.status, {
-        location: `${proto}://${route.to}${port ? `:${port}` : ''}${url}`,
-        'content-length': 0,
-        'x-request-id': requestId,
-      });
-      res.end();
-      return;
-    }
     const path = url.split('?')[0] ?? '/';
-    if (path === '/api' || path.startsWith('/api/')) {
+    const api = path === '/api' || path.startsWith('/api/');
+    if (route.kind === 'redirect' || (route.primaryHost !== undefined && !api)) {
+      await answerRedirect(
+        req,
+        res,
+        requestId,
+        route.kind === 'redirect'
+          ? { to: route.to, status: route.status }
+          : // The default address → its live primary; caching capped, the owner may change the primary.
+            { to: route.primaryHost as string, status: 308, maxAgeSeconds: 3600 },
+      );
+      return;
+    }
+    if (proto === 'http' && (await hasCertificate(host))) {
+      redirectTo(res, requestId, 308, `https://${host}${httpsSuffix}${url}`);
+      return;
+    }
+    if (api) {
       const forwardedPath = url.slice(4) || '/';
       await deps.proxy.forward(
         req,

@@ -1,3 +1,4 @@
+import type { Clock } from '../lib/clock.ts';
 import type { PlatformDb } from '../platform/context.ts';
 import { servedStates } from '../platform/domains/domain-store.ts';
 
@@ -7,6 +8,11 @@ export interface ProjectRoute {
   readonly slug: string;
   readonly originUrl: string;
   readonly deployId: number;
+  /**
+   * Set on the default address only, once the project's primary custom domain is live: its pages
+   * redirect there (308), its API under `/api/` stays served (see docs/decisions.md).
+   */
+  readonly primaryHost?: string;
 }
 
 export interface RedirectRoute {
@@ -21,18 +27,23 @@ export type Route = ProjectRoute | RedirectRoute;
 /**
  * Hostname → what to serve, for every published project: its default address, its verified
  * custom domains, and its redirect-from domains. Built from the database in one pass; the edge
- * rebuilds it whenever the control plane reports a change, before serving the next request.
+ * rebuilds it whenever the control plane reports a change, before serving the next request, and
+ * when a live primary's certificate expires (no change is published for the passing of time).
  */
 export class RoutingTable {
   readonly #db: PlatformDb;
   readonly #platformDomain: string;
+  readonly #clock: Clock;
   #routes = new Map<string, Route>();
   #stale = true;
+  /** The earliest expiry of a live primary's certificate: the table is stale from then on. */
+  #staleAt = Number.POSITIVE_INFINITY;
   #loading: Promise<void> | undefined;
 
-  constructor(db: PlatformDb, platformDomain: string) {
+  constructor(db: PlatformDb, platformDomain: string, clock: Clock) {
     this.#db = db;
     this.#platformDomain = platformDomain;
+    this.#clock = clock;
   }
 
   /** Marks the table stale: the next lookup reloads it first. */
@@ -41,7 +52,7 @@ export class RoutingTable {
   }
 
   async lookup(host: string): Promise<Route | undefined> {
-    if (this.#stale) await this.#reload();
+    if (this.#stale || this.#clock.now().getTime() >= this.#staleAt) await this.#reload();
     return this.#routes.get(host);
   }
 
@@ -50,7 +61,9 @@ export class RoutingTable {
     this.#loading ??= (async () => {
       this.#stale = false;
       try {
-        this.#routes = await this.#build();
+        const built = await this.#build();
+        this.#routes = built.routes;
+        this.#staleAt = built.staleAt;
       } catch (error) {
         this.#stale = true;
         throw error;
@@ -62,7 +75,8 @@ export class RoutingTable {
     if (this.#stale) await this.#reload();
   }
 
-  async #build(): Promise<Map<string, Route>> {
+  async #build(): Promise<{ routes: Map<string, Route>; staleAt: number }> {
+    const now = this.#clock.now().getTime();
     const projects = await this.#db
       .selectFrom('projects')
       .select(['id', 'slug', 'origin_url', 'active_deploy_id'])
@@ -70,6 +84,7 @@ export class RoutingTable {
       .execute();
     const routes = new Map<string, Route>();
     const byId = new Map<number, ProjectRoute>();
+    const defaultHost = (slug: string) => `${slug}.${this.#platformDomain}`;
     for (const p of projects) {
       const route: ProjectRoute = {
         kind: 'project',
@@ -79,7 +94,7 @@ export class RoutingTable {
         deployId: p.active_deploy_id as number,
       };
       byId.set(p.id, route);
-      routes.set(`${p.slug}.${this.#platformDomain}`, route);
+      routes.set(defaultHost(p.slug), route);
     }
     const domains = await this.#db
       .selectFrom('domains')
@@ -93,6 +108,32 @@ export class RoutingTable {
       routes.set(d.hostname, route);
       served.add(`${d.project_id} ${d.hostname}`);
     }
+
+    // A primary is live when it is verified (not misconfigured: DNS may no longer point here) and
+    // has an unexpired certificate, so the redirect lands on a working HTTPS address.
+    const primaries = await this.#db
+      .selectFrom('projects')
+      .innerJoin('domains', (join) =>
+        join
+          .onRef('domains.project_id', '=', 'projects.id')
+          .onRef('domains.hostname', '=', 'projects.primary_domain'),
+      )
+      .innerJoin('certificates', 'certificates.hostname', 'domains.hostname')
+      .select(['projects.id', 'domains.hostname', 'certificates.not_after'])
+      .where('domains.state', '=', 'verified')
+      .where('projects.active_deploy_id', 'is not', null)
+      .execute();
+    let staleAt = Number.POSITIVE_INFINITY;
+    const livePrimary = new Map<number, string>();
+    for (const row of primaries) {
+      const expires = Date.parse(row.not_after);
+      const route = byId.get(row.id);
+      if (!route || expires <= now) continue;
+      staleAt = Math.min(staleAt, expires);
+      livePrimary.set(row.id, row.hostname);
+      routes.set(defaultHost(route.slug), { ...route, primaryHost: row.hostname });
+    }
+
     const redirects = await this.#db
       .selectFrom('redirects')
       .select(['project_id', 'from_host', 'to_host', 'status'])
@@ -100,8 +141,13 @@ export class RoutingTable {
     for (const r of redirects) {
       // Only a domain the project serves redirects: DNS must point here and be verified.
       if (!served.has(`${r.project_id} ${r.from_host}`)) continue;
-      routes.set(r.from_host, { kind: 'redirect', projectId: r.project_id, to: r.to_host, status: r.status });
+      // A redirect to the default address goes straight to the live primary: redirects never chain.
+      const slug = byId.get(r.project_id)?.slug;
+      const primary = livePrimary.get(r.project_id);
+      const to =
+        primary !== undefined && slug !== undefined && r.to_host === defaultHost(slug) ? primary : r.to_host;
+      routes.set(r.from_host, { kind: 'redirect', projectId: r.project_id, to, status: r.status });
     }
-    return routes;
+    return { routes, staleAt };
   }
 }
