@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { connect, type TLSSocket } from 'node:tls';
@@ -54,39 +54,41 @@ for (const dialect of testDialects()) {
         leaseMs: 60_000,
       });
 
-    const get = (host: string, path: string, options: { servername?: string } = {}) =>
-      new Promise<{ status: number; headers: Record<string, unknown>; text: string; peer: X509Certificate }>(
-        (resolve, reject) => {
-          const req = httpsRequest(
-            {
-              host: '127.0.0.1',
-              port: port(https),
-              path,
-              servername: options.servername ?? host,
-              headers: { host },
-              ca: rootPem,
-              agent: false,
-            },
-            (res) => {
-              let text = '';
-              res.setEncoding('utf8');
-              res.on('data', (c: string) => {
-                text += c;
-              });
-              res.on('end', () =>
-                resolve({
-                  status: res.statusCode ?? 0,
-                  headers: res.headers,
-                  text,
-                  peer: new X509Certificate((res.socket as TLSSocket).getPeerCertificate(true).raw),
-                }),
-              );
-            },
-          );
-          req.on('error', reject);
-          req.end();
-        },
-      );
+    const get = (host: string, path: string, options: { servername?: string; agent?: HttpsAgent } = {}) =>
+      new Promise<{
+        status: number;
+        headers: Record<string, unknown>;
+        text: string;
+        peer: X509Certificate;
+        socket: TLSSocket;
+      }>((resolve, reject) => {
+        const req = httpsRequest(
+          {
+            host: '127.0.0.1',
+            port: port(https),
+            path,
+            servername: options.servername ?? host,
+            headers: { host },
+            ca: rootPem,
+            agent: options.agent ?? false,
+          },
+          (res) => {
+            // Read now: a keep-alive agent takes the socket back once the response ends.
+            const socket = res.socket as TLSSocket;
+            const peer = new X509Certificate(socket.getPeerCertificate(true).raw);
+            let text = '';
+            res.setEncoding('utf8');
+            res.on('data', (c: string) => {
+              text += c;
+            });
+            res.on('end', () =>
+              resolve({ status: res.statusCode ?? 0, headers: res.headers, text, peer, socket }),
+            );
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
 
     const plain = (host: string, path: string) =>
       new Promise<{ status: number; headers: Record<string, unknown>; text: string }>((resolve, reject) => {
@@ -203,16 +205,41 @@ for (const dialect of testDialects()) {
       assert.equal((await plain('petstore.platform.test', '/api/x')).status, 200);
     });
 
-    it('swaps in a renewed certificate for new connections', async () => {
-      const before = (await get('shop.example.test', '/api/x')).peer.serialNumber;
-      const stored = await store.load('shop.example.test');
-      assert.ok(stored);
-      p.clock.set(
-        stored.notAfter.getTime() - (stored.notAfter.getTime() - stored.notBefore.getTime()) / 3 + 1000,
-      );
-      assert.deepEqual(await obtain(), ['shop.example.test']);
-      const afterRenewal = (await get('shop.example.test', '/api/x')).peer.serialNumber;
-      assert.notEqual(afterRenewal, before);
+    it('swaps in a renewed certificate for new connections without dropping open ones', async () => {
+      // One keep-alive HTTP/1.1 connection, opened before the renewal.
+      const keepAlive = new HttpsAgent({ keepAlive: true, maxSockets: 1 });
+      try {
+        const first = await get('shop.example.test', '/api/x', { agent: keepAlive });
+        const before = first.peer.serialNumber;
+        const stored = await store.load('shop.example.test');
+        assert.ok(stored);
+        assert.equal(new X509Certificate(stored.certificatePem).serialNumber, before);
+        p.clock.set(
+          stored.notAfter.getTime() - (stored.notAfter.getTime() - stored.notBefore.getTime()) / 3 + 1000,
+        );
+        assert.deepEqual(await obtain(), ['shop.example.test']);
+        const renewed = await store.load('shop.example.test');
+        assert.ok(renewed);
+        const renewedCertificate = new X509Certificate(renewed.certificatePem);
+        assert.notEqual(renewedCertificate.serialNumber, before);
+        assert.ok(renewed.notAfter.getTime() >= stored.notAfter.getTime());
+
+        // The open connection keeps serving requests, still on the certificate it was opened with.
+        for (const path of ['/api/after-1', '/api/after-2']) {
+          const again = await get('shop.example.test', path, { agent: keepAlive });
+          assert.equal(again.socket, first.socket, 'the same TLS connection');
+          assert.equal(again.status, 200);
+          assert.deepEqual(JSON.parse(again.text), { url: path.slice(4), proto: 'https' });
+          assert.equal(again.peer.serialNumber, before);
+        }
+        // A new connection gets the renewed certificate.
+        const fresh = await get('shop.example.test', '/api/x');
+        assert.notEqual(fresh.socket, first.socket);
+        assert.equal(fresh.peer.serialNumber, renewedCertificate.serialNumber);
+        assert.equal(fresh.peer.validTo, renewedCertificate.validTo);
+      } finally {
+        keepAlive.destroy();
+      }
     });
 
     it('resumes a TLS session on another edge node through the shared ticket keys', async () => {
