@@ -8,9 +8,14 @@ import type { FastifyInstance } from 'fastify';
 import { CertificateCache, createEdgeHandler, createTlsServer, OriginProxy } from '../../src/edge/index.ts';
 import { parseSealingKey } from '../../src/lib/sealed-box.ts';
 import { petstoreDocument } from '../../src/petstore/index.ts';
+import { createToken } from '../../src/platform/accounts/credentials.ts';
 import { buildManagementApp } from '../../src/platform/api/app.ts';
 import { AcmeIssuer } from '../../src/platform/certificates/acme-issuer.ts';
-import { obtainDueCertificates } from '../../src/platform/certificates/certificate-job.ts';
+import {
+  CERTIFICATE_BACKOFF,
+  type CertificateStatus,
+  obtainDueCertificates,
+} from '../../src/platform/certificates/certificate-job.ts';
 import { CertificateStore, databaseChallenges } from '../../src/platform/certificates/certificate-store.ts';
 import { InternalIssuer } from '../../src/platform/certificates/internal-issuer.ts';
 import type { Actor } from '../../src/platform/context.ts';
@@ -214,6 +219,72 @@ for (const dialect of testDialects()) {
     it('stops serving the domain the moment it is removed', async () => {
       await removeDomain(p.ctx, owner, 'petstore', 'shop.example.test');
       await assert.rejects(get('shop.example.test', '/api/pets', await pebble.rootPem()));
+    });
+
+    // Last: it restarts Pebble (a new CA with a new root, no accounts).
+    it('survives Pebble going down during an order: a retryable failure with back-off, then issued and served once it is back', async () => {
+      await dns.addRecord('example.test', { name: 'api', type: 'CNAME', value: 'petstore.platform.test' });
+      await addDomain(p.ctx, owner, 'petstore', 'api.example.test');
+      await verifyDomain(p.ctx, owner, 'petstore', 'api.example.test');
+      const { token } = await createToken(p.ctx, owner, 'e2e');
+      const certificateStatus = async () => {
+        const reply = await management.inject({
+          method: 'GET',
+          url: '/api/v1/projects/petstore/domains/api.example.test',
+          headers: { authorization: `Bearer ${token}` },
+        });
+        assert.equal(reply.statusCode, 200);
+        return (reply.json() as { domain: { certificate: CertificateStatus | null } }).domain.certificate;
+      };
+      const database = databaseChallenges(p.ctx.db, () => p.clock.now());
+      let placed = 0;
+      const deps = {
+        issuer,
+        store,
+        // Pebble stops while the order is open: the answer is in place, the CA is gone.
+        challenges: {
+          ...database,
+          async put(token: string, keyAuthorization: string, hostname: string) {
+            placed++;
+            if (placed === 1) await pebble.stop();
+            await database.put(token, keyAuthorization, hostname);
+          },
+        },
+        nodeId: 'edge-1',
+        leaseMs: 60_000,
+      };
+      const failedAt = p.clock.now().getTime();
+      assert.deepEqual(await obtainDueCertificates(p.ctx, deps), []);
+      assert.equal(placed, 1, 'the order reached the challenge before Pebble went away');
+      const failed = await certificateStatus();
+      assert.equal(failed?.state, 'failed');
+      assert.equal(
+        failed?.reason,
+        `the ACME CA at ${new URL(pebble.directoryUrl).origin} could not be reached (ECONNREFUSED)`,
+      );
+      assert.equal(failed?.nextAttemptAt, new Date(failedAt + CERTIFICATE_BACKOFF.baseMs).toISOString());
+      assert.equal(failed?.notAfter, null);
+
+      await pebble.restart();
+      const root = await pebble.rootPem();
+      // Still backing off: nothing is ordered before the next attempt is due.
+      p.clock.advance(CERTIFICATE_BACKOFF.baseMs - 1000);
+      assert.deepEqual(await obtainDueCertificates(p.ctx, deps), []);
+      assert.equal((await certificateStatus())?.state, 'failed');
+      // No certificate yet: the edge's default one, which Pebble's root does not sign.
+      await assert.rejects(
+        get('api.example.test', '/api/pets', root),
+        /unable to verify the first certificate/,
+      );
+
+      p.clock.advance(1000);
+      assert.deepEqual(await obtainDueCertificates(p.ctx, deps), ['api.example.test']);
+      const issued = await certificateStatus();
+      assert.equal(issued?.state, 'issued');
+      assert.equal(issued?.reason, null);
+      const answer = await get('api.example.test', '/api/pets', root);
+      assert.equal(answer.status, 200);
+      assert.deepEqual(JSON.parse(answer.text), []);
     });
   });
 }
