@@ -12,6 +12,11 @@ export class CertificateCache {
   readonly #default: SecureContext;
   readonly #entries = new Map<string, SecureContext | null>();
   readonly #loading = new Map<string, Promise<SecureContext | null>>();
+  /**
+   * Bumped by clear(): a load that started before a change may have read the old row, so its
+   * result is handed to the handshake that asked but never cached.
+   */
+  #generation = 0;
 
   constructor(
     store: CertificateStore,
@@ -27,24 +32,34 @@ export class CertificateCache {
   /** Forgets everything cached (after a change); the next handshake reloads from the store. */
   clear(): void {
     this.#entries.clear();
+    this.#loading.clear();
+    this.#generation++;
   }
 
   async #context(host: string): Promise<SecureContext | null> {
     if (this.#entries.has(host)) return this.#entries.get(host) ?? null;
     let loading = this.#loading.get(host);
     if (!loading) {
-      loading = this.#store
+      const generation = this.#generation;
+      const started: Promise<SecureContext | null> = this.#store
         .load(host)
         .then((stored) =>
           stored ? createSecureContext({ cert: stored.certificatePem, key: stored.privateKeyPem }) : null,
         )
-        .finally(() => this.#loading.delete(host));
-      this.#loading.set(host, loading);
+        .then((context) => {
+          if (generation === this.#generation) {
+            if (this.#entries.size > 50_000) this.#entries.clear();
+            this.#entries.set(host, context);
+          }
+          return context;
+        })
+        .finally(() => {
+          if (this.#loading.get(host) === started) this.#loading.delete(host);
+        });
+      this.#loading.set(host, started);
+      loading = started;
     }
-    const context = await loading;
-    if (this.#entries.size > 50_000) this.#entries.clear();
-    this.#entries.set(host, context);
-    return context;
+    return loading;
   }
 
   async has(host: string): Promise<boolean> {
