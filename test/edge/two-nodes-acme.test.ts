@@ -19,6 +19,7 @@ import { ChangeFeed } from '../../src/platform/changes.ts';
 import type { Actor, PlatformContext } from '../../src/platform/context.ts';
 import type { PlatformTables } from '../../src/platform/db-schema.ts';
 import { addDomain } from '../../src/platform/domains/add-domain.ts';
+import { applyDomainConfig } from '../../src/platform/domains/apply-domain-config.ts';
 import { verifyDomain } from '../../src/platform/domains/verify-domain.ts';
 import { deployProject } from '../../src/platform/projects/deploys.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
@@ -31,6 +32,7 @@ import { seedTeam, startPlatformContext, type TestPlatform } from '../support/pl
 
 const KEY = parseSealingKey(`k1:${Buffer.alloc(32, 7).toString('base64')}`);
 const HOST = 'shop.example.test';
+const DEFAULT_HOST = 'petstore.platform.test';
 const CHALLENGE_PREFIX = '/.well-known/acme-challenge/';
 const portOf = (server: Server | HttpsServer) => (server.address() as AddressInfo).port;
 const listen = (server: Server | HttpsServer) =>
@@ -193,7 +195,7 @@ describe('two nodes on one PostgreSQL: node A orders, Pebble validates through n
     await dns?.stop();
   });
 
-  it('A places the order, Pebble validates through B, and both nodes serve the certificate (B within a second)', async () => {
+  it('A places the order, Pebble validates through B, and both nodes serve the certificate and redirect to the live primary (B within a second)', async () => {
     await addDomain(p.ctx, owner, 'petstore', HOST);
     await verifyDomain(p.ctx, owner, 'petstore', HOST);
     // Both nodes serve the domain over HTTP, and B has looked up (and cached) "no certificate".
@@ -204,6 +206,9 @@ describe('two nodes on one PostgreSQL: node A orders, Pebble validates through n
     assert.equal((await requestAs(nodeB.httpPort, HOST, '/api/x')).status, 200);
     const root = await pebble.rootPem();
     await assert.rejects(certificateFrom(nodeB, root), /unable to verify the first certificate/);
+    // The primary is set on A but not live yet: B's default address serves the site.
+    await applyDomainConfig(p.ctx, owner, 'petstore', `domains:\n  primary: ${HOST}\n`);
+    assert.equal((await requestAs(nodeB.httpPort, DEFAULT_HOST, '/openapi.json')).status, 200);
 
     const issued = await obtainDueCertificates(p.ctx, {
       issuer,
@@ -235,6 +240,10 @@ describe('two nodes on one PostgreSQL: node A orders, Pebble validates through n
     assert.equal(fromB.status, 200);
     assert.deepEqual(JSON.parse(fromB.text), { url: '/hello' });
     assert.equal(fromB.peer.serialNumber, fromA.peer.serialNumber, 'the same certificate on both nodes');
+    // The primary is live now: B's default address redirects to it, told by the same notification.
+    const redirect = await requestAs(nodeB.httpPort, DEFAULT_HOST, '/openapi.json?v=1');
+    assert.equal(redirect.status, 308);
+    assert.equal(redirect.headers.location, `https://${HOST}:${nodeB.httpsPort}/openapi.json?v=1`);
     process.stdout.write(`# node B served the certificate ${elapsed.toFixed(0)} ms after node A stored it\n`);
   });
 });
