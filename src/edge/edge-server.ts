@@ -33,7 +33,11 @@ export interface EdgeExchange {
   project: string | undefined;
   /** Milliseconds spent forwarding to the origin and streaming its answer back, when proxied. */
   upstreamMs: number | undefined;
-  /** The connection's bytes written before this response (the hooks count the response's own). */
+  /**
+   * The connection and its bytes written before this response, so the hooks can count the
+   * response's own (Node detaches the socket from the request before 'close').
+   */
+  socket: { readonly bytesWritten: number } | undefined;
   bytesBefore: number;
 }
 
@@ -279,6 +283,7 @@ export function createEdgeHandler(deps: EdgeDeps): {
         startedAt: performance.now(),
         project: undefined,
         upstreamMs: undefined,
+        socket: undefined,
         bytesBefore: 0,
       };
       const { hooks } = deps;

@@ -32,6 +32,7 @@ export function observeRequests(options: { health: NodeHealth; metrics: EdgeMetr
       // While draining, every response closes its connection so keep-alive clients reconnect to
       // another node instead of holding this one open.
       if (health.draining) res.setHeader('connection', 'close');
+      exchange.socket = req.socket;
       exchange.bytesBefore = req.socket.bytesWritten;
       return false;
     },
@@ -52,7 +53,7 @@ export function observeRequests(options: { health: NodeHealth; metrics: EdgeMetr
           path: query === -1 ? url : url.slice(0, query),
           status: finished ? res.statusCode : 0,
           durationMs: round(durationMs),
-          bytes: req.socket.bytesWritten - exchange.bytesBefore,
+          bytes: (exchange.socket?.bytesWritten ?? exchange.bytesBefore) - exchange.bytesBefore,
           ...(exchange.upstreamMs !== undefined && { upstreamMs: round(exchange.upstreamMs) }),
           ...(!finished && { aborted: true }),
         },

@@ -10,14 +10,20 @@ import type { NodeHealth } from './health.ts';
 export function createOperatorHandler(options: {
   registry: Registry;
   health: NodeHealth;
+  /** `POST /backup`: SQLite only (undefined on PostgreSQL, which pg_dump backs up). */
+  backup?: { run(): Promise<unknown>; readonly running: boolean };
   onError: (error: unknown) => void;
 }): (req: IncomingMessage, res: ServerResponse) => void {
-  const { registry, health } = options;
+  const { registry, health, backup } = options;
   return (req, res) => {
     if (health.answer(req, res, '')) return;
     const path = (req.url ?? '/').split('?')[0];
+    if (path === '/backup') {
+      answerBackup(req, res, backup, options.onError);
+      return;
+    }
     if (path !== '/metrics') {
-      plain(res, 404, 'Not found: this listener serves /metrics, /healthz and /readyz.\n');
+      plain(res, 404, 'Not found: this listener serves /metrics, /healthz, /readyz and POST /backup.\n');
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -39,6 +45,59 @@ export function createOperatorHandler(options: {
       },
     );
   };
+}
+
+/**
+ * Backups are a change (they write files), so POST only; the answer names the files written.
+ * Errors use the `{ code, message, status }` shape of every Kennel API.
+ */
+function answerBackup(
+  req: IncomingMessage,
+  res: ServerResponse,
+  backup: { run(): Promise<unknown>; readonly running: boolean } | undefined,
+  onError: (error: unknown) => void,
+): void {
+  const fail = (status: number, code: string, message: string, headers: Record<string, string> = {}) =>
+    json(res, status, { code, message, status }, headers);
+  if (req.method !== 'POST') {
+    fail(405, 'method_not_allowed', 'Use POST /backup to write a backup.', { allow: 'POST' });
+    return;
+  }
+  if (!backup) {
+    fail(
+      409,
+      'backup_not_available',
+      'This node stores its data in PostgreSQL: back it up with pg_dump (docs/operations.md).',
+    );
+    return;
+  }
+  if (backup.running) {
+    fail(409, 'backup_running', 'A backup is being written; try again when it has finished.');
+    return;
+  }
+  backup.run().then(
+    (files) => json(res, 201, { files }),
+    (error: unknown) => {
+      onError(error);
+      fail(500, 'backup_failed', `The backup failed: ${(error as Error).message}`);
+    },
+  );
+}
+
+function json(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    'cache-control': 'no-store',
+    ...headers,
+  });
+  res.end(text);
 }
 
 function plain(

@@ -27,6 +27,7 @@ import {
   petstoreMigrations,
 } from '../petstore/index.ts';
 import { buildManagementApp } from '../platform/api/app.ts';
+import { SqliteBackups } from '../platform/backups.ts';
 import { bootstrapPlatform } from '../platform/bootstrap.ts';
 import { AcmeIssuer } from '../platform/certificates/acme-issuer.ts';
 import { obtainDueCertificates } from '../platform/certificates/certificate-job.ts';
@@ -214,6 +215,16 @@ async function main(): Promise<void> {
           createOperatorHandler({
             registry,
             health,
+            ...(platformDb.sqlite && {
+              backup: new SqliteBackups({
+                databases: [
+                  { name: 'kennel', database: platformDb },
+                  { name: 'petstore', database: petstoreDb },
+                ],
+                dir: join(resolve(config.dataDir), 'backups'),
+                clock: systemClock,
+              }),
+            }),
             onError: (error) => api.log.error({ err: error }, 'collecting metrics failed'),
           }),
         );

@@ -198,6 +198,21 @@ for (const dialect of testDialects()) {
       }
     });
 
+    it('logs a request with a body once it is answered', async () => {
+      const answer = await call('echo.platform.test', '/api/things', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'x'.repeat(5000) }),
+      });
+      assert.equal(answer.status, 200);
+      const lines = logged(String(answer.headers['x-request-id']));
+      assert.deepEqual(
+        lines.map((l) => [l.method, l.path, l.status]),
+        [['POST', '/api/things', 200]],
+      );
+      assert.ok((lines[0]?.bytes as number) > 100);
+    });
+
     it("keeps the caller's X-Request-Id, also for the control plane at the platform domain", async () => {
       const proxied = await call('echo.platform.test', '/api/x', { headers: { 'x-request-id': 'req-7' } });
       assert.equal(proxied.headers['x-request-id'], 'req-7');
