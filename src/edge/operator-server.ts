@@ -1,5 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Registry } from 'prom-client';
+import type { ApiError } from '../lib/api-error.ts';
+import { edgeErrors } from './errors.ts';
 import type { NodeHealth } from './health.ts';
 
 /**
@@ -57,29 +59,34 @@ function answerBackup(
   backup: { run(): Promise<unknown>; readonly running: boolean } | undefined,
   onError: (error: unknown) => void,
 ): void {
-  const fail = (status: number, code: string, message: string, headers: Record<string, string> = {}) =>
-    json(res, status, { code, message, status }, headers);
+  const fail = (error: ApiError) =>
+    json(res, error.status, error.toBody(), { ...error.headers, 'cache-control': 'no-store' });
   if (req.method !== 'POST') {
-    fail(405, 'method_not_allowed', 'Use POST /backup to write a backup.', { allow: 'POST' });
+    fail(
+      edgeErrors.error('backup_method_not_allowed', 'Use POST /backup to write a backup.', {
+        headers: { allow: 'POST' },
+      }),
+    );
     return;
   }
   if (!backup) {
     fail(
-      409,
-      'backup_not_available',
-      'This node stores its data in PostgreSQL: back it up with pg_dump (docs/operations.md).',
+      edgeErrors.error(
+        'backup_not_available',
+        'This node stores its data in PostgreSQL: back it up with pg_dump (docs/operations.md).',
+      ),
     );
     return;
   }
   if (backup.running) {
-    fail(409, 'backup_running', 'A backup is being written; try again when it has finished.');
+    fail(edgeErrors.error('backup_running', 'A backup is being written; try again when it has finished.'));
     return;
   }
   backup.run().then(
     (files) => json(res, 201, { files }),
     (error: unknown) => {
       onError(error);
-      fail(500, 'backup_failed', `The backup failed: ${(error as Error).message}`);
+      fail(edgeErrors.error('backup_failed', `The backup failed: ${(error as Error).message}`));
     },
   );
 }

@@ -43,7 +43,10 @@ describe('backups of the SQLite files while the platform runs (POST /backup, ope
         /database is locked/,
       );
 
-      assert.equal((await fetch(`${metricsUrl}/backup`)).status, 405);
+      const get = await fetch(`${metricsUrl}/backup`);
+      assert.equal(get.status, 405);
+      assert.equal(get.headers.get('allow'), 'POST');
+      assert.equal(((await get.json()) as { code: string }).code, 'backup_method_not_allowed');
       const answer = await fetch(`${metricsUrl}/backup`, { method: 'POST' });
       assert.equal(answer.status, 201);
       const { files } = (await answer.json()) as {
