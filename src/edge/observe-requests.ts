@@ -24,6 +24,30 @@ export function observeRequests(options: { health: NodeHealth; metrics: EdgeMetr
   onProxyError(error: unknown, requestId: string, answered: boolean): void;
 } {
   const { health, metrics, logger } = options;
+  const record = (req: IncomingMessage, res: ServerResponse, exchange: EdgeExchange): void => {
+    const durationMs = performance.now() - exchange.startedAt;
+    const finished = res.writableFinished;
+    const project = exchange.project ?? UNKNOWN_LABEL;
+    metrics.observeRequest(project, statusClass(res.statusCode, finished), durationMs / 1000);
+    if (logger.isLevelEnabled && !logger.isLevelEnabled('info')) return;
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    logger.info(
+      {
+        reqId: exchange.requestId,
+        host: exchange.host,
+        project,
+        method: req.method,
+        path: query === -1 ? url : url.slice(0, query),
+        status: finished ? res.statusCode : 0,
+        durationMs: round(durationMs),
+        bytes: (exchange.socket?.bytesWritten ?? exchange.bytesBefore) - exchange.bytesBefore,
+        ...(exchange.upstreamMs !== undefined && { upstreamMs: round(exchange.upstreamMs) }),
+        ...(!finished && { aborted: true }),
+      },
+      'request',
+    );
+  };
   const hooks: EdgeHooks = {
     intercept(req: IncomingMessage, res: ServerResponse, exchange: EdgeExchange): boolean {
       // Health checks are answered before routing and left out of metrics and the access log:
@@ -37,28 +61,12 @@ export function observeRequests(options: { health: NodeHealth; metrics: EdgeMetr
       return false;
     },
     finished(req: IncomingMessage, res: ServerResponse, exchange: EdgeExchange): void {
-      const durationMs = performance.now() - exchange.startedAt;
-      const finished = res.writableFinished;
-      const project = exchange.project ?? UNKNOWN_LABEL;
-      metrics.observeRequest(project, statusClass(res.statusCode, finished), durationMs / 1000);
-      if (logger.isLevelEnabled && !logger.isLevelEnabled('info')) return;
-      const url = req.url ?? '/';
-      const query = url.indexOf('?');
-      logger.info(
-        {
-          reqId: exchange.requestId,
-          host: exchange.host,
-          project,
-          method: req.method,
-          path: query === -1 ? url : url.slice(0, query),
-          status: finished ? res.statusCode : 0,
-          durationMs: round(durationMs),
-          bytes: (exchange.socket?.bytesWritten ?? exchange.bytesBefore) - exchange.bytesBefore,
-          ...(exchange.upstreamMs !== undefined && { upstreamMs: round(exchange.upstreamMs) }),
-          ...(!finished && { aborted: true }),
-        },
-        'request',
-      );
+      // Runs in a 'close' listener, where a throw would end the process.
+      try {
+        record(req, res, exchange);
+      } catch (error) {
+        logger.error({ reqId: exchange.requestId, err: error }, 'recording the request failed');
+      }
     },
     failed(exchange: EdgeExchange, error: unknown): void {
       logger.error({ reqId: exchange.requestId, host: exchange.host, err: error }, 'edge failed');
