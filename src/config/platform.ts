@@ -172,6 +172,30 @@ export const platformSettings = {
     default: 6 * 3_600_000,
     parse: duration,
   },
+  shutdownTimeoutMs: {
+    env: 'SHUTDOWN_TIMEOUT',
+    description:
+      'On SIGTERM/SIGINT, how long requests in flight may take to finish before their connections are cut',
+    default: 30_000,
+    parse: duration,
+  },
+  metricsPort: {
+    env: 'METRICS_PORT',
+    description: 'Port of the operator listener (/metrics, /healthz, /readyz); off = none',
+    default: 9464 as number | 'off',
+    parse: (raw: string): number | 'off' => {
+      if (raw === 'off') return 'off';
+      if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65535)
+        throw new Error('expected a port from 0 to 65535, or off');
+      return Number(raw);
+    },
+  },
+  metricsHost: {
+    env: 'METRICS_HOST',
+    description: 'Address of the operator listener; keep it private (metrics name every project)',
+    default: '127.0.0.1',
+    parse: parse.host,
+  },
   adminEmail: {
     env: 'KENNEL_ADMIN_EMAIL',
     description: 'Email of the admin bootstrapped on first start',
