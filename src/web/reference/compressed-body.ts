@@ -49,9 +49,13 @@ export class CompressedBody {
           ? constants.BROTLI_MODE_GENERIC
           : constants.BROTLI_MODE_TEXT,
       },
-    }).then((compressed) => {
-      this.#br = compressed;
-    });
+    }).then(
+      (compressed) => {
+        this.#br = compressed;
+      },
+      // Out of memory at worst; the gzip copy keeps being served.
+      () => {},
+    );
     return this.#brotli;
   }
 

@@ -38,6 +38,8 @@ export interface ReferenceAssets {
    * version (GET or HEAD), otherwise false and nothing is written.
    */
   serve(req: IncomingMessage, res: ServerResponse, path: string, headers?: Record<string, string>): boolean;
+  /** Starts compressing (if no request has yet) and settles when every Brotli copy is ready. */
+  compressed(): Promise<void>;
 }
 
 function stripSourceMap(content: Buffer, name: string): Buffer {
@@ -56,7 +58,11 @@ function loadAssets(): ReferenceAssets {
     byPath.set(url, body);
     urls.set(name, url);
   }
-  let compressing = false;
+  let compressing: Promise<void> | undefined;
+  const compressAll = () => {
+    compressing ??= Promise.all([...byPath.values()].map((body) => body.compress())).then(() => {});
+    return compressing;
+  };
   return {
     url(name) {
       return urls.get(name) as string;
@@ -66,9 +72,9 @@ function loadAssets(): ReferenceAssets {
       if (!body || (req.method !== 'GET' && req.method !== 'HEAD')) return false;
       if (!compressing) {
         // On the first request, not at import: a process that never serves the reference (most
-        // tests, the control plane alone) never pays for Brotli.
-        compressing = true;
+        // tests, the control plane alone) never pays for Brotli. Gzip is ready for this answer.
         for (const each of byPath.values()) each.compressSoon();
+        void compressAll();
       }
       body.send(req, res, {
         ...headers,
@@ -78,6 +84,7 @@ function loadAssets(): ReferenceAssets {
       });
       return true;
     },
+    compressed: compressAll,
   };
 }
 
