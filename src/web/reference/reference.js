@@ -101,6 +101,8 @@
     onComplete() {
       root.setAttribute('aria-busy', 'false');
       document.documentElement.dataset.referenceReady = 'true';
+      // For `npm run bench -- reference` (time to interactive).
+      performance.mark('kennel-reference-ready');
     },
   });
 })();
