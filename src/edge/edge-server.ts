@@ -200,7 +200,16 @@ export function createEdgeHandler(deps: EdgeDeps): {
     // The reference's own files: a reserved path outside /api, never proxied (see web/reference).
     if (path.startsWith(REFERENCE_PREFIX)) {
       if (reference.serve(req, res, path, { 'x-request-id': requestId })) return;
-      refuse(req, res, edgeErrors.error('page_not_found', `There is no file at ${path}.`), host, requestId);
+      refuse(
+        req,
+        res,
+        edgeErrors.error(
+          'page_not_found',
+          'No such file: the reference may have been updated; reload the page.',
+        ),
+        host,
+        requestId,
+      );
       return;
     }
     const published = await documents.get(route.deployId);
