@@ -3,9 +3,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { ApiError } from '../lib/api-error.ts';
 import type { PlatformContext } from '../platform/context.ts';
+import { REFERENCE_PREFIX, referenceAssets } from '../web/reference/index.ts';
 import { edgeErrors } from './errors.ts';
 import { type OriginProxy, sendError } from './proxy.ts';
-import { DocumentCache } from './published-site.ts';
+import { DocumentCache, sendReferencePage } from './published-site.ts';
 import { RoutingTable } from './routing-table.ts';
 
 export interface EdgeDeps {
@@ -133,7 +134,8 @@ export function createEdgeHandler(deps: EdgeDeps): {
 } {
   const { ctx } = deps;
   const table = new RoutingTable(ctx.db, ctx.config.platformDomain, ctx.clock);
-  const documents = new DocumentCache(ctx.db);
+  const reference = referenceAssets();
+  const documents = new DocumentCache(ctx.db, reference);
   const unsubscribe = ctx.changes.subscribe(() => {
     table.invalidate();
     deps.certificates?.clear();
@@ -241,6 +243,21 @@ export function createEdgeHandler(deps: EdgeDeps): {
       exchange.upstreamMs = performance.now() - upstreamStart;
       return;
     }
+    // The reference's own files: a reserved path outside /api, never proxied (see web/reference).
+    if (path.startsWith(REFERENCE_PREFIX)) {
+      if (reference.serve(req, res, path, { 'x-request-id': requestId })) return;
+      refuse(
+        req,
+        res,
+        edgeErrors.error(
+          'page_not_found',
+          'No such file: the reference may have been updated; reload the page.',
+        ),
+        host,
+        requestId,
+      );
+      return;
+    }
     const published = await documents.get(route.deployId);
     if (published && (path === '/openapi.json' || path === '/openapi.yaml')) {
       const json = path.endsWith('.json');
@@ -254,13 +271,7 @@ export function createEdgeHandler(deps: EdgeDeps): {
       return;
     }
     if (published && path === '/') {
-      const { html } = published;
-      res.writeHead(200, {
-        'content-type': 'text/html; charset=utf-8',
-        'content-length': Buffer.byteLength(html),
-        'x-request-id': requestId,
-      });
-      res.end(html);
+      sendReferencePage(req, res, published, requestId);
       return;
     }
     refuse(
