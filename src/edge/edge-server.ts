@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { ApiError } from '../lib/api-error.ts';
+import { escapeHtml } from '../lib/html.ts';
 import type { PlatformContext } from '../platform/context.ts';
 import { REFERENCE_PREFIX, referenceAssets } from '../web/reference/index.ts';
 import { edgeErrors } from './errors.ts';
@@ -83,7 +84,7 @@ function notFoundPage(error: ApiError, host: string): string {
   const safe = host.replace(/[^a-z0-9.:[\]-]/g, '');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Not found</title>
 <style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem;color:#1d2433}</style></head>
-<body><h1>Nothing here</h1><p>${error.message}</p><p><small>${safe}</small></p></body></html>`;
+<body><h1>Nothing here</h1><p>${escapeHtml(error.message)}</p><p><small>${safe}</small></p></body></html>`;
 }
 
 function refuse(

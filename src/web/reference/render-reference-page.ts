@@ -1,12 +1,7 @@
+import { escapeHtml } from '../../lib/html.ts';
 import type { ReferenceAssets } from './reference-assets.ts';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
-
-const escapeHtml = (text: unknown) =>
-  String(text ?? '').replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,
-  );
 
 /** JSON inside `<script type="application/json">`: `<` escaped so no string can close the element. */
 const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
