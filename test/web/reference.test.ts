@@ -70,7 +70,7 @@ describe('the published API reference in Chromium', () => {
   }
 
   async function execute(page: Page, id: string): Promise<void> {
-    await page.locator(`#${id} .try-out__btn`).click();
+    await page.locator(`#${id}`).getByRole('button', { name: 'Test it', exact: true }).click();
     await page.locator(`#${id} .execute`).click();
     await page.locator(`#${id} .live-responses-table .response-col_status`).first().waitFor();
   }

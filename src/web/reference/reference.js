@@ -1,7 +1,7 @@
 // The published API reference: boots Swagger UI (served from this site, see reference-assets.ts)
 // with the active deploy's OpenAPI document, embedded in the page by the edge, and a plugin that
 // adds what Swagger UI does not do by itself:
-// - no "Try it out" on operations marked `x-hideTryItPanel: true`;
+// - a console button named "Test it"; none on operations marked `x-hideTryItPanel: true`;
 // - the sunset date (`x-sunset`) next to a deprecated operation;
 // - a note when a live answer carries `Deprecation` or `Sunset` headers.
 // Plain browser JavaScript, no build step; the page's CSP allows only scripts from this site.
@@ -23,7 +23,7 @@
 
   const SUNSET_HEADERS = ['deprecation', 'sunset'];
 
-  function KennelReferencePlugin() {
+  function KennelReferencePlugin(system) {
     return {
       statePlugins: {
         spec: {
@@ -32,6 +32,35 @@
               original(path, method) &&
               system.specSelectors.specJson().getIn(['paths', path, method, 'x-hideTryItPanel']) !== true,
           },
+        },
+      },
+      components: {
+        // Swagger UI's own button, labelled as Kennel's console is named: "Test it".
+        TryItOutButton: (props) => {
+          const h = system.React.createElement;
+          const { onTryoutClick, onCancelClick, onResetClick, enabled, hasUserEditedBody, isOAS3 } = props;
+          const showReset = isOAS3 && hasUserEditedBody;
+          return h(
+            'div',
+            { className: showReset ? 'try-out btn-group' : 'try-out' },
+            enabled
+              ? h(
+                  'button',
+                  { type: 'button', className: 'btn try-out__btn cancel', onClick: onCancelClick },
+                  'Cancel',
+                )
+              : h(
+                  'button',
+                  { type: 'button', className: 'btn try-out__btn', onClick: onTryoutClick },
+                  'Test it',
+                ),
+            showReset &&
+              h(
+                'button',
+                { type: 'button', className: 'btn try-out__btn reset', onClick: onResetClick },
+                'Reset',
+              ),
+          );
         },
       },
       wrapComponents: {
