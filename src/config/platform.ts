@@ -111,6 +111,23 @@ export const platformSettings = {
     default: 4010,
     parse: parse.port,
   },
+  webhookTargets: {
+    env: 'WEBHOOK_TARGETS',
+    description:
+      'Where team webhooks may be delivered: public (public addresses over https) or private (also loopback and private networks; http to loopback); see docs/webhooks.md',
+    default: 'public' as const,
+    parse: parse.oneOf(['public', 'private'] as const),
+  },
+  webhookTimeoutMs: {
+    env: 'WEBHOOK_TIMEOUT',
+    description: 'Time limit of one webhook delivery attempt (connect, send, answer)',
+    default: 10_000,
+    parse: (raw: string) => {
+      const ms = duration(raw);
+      if (ms < 100 || ms > 60_000) throw new Error('expected a duration from 100ms to 60s');
+      return ms;
+    },
+  },
   logLevel: {
     env: 'LOG_LEVEL',
     description: 'Log level of the JSON logs',

@@ -27,6 +27,7 @@ import { type PlatformTables, platformMigrations } from '../platform/db-schema.t
 import { checkDueDomains } from '../platform/domains/check-due-domains.ts';
 import { createDnsResolver } from '../platform/domains/dns-check.ts';
 import { startPeriodic } from '../platform/jobs/periodic.ts';
+import { startWebhookWorker } from '../platform/webhooks/index.ts';
 import { type Database, migrateToLatest, openDatabase, type StorageLocation } from '../storage/index.ts';
 
 /**
@@ -92,7 +93,11 @@ async function main(): Promise<void> {
 
   const platformDb: Database<PlatformTables> = openDatabase(where('kennel.db'));
   await migrateToLatest(platformDb.db, platformDb.dialect, 'platform', platformMigrations);
+  const keys = sealingKeys(config.certificateKeys, config.dataDir);
+  // Webhook signing secrets are sealed with the certificate keys; the worker is woken on enqueue.
+  const webhookWake = { listener: () => {} };
   const ctx: PlatformContext = {
+    webhooks: { keys, wake: () => webhookWake.listener() },
     db: platformDb.db,
     dialect: platformDb.dialect,
     clock: systemClock,
@@ -114,7 +119,7 @@ async function main(): Promise<void> {
   );
   const nodeId = `${machineName()}:${process.pid}`;
   // Certificates: the internal CA unless an ACME directory is configured.
-  const store = new CertificateStore(ctx.db, sealingKeys(config.certificateKeys, config.dataDir));
+  const store = new CertificateStore(ctx.db, keys);
   const ca = await store.internalCa(systemClock.now());
   writeFileSync(join(resolve(config.dataDir), 'kennel-root.pem'), ca.certificatePem);
   const issuer = config.acmeDirectoryUrl ? await acmeIssuer(config, store) : new InternalIssuer(ca);
@@ -133,6 +138,12 @@ async function main(): Promise<void> {
       }),
     (error) => api.log.error({ err: error }, 'certificate job failed'),
   );
+
+  const webhooks = startWebhookWorker(ctx, {
+    nodeId,
+    onError: (error) => api.log.error({ err: error }, 'webhook delivery failed'),
+  });
+  webhookWake.listener = () => webhooks.wake();
 
   // Several nodes on one PostgreSQL hear each other's changes (removed domains, new certificates).
   const relay = config.databaseUrl
@@ -168,6 +179,7 @@ async function main(): Promise<void> {
     api.log.info({ signal }, 'shutting down');
     await checker.stop();
     await certificateJob.stop();
+    await webhooks.stop();
     await relay?.close();
     await Promise.all([
       new Promise((done) => server.close(done)),

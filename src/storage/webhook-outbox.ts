@@ -68,9 +68,13 @@ export async function createOutboxTables(
   dialect: Dialect,
   tables: OutboxTables,
 ): Promise<void> {
+  const id = idColumnType(dialect);
+  // `seq` orders messages as they were enqueued (several share one clock reading); `id` is the
+  // public message id, random so that nodes need no coordination.
   await db.schema
     .createTable(tables.messages)
-    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('seq', id, (c) => (dialect === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey()))
+    .addColumn('id', 'text', (c) => c.notNull().unique())
     .addColumn('endpoint_key', 'text', (c) => c.notNull())
     .addColumn('subject', 'text')
     .addColumn('type', 'text', (c) => c.notNull())
@@ -96,7 +100,6 @@ export async function createOutboxTables(
     .columns(['endpoint_key', 'created_at'])
     .execute();
   await db.schema.createIndex(`${tables.messages}_subject`).on(tables.messages).column('subject').execute();
-  const id = idColumnType(dialect);
   await db.schema
     .createTable(tables.attempts)
     .addColumn('id', id, (c) => (dialect === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey()))
@@ -118,6 +121,7 @@ export async function createOutboxTables(
 }
 
 interface MessageRow {
+  seq?: number;
   id: string;
   endpoint_key: string;
   subject: string | null;
@@ -227,6 +231,7 @@ export class WebhookOutbox {
       .where('next_attempt_at', '<=', nowIso)
       .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', nowIso)]))
       .orderBy('next_attempt_at')
+      .orderBy('seq')
       .limit(limit)
       .execute()) as { id: string }[];
     const claimed: OutboxMessage[] = [];
@@ -345,8 +350,7 @@ export class WebhookOutbox {
       )
       .$if(filter.subjects !== undefined, (q) => q.where('subject', 'in', [...(filter.subjects ?? [])]))
       .$if(filter.ids !== undefined, (q) => q.where('id', 'in', [...(filter.ids ?? [])]))
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
+      .orderBy('seq', 'desc')
       .limit(filter.limit ?? 100)
       .execute()) as MessageRow[];
     return rows.map(toMessage);
