@@ -122,3 +122,38 @@ export interface ApplyResult {
   removed: string[];
   yaml: string;
 }
+
+export interface WebhookEndpoint {
+  teamId: number;
+  url: string;
+  secretHint: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface WebhookEndpointSet {
+  endpoint: WebhookEndpoint;
+  /** Only when created or rotated: shown this once. */
+  secret: string | null;
+}
+
+export interface WebhookDelivery {
+  id: string;
+  type: string;
+  state: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  nextAttemptAt?: string | null;
+  lastStatus?: number | null;
+  lastError?: string | null;
+  createdAt: string;
+  deliveredAt?: string | null;
+  payload: Record<string, unknown>;
+  log: {
+    attempt: number;
+    at: string;
+    statusCode: number | null;
+    durationMs: number;
+    error: string | null;
+    ok: boolean;
+  }[];
+}
