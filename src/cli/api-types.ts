@@ -110,6 +110,8 @@ export interface DomainEvent {
   action: string;
   outcome: string;
   detail?: Record<string, unknown> | null;
+  /** The webhook event the entry sent, and its delivery state. */
+  webhook?: { id: string; type: string; state: string; attempts: number; deliveredAt: string | null } | null;
 }
 
 export interface DomainDetail {

@@ -55,7 +55,7 @@ export const platformSettings = {
   certificateKeys: {
     env: 'CERT_KEYS',
     description:
-      'Keys sealing certificate private keys, id:base64(32 bytes), comma-separated, the first seals; unset = a key file in DATA_DIR',
+      'Keys sealing certificate private keys and webhook signing secrets, id:base64(32 bytes), comma-separated, the first seals; unset = a key file in DATA_DIR',
     default: [] as string[],
     parse: list((raw) => {
       const [id, key] = raw.split(':');
