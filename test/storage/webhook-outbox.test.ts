@@ -263,5 +263,22 @@ for (const dialect of testDialects()) {
       assert.equal(receiver.received.at(-1)?.id, message.id);
       assert.deepEqual(receiver.rejected, []);
     });
+
+    it('a message committed just before a crash is delivered by the next process', async () => {
+      const message = await transact(db, (trx) =>
+        outbox.enqueue(trx, { endpointKey: 'e7', type: 'note.created', data: { id: 7 } }, clock.now()),
+      );
+      // Another node had claimed it and died mid-attempt: its lease must run out first.
+      assert.equal((await outbox.claimDue('dead-node', clock.now())).length, 1);
+      await database.close();
+      database = openDatabase(storage.location);
+      db = database.db;
+      outbox = new WebhookOutbox(database.db, { tables: TABLES, leaseMs: 30_000 });
+      assert.equal(await worker('node-new').runOnce(), 0, 'leased by the dead node');
+      clock.advance(30_001);
+      assert.equal(await worker('node-new').runOnce(), 1);
+      assert.equal((await outbox.get(message.id))?.state, 'delivered');
+      assert.equal(receiver.received.at(-1)?.id, message.id);
+    });
   });
 }
