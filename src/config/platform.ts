@@ -55,7 +55,7 @@ export const platformSettings = {
   certificateKeys: {
     env: 'CERT_KEYS',
     description:
-      'Keys sealing certificate private keys, id:base64(32 bytes), comma-separated, the first seals; unset = a key file in DATA_DIR',
+      'Keys sealing certificate private keys and webhook signing secrets, id:base64(32 bytes), comma-separated, the first seals; unset = a key file in DATA_DIR',
     default: [] as string[],
     parse: list((raw) => {
       const [id, key] = raw.split(':');
@@ -110,6 +110,23 @@ export const platformSettings = {
     description: 'Port of the Petstore API, the origin of the first project',
     default: 4010,
     parse: parse.port,
+  },
+  webhookTargets: {
+    env: 'WEBHOOK_TARGETS',
+    description:
+      'Where team webhooks may be delivered: public (public addresses over https) or private (also loopback and private networks; http to loopback); see docs/webhooks.md',
+    default: 'public' as const,
+    parse: parse.oneOf(['public', 'private'] as const),
+  },
+  webhookTimeoutMs: {
+    env: 'WEBHOOK_TIMEOUT',
+    description: 'Time limit of one webhook delivery attempt (connect, send, answer)',
+    default: 10_000,
+    parse: (raw: string) => {
+      const ms = duration(raw);
+      if (ms < 100 || ms > 60_000) throw new Error('expected a duration from 100ms to 60s');
+      return ms;
+    },
   },
   logLevel: {
     env: 'LOG_LEVEL',

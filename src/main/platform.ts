@@ -42,6 +42,7 @@ import { checkDueDomains } from '../platform/domains/check-due-domains.ts';
 import { createDnsResolver } from '../platform/domains/dns-check.ts';
 import { startPeriodic } from '../platform/jobs/periodic.ts';
 import { PlatformMetrics } from '../platform/metrics.ts';
+import { startWebhookWorker } from '../platform/webhooks/index.ts';
 import { type Database, migrateToLatest, openDatabase, type StorageLocation } from '../storage/index.ts';
 
 /**
@@ -109,7 +110,11 @@ async function main(): Promise<void> {
 
   const platformDb: Database<PlatformTables> = openDatabase(where('kennel.db'));
   await migrateToLatest(platformDb.db, platformDb.dialect, 'platform', platformMigrations);
+  const keys = sealingKeys(config.certificateKeys, config.dataDir);
+  // Webhook signing secrets are sealed with the certificate keys; the worker is woken on enqueue.
+  const webhookWake = { listener: () => {} };
   const ctx: PlatformContext = {
+    webhooks: { keys, wake: () => webhookWake.listener() },
     db: platformDb.db,
     dialect: platformDb.dialect,
     clock: systemClock,
@@ -139,7 +144,6 @@ async function main(): Promise<void> {
   );
   const nodeId = `${machineName()}:${process.pid}`;
   // Certificates: the internal CA unless an ACME directory is configured.
-  const keys = sealingKeys(config.certificateKeys, config.dataDir);
   // Rotation: whatever an earlier sealing key sealed is re-sealed under the first key now.
   const resealed = await resealSecrets(ctx.db, keys);
   if (resealed.resealed > 0)
@@ -171,6 +175,12 @@ async function main(): Promise<void> {
       api.log.error({ err: error }, 'certificate job failed');
     },
   );
+
+  const webhooks = startWebhookWorker(ctx, {
+    nodeId,
+    onError: (error) => api.log.error({ err: error }, 'webhook delivery failed'),
+  });
+  webhookWake.listener = () => webhooks.wake();
 
   // Several nodes on one PostgreSQL hear each other's changes (removed domains, new certificates).
   const relay = config.databaseUrl
@@ -245,7 +255,7 @@ async function main(): Promise<void> {
     stopping = (async () => {
       api.log.info({ signal, timeoutMs: config.shutdownTimeoutMs }, 'shutting down: draining connections');
       health.startDraining();
-      const jobs = Promise.all([checker.stop(), certificateJob.stop()]);
+      const jobs = Promise.all([checker.stop(), certificateJob.stop(), webhooks.stop()]);
       const { forced } = await drainServers([server, tlsServer], { timeoutMs: config.shutdownTimeoutMs });
       if (forced) api.log.warn({ timeoutMs: config.shutdownTimeoutMs }, 'drain timed out: connections cut');
       await jobs;

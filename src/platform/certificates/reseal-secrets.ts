@@ -9,8 +9,8 @@ export interface ResealReport {
 }
 
 /**
- * Re-seals every secret in the database (certificate private keys, the ACME account key, the TLS
- * ticket keys, the internal CA's key) that is sealed under any key but the first of `keys`: the
+ * Re-seals every secret in the database (certificate private keys, teams' webhook signing secrets,
+ * the ACME account key, the TLS ticket keys, the internal CA's key) that is sealed under any key but the first of `keys`: the
  * second half of a key rotation (docs/operations.md). Each row is replaced only if it still holds
  * the value read (compare-and-set), so a certificate renewed meanwhile by another node is left as
  * that node wrote it. Idempotent; a value sealed under a key not in `keys` fails loudly, naming it.
@@ -35,6 +35,18 @@ export async function resealSecrets(db: PlatformDb, keys: readonly SealingKey[])
       .set({ key_sealed: reseal(row.key_sealed) })
       .where('hostname', '=', row.hostname)
       .where('key_sealed', '=', row.key_sealed)
+      .executeTakeFirst();
+    resealed += Number(result.numUpdatedRows);
+  }
+
+  const endpoints = await db.selectFrom('webhook_endpoints').select(['team_id', 'secret_sealed']).execute();
+  for (const row of endpoints) {
+    if (count(row.secret_sealed) === current.id) continue;
+    const result = await db
+      .updateTable('webhook_endpoints')
+      .set({ secret_sealed: reseal(row.secret_sealed) })
+      .where('team_id', '=', row.team_id)
+      .where('secret_sealed', '=', row.secret_sealed)
       .executeTakeFirst();
     resealed += Number(result.numUpdatedRows);
   }
