@@ -67,7 +67,15 @@ for (const dialect of testDialects()) {
     const httpsGet = (host: string, path: string, ca: string) =>
       new Promise<{ status: number; text: string }>((resolve, reject) => {
         const req = httpsRequest(
-          { host: '127.0.0.1', port: portOf(https), path, servername: host, headers: { host }, ca, agent: false },
+          {
+            host: '127.0.0.1',
+            port: portOf(https),
+            path,
+            servername: host,
+            headers: { host },
+            ca,
+            agent: false,
+          },
           (res) => {
             let text = '';
             res.setEncoding('utf8');
@@ -100,20 +108,32 @@ for (const dialect of testDialects()) {
     before(async () => {
       dns = await startDns({ zones: ['example.test', 'platform.test'] });
       await dns.setRecords('platform.test', [{ name: 'petstore', type: 'A', value: '127.0.0.1' }]);
-      p = await startPlatformContext(dialect, { DNS_SERVERS: dns.servers.join(','), CAA_IDENTIFIER: 'pebble.test' });
+      p = await startPlatformContext(dialect, {
+        DNS_SERVERS: dns.servers.join(','),
+        CAA_IDENTIFIER: 'pebble.test',
+      });
       p.clock.set(Date.now());
       petstore = await startPetstore(dialect);
       const origin = await petstore.listen();
       const { owner, team } = await seedTeam(p.ctx);
-      await createProject(p.ctx, owner, { teamId: team.id, slug: 'petstore', name: 'Petstore', originUrl: origin });
-      await deployProject(p.ctx, owner, 'petstore', { document: JSON.stringify(petstoreDocument(TEST_DEPRECATION)) });
+      await createProject(p.ctx, owner, {
+        teamId: team.id,
+        slug: 'petstore',
+        name: 'Petstore',
+        originUrl: origin,
+      });
+      await deployProject(p.ctx, owner, 'petstore', {
+        document: JSON.stringify(petstoreDocument(TEST_DEPRECATION)),
+      });
       const stranger = await createUser(p.ctx, { email: 'stranger@y.test', password: 'stranger password 1' });
       await createTeam(p.ctx, stranger, 'Elsewhere');
 
       management = buildManagementApp(p.ctx);
       await management.ready();
       store = new CertificateStore(p.ctx.db, [KEY]);
-      const defaultCertificate = await new InternalIssuer(await store.internalCa(new Date())).issue('platform.test');
+      const defaultCertificate = await new InternalIssuer(await store.internalCa(new Date())).issue(
+        'platform.test',
+      );
       const certificates = new CertificateCache(store, defaultCertificate);
       proxy = new OriginProxy({ connectTimeoutMs: 1000, responseTimeoutMs: 5000 });
       http = createServer();
@@ -143,7 +163,9 @@ for (const dialect of testDialects()) {
         caPem: pebble.caPem,
         polling: { minDelayMs: 20, maxDelayMs: 200 },
       });
-      chromium = await launchChromium({ mapToLoopback: ['platform.test', '*.platform.test', '*.example.test'] });
+      chromium = await launchChromium({
+        mapToLoopback: ['platform.test', '*.platform.test', '*.example.test'],
+      });
       context = await chromium.newContext();
       page = await context.newPage();
       base = `http://platform.test:${portOf(http)}`;
@@ -184,17 +206,29 @@ for (const dialect of testDialects()) {
       await page.getByLabel('Hostname').fill('shop.example.test');
       await page.getByRole('button', { name: 'Add domain' }).click();
       await waitForStatus('shop.example.test', 'Unverified');
-      const field = (name: string) => card('shop.example.test').locator(`code[data-field="${name}"]`).innerText();
-      const record = { type: await field('type'), name: await field('name'), value: await field('value'), ttl: await field('ttl') };
+      const field = (name: string) =>
+        card('shop.example.test').locator(`code[data-field="${name}"]`).innerText();
+      const record = {
+        type: await field('type'),
+        name: await field('name'),
+        value: await field('value'),
+        ttl: await field('ttl'),
+      };
       assert.deepEqual(record, { type: 'CNAME', name: 'shop', value: 'petstore.platform.test', ttl: '3600' });
       assert.equal(
-        await card('shop.example.test').getByRole('button', { name: 'Copy Value petstore.platform.test' }).count(),
+        await card('shop.example.test')
+          .getByRole('button', { name: 'Copy Value petstore.platform.test' })
+          .count(),
         1,
       );
       assert.match(await page.locator('pre.yaml').innerText(), /shop\.example\.test/);
 
       // The owner creates exactly the record the page shows.
-      await dns.addRecord('example.test', { name: record.name, type: record.type as 'CNAME', value: record.value });
+      await dns.addRecord('example.test', {
+        name: record.name,
+        type: record.type as 'CNAME',
+        value: record.value,
+      });
       await page.evaluate(() => {
         (window as unknown as { notReloaded: boolean }).notReloaded = true;
       });
@@ -203,7 +237,10 @@ for (const dialect of testDialects()) {
       // The certificate job (the platform runs it in the background) orders from Pebble.
       assert.deepEqual(await issueDueCertificates(), ['shop.example.test']);
       await waitForStatus('shop.example.test', 'Live');
-      assert.equal(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded), true);
+      assert.equal(
+        await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded),
+        true,
+      );
       assert.match(await card('shop.example.test').innerText(), /Certificate valid until/);
       assert.equal(await card('shop.example.test').getByRole('button', { name: 'Re-verify' }).count(), 0);
       const served = await httpsGet('shop.example.test', '/api/pets', await pebble.rootPem());
@@ -226,12 +263,37 @@ for (const dialect of testDialects()) {
       await page.screenshot({ path: screenshotPath('dashboard-domains-failed'), fullPage: true });
     });
 
+    it('offers Re-verify only once no certificate has come for 30 minutes, without a reload', async () => {
+      await dns.addRecord('example.test', { name: 'api', type: 'CNAME', value: 'petstore.platform.test' });
+      await page.getByLabel('Hostname').fill('api.example.test');
+      await page.getByRole('button', { name: 'Add domain' }).click();
+      await waitForStatus('api.example.test', 'Unverified');
+      await card('api.example.test').getByRole('button', { name: 'Verify', exact: true }).click();
+      await waitForStatus('api.example.test', 'Certificate being issued');
+      const reverify = card('api.example.test').getByRole('button', { name: 'Re-verify' });
+      assert.equal(await reverify.count(), 0, 'not offered while the certificate may still come');
+      assert.match(await card('api.example.test').innerText(), /Re-verify will be offered here/);
+      p.clock.advance(31 * 60_000);
+      await reverify.waitFor(WAIT);
+      await reverify.click();
+      await card('api.example.test').getByText('a fresh certificate attempt has started').waitFor(WAIT);
+      assert.deepEqual(await issueDueCertificates(), ['api.example.test']);
+      await waitForStatus('api.example.test', 'Live');
+      assert.equal(await reverify.count(), 0);
+    });
+
     it('fits a phone: 375 px wide, no sideways scrolling', async () => {
-      const phone = await chromium.newContext({ viewport: { width: 375, height: 812 }, isMobile: true, hasTouch: true });
+      const phone = await chromium.newContext({
+        viewport: { width: 375, height: 812 },
+        isMobile: true,
+        hasTouch: true,
+      });
       const small = await phone.newPage();
       await signIn(small, 'owner@x.test', 'owner password 1');
       await small.goto(`${base}/projects/petstore/settings/domains`);
-      await small.locator('article.domain[data-hostname="shop.example.test"] [data-testid="status"]').waitFor(WAIT);
+      await small
+        .locator('article.domain[data-hostname="shop.example.test"] [data-testid="status"]')
+        .waitFor(WAIT);
       const overflow = await small.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow} px`);
       await small.screenshot({ path: screenshotPath('dashboard-domains-phone'), fullPage: true });
@@ -239,14 +301,27 @@ for (const dialect of testDialects()) {
     });
 
     it('removes the domain from its menu after confirmation, by keyboard first, and the host stops being served', async () => {
-      const trigger = card('shop.example.test').getByRole('button', { name: 'More actions for shop.example.test' });
+      // After a reload the page gets the session's CSRF token from GET /api/v1/me.
+      await page.reload();
+      await waitForStatus('shop.example.test', 'Live');
+      const trigger = card('shop.example.test').getByRole('button', {
+        name: 'More actions for shop.example.test',
+      });
       await trigger.focus();
       await page.keyboard.press('Enter');
       const item = page.getByRole('menuitem', { name: 'Remove domain…' });
       await item.waitFor(WAIT);
-      assert.equal(await item.evaluate((el) => el === document.activeElement), true, 'focus moves into the menu');
+      assert.equal(
+        await item.evaluate((el) => el === document.activeElement),
+        true,
+        'focus moves into the menu',
+      );
       await page.keyboard.press('Escape');
-      assert.equal(await trigger.evaluate((el) => el === document.activeElement), true, 'Escape returns focus');
+      assert.equal(
+        await trigger.evaluate((el) => el === document.activeElement),
+        true,
+        'Escape returns focus',
+      );
       await page.keyboard.press('Enter');
       await page.keyboard.press('Enter');
       const dialog = page.getByRole('dialog', { name: 'Remove shop.example.test?' });
@@ -258,7 +333,11 @@ for (const dialect of testDialects()) {
       );
       await page.keyboard.press('Escape');
       await dialog.waitFor({ state: 'hidden', ...WAIT });
-      assert.equal(await trigger.evaluate((el) => el === document.activeElement), true, 'closing returns focus');
+      assert.equal(
+        await trigger.evaluate((el) => el === document.activeElement),
+        true,
+        'closing returns focus',
+      );
       assert.equal(await card('shop.example.test').count(), 1, 'cancelled: still there');
 
       await trigger.click();

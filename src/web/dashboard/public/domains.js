@@ -216,27 +216,23 @@ export async function renderDomains({ main }, slug) {
     page.busy.add(domain.hostname);
     page.notices.delete(domain.hostname);
     renderList();
+    let said;
     try {
-      const result = await api('POST', `${domainPath(slug, domain.hostname)}/${action}`);
-      const outcome = result.outcome;
-      if (outcome.ok) {
-        announce(`${domain.unicode} verified. The certificate is being issued.`);
-      } else {
-        announce(`${domain.unicode}: verification failed. ${outcome.remedy}`);
+      const { outcome } = await api('POST', `${domainPath(slug, domain.hostname)}/${action}`);
+      // A failed check shows on the card itself (its failure and remedy, or "Waiting for DNS").
+      said = outcome.ok
+        ? `${domain.unicode} verified. The certificate is being issued.`
+        : `${domain.unicode} is not verified: ${outcome.message} ${outcome.remedy}`;
+      if (outcome.ok && action === 'reverify') {
+        page.notices.set(domain.hostname, {
+          kind: 'success',
+          title: 'Checked again: a fresh certificate attempt has started',
+          message: outcome.message,
+          transient: true,
+        });
       }
-      page.notices.set(domain.hostname, {
-        kind: outcome.ok ? 'success' : 'pending',
-        title: outcome.ok
-          ? action === 'reverify'
-            ? 'Checked again: a fresh certificate attempt started'
-            : 'Verified'
-          : 'Not verified yet',
-        message: outcome.message,
-        remedy: outcome.ok ? null : outcome.remedy,
-        reason: outcome.reason,
-        transient: true,
-      });
     } catch (error) {
+      said = `${domain.unicode}: ${error.message}`;
       page.notices.set(domain.hostname, {
         kind: 'error',
         title: 'That did not work',
@@ -246,7 +242,8 @@ export async function renderDomains({ main }, slug) {
     } finally {
       page.busy.delete(domain.hostname);
     }
-    await refresh(true);
+    await refresh(true).catch(() => renderList());
+    announce(said);
   }
 
   function renderList() {
@@ -358,15 +355,19 @@ export async function renderDomains({ main }, slug) {
         h(
           'div',
           { class: 'domain-name' },
-          h('h3', { id: titleId, tabindex: '-1' }, domain.unicode),
+          h(
+            'div',
+            { class: 'domain-title' },
+            h('h3', { id: titleId, tabindex: '-1' }, domain.unicode),
+            h(
+              'span',
+              { class: `badge badge-${domain.status}`, dataset: { testid: 'status' } },
+              STATUS_LABELS[domain.status] ?? domain.status,
+            ),
+          ),
           domain.unicode !== domain.hostname
             ? h('p', { class: 'muted small' }, h('code', {}, domain.hostname))
             : null,
-        ),
-        h(
-          'span',
-          { class: `badge badge-${domain.status}`, dataset: { testid: 'status' } },
-          STATUS_LABELS[domain.status] ?? domain.status,
         ),
         menu,
       ),
