@@ -202,6 +202,7 @@ for (const dialect of testDialects()) {
       assert.match(facts, /#1/);
       assert.match(facts, /pro/i);
       assert.equal(await page.locator('table tbody tr').count(), 1, 'one deploy in the history');
+      await page.screenshot({ path: screenshotPath('dashboard-overview'), fullPage: true });
     });
 
     it('adds shop.example.test, shows the CNAME to create, verifies once DNS has it, and goes live without a reload', async () => {
