@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { type Server as HttpsServer, request as httpsRequest } from 'node:https';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
@@ -30,6 +32,19 @@ const portOf = (server: Server | HttpsServer) => (server.address() as AddressInf
 const listen = (server: Server | HttpsServer) =>
   new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
 const WAIT = { timeout: 30_000 };
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * axe-core's WCAG 2.1 A/AA and best-practice rules on the page as it is now. Injected through the
+ * DevTools protocol, which the page's CSP (script-src 'self') does not apply to.
+ */
+async function accessibilityViolations(target: Page): Promise<unknown[]> {
+  await target.evaluate(AXE);
+  return (await target.evaluate(`axe.run(document, {
+    runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
+  }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) })))`)) as unknown[];
+}
+
 const textOf = async (locator: Locator) => (await locator.textContent()) ?? '';
 const isFocused = (locator: Locator) =>
   locator.evaluate(
@@ -190,8 +205,23 @@ for (const dialect of testDialects()) {
       await dns?.stop();
     });
 
-    it('signs in through the form and shows the team, the user and the project', async () => {
+    it('signs in through the form (labels, focus order) and shows the team, the user and the project', async () => {
+      await page.goto(`${base}/`);
+      await page.waitForURL(/\/sign-in\?next=%2F$/);
+      await page.getByLabel('Email').waitFor(WAIT);
+      assert.deepEqual(await accessibilityViolations(page), []);
+      assert.equal(await isFocused(page.getByLabel('Email')), true, 'the form starts focused');
+      await page.keyboard.press('Tab');
+      assert.equal(await isFocused(page.getByLabel('Password')), true);
+      await page.keyboard.press('Tab');
+      assert.equal(await isFocused(page.getByRole('button', { name: 'Sign in' })), true);
+      await page.getByLabel('Email').fill('owner@x.test');
+      await page.getByLabel('Password').fill('wrong password');
+      await page.keyboard.press('Enter');
+      await page.getByRole('alert').filter({ hasText: 'Could not sign in' }).waitFor(WAIT);
+      assert.equal(await isFocused(page.getByLabel('Password')), true, 'focus returns to the password');
       await signIn(page, 'owner@x.test', 'owner password 1');
+      assert.deepEqual(await accessibilityViolations(page), []);
       const header = page.locator('header.topbar');
       assert.match(await textOf(header), /Shop\s*pro/i);
       assert.match(await textOf(header), /owner@x\.test/);
@@ -202,6 +232,7 @@ for (const dialect of testDialects()) {
       assert.match(facts, /#1/);
       assert.match(facts, /pro/i);
       assert.equal(await page.locator('table tbody tr').count(), 1, 'one deploy in the history');
+      assert.deepEqual(await accessibilityViolations(page), []);
       await page.screenshot({ path: screenshotPath('dashboard-overview'), fullPage: true });
     });
 
@@ -227,6 +258,16 @@ for (const dialect of testDialects()) {
         1,
       );
       assert.match(await textOf(page.locator('pre.yaml')), /shop\.example\.test/);
+      // Copy puts exactly the value on the clipboard (the plain-HTTP fallback: a selected textarea).
+      await page.evaluate(
+        `document.addEventListener('copy', () => { window.copied = String(getSelection()); }, { once: true })`,
+      );
+      const copyValue = card('shop.example.test').getByRole('button', {
+        name: 'Copy Value petstore.platform.test',
+      });
+      await copyValue.click();
+      await copyValue.filter({ hasText: 'Copied' }).waitFor(WAIT);
+      assert.equal(await page.evaluate('window.copied'), 'petstore.platform.test');
 
       // The owner creates exactly the record the page shows.
       await dns.addRecord('example.test', {
@@ -260,6 +301,7 @@ for (const dialect of testDialects()) {
       assert.match(text, /conflicting_record/);
       assert.ok(text.includes(DNS_CHECK_REASONS.conflicting_record.remedy), text);
       assert.match(text, /192\.0\.2\.10/);
+      assert.deepEqual(await accessibilityViolations(page), []);
       await page.screenshot({ path: screenshotPath('dashboard-domains-failed'), fullPage: true });
     });
 
@@ -298,6 +340,7 @@ for (const dialect of testDialects()) {
         'document.documentElement.scrollWidth - window.innerWidth',
       )) as number;
       assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow} px`);
+      assert.deepEqual(await accessibilityViolations(small), []);
       await small.screenshot({ path: screenshotPath('dashboard-domains-phone'), fullPage: true });
       await phone.close();
     });
@@ -325,6 +368,7 @@ for (const dialect of testDialects()) {
         true,
         'the dialog opens on Cancel',
       );
+      assert.deepEqual(await accessibilityViolations(page), []);
       await page.keyboard.press('Escape');
       await dialog.waitFor({ state: 'hidden', ...WAIT });
       assert.equal(await isFocused(trigger), true, 'closing returns focus');
