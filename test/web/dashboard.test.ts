@@ -332,10 +332,15 @@ for (const dialect of testDialects()) {
       });
       const small = await phone.newPage();
       await signIn(small, 'owner@x.test', 'owner password 1');
+      const started = performance.now();
       await small.goto(`${base}/projects/petstore/settings/domains`);
       await small
         .locator('article.domain[data-hostname="shop.example.test"] [data-testid="status"]')
         .waitFor(WAIT);
+      const loadMs = Math.round(performance.now() - started);
+      process.stdout.write(
+        `# Domains page, navigation to domains shown (phone, assets cached): ${loadMs} ms\n`,
+      );
       const overflow = (await small.evaluate(
         'document.documentElement.scrollWidth - window.innerWidth',
       )) as number;
@@ -387,7 +392,7 @@ for (const dialect of testDialects()) {
       await tab.close();
     });
 
-    it('shows a member of another team no trace of the project', async () => {
+    it('shows a member of another team no trace of the project, and signs out', async () => {
       const other = await chromium.newContext();
       const stranger = await other.newPage();
       await signIn(stranger, 'stranger@y.test', 'stranger password 1');
@@ -395,6 +400,10 @@ for (const dialect of testDialects()) {
       await stranger.goto(`${base}/projects/petstore/settings/domains`);
       await stranger.getByRole('heading', { level: 1, name: 'Project not found' }).waitFor(WAIT);
       assert.doesNotMatch(await textOf(stranger.locator('main')), /legacy\.example\.test|Petstore/);
+      await stranger.getByRole('button', { name: 'Sign out' }).click();
+      await stranger.getByRole('heading', { level: 1, name: 'Sign in to Kennel' }).waitFor(WAIT);
+      await stranger.goto(`${base}/projects/petstore`);
+      await stranger.waitForURL(/\/sign-in\?next=%2Fprojects%2Fpetstore$/);
       await other.close();
     });
   });
