@@ -116,7 +116,8 @@ for (const dialect of testDialects()) {
       assert.equal(noCsrf.status, 403);
       assert.equal(noCsrf.body.code, 'csrf_failed');
       const me = await client(app, { cookie })('GET', '/api/v1/me');
-      assert.deepEqual(me.body, { email: 'owner@x.test', isAdmin: false });
+      // The cookie's own CSRF token, so a reloaded dashboard page can keep making changes.
+      assert.deepEqual(me.body, { email: 'owner@x.test', isAdmin: false, csrfToken: signIn.body.csrfToken });
       const none = await anonymous('GET', '/api/v1/projects');
       assert.equal(none.status, 401);
       assert.equal(none.headers['www-authenticate'], 'Bearer realm="kennel"');

@@ -6,6 +6,7 @@ import {
   installErrorHandling,
   registerOperations,
 } from '../../lib/http-api/index.ts';
+import { registerDashboard } from '../../web/dashboard/index.ts';
 import type { PlatformContext } from '../context.ts';
 import { platformErrors } from '../errors.ts';
 import { authenticator } from './auth.ts';
@@ -79,5 +80,6 @@ export function buildManagementApp(
   registerOperations(app, operations, platformSchemas, ctx, authenticator(ctx));
   const json = JSON.stringify(managementDocument(), null, 2);
   app.get('/api/v1/openapi.json', (_req, reply) => reply.type('application/json; charset=utf-8').send(json));
+  registerDashboard(app);
   return app;
 }

@@ -15,6 +15,8 @@ export interface Caller {
   readonly actor: Actor;
   /** The session cookie, when the caller signed in through the dashboard. */
   readonly sessionCookie?: string;
+  /** That session's CSRF token. */
+  readonly csrfToken?: string;
 }
 
 /**
@@ -57,7 +59,7 @@ export function authenticator(ctx: PlatformContext) {
           'This change needs the X-CSRF-Token header of your session. Reload the dashboard and try again.',
         );
       }
-      caller = { actor: session.actor, sessionCookie: cookie };
+      caller = { actor: session.actor, sessionCookie: cookie, csrfToken: session.csrfToken };
     }
     if (access === 'admin' && !caller.actor.isAdmin) {
       throw platformErrors.error('forbidden', 'Only a platform admin can do this.');

@@ -42,7 +42,13 @@ export const platformSchemas: Record<string, JsonSchema> = {
   Me: {
     type: 'object',
     required: ['email', 'isAdmin'],
-    properties: { email: text('Account email'), isAdmin: { type: 'boolean' } },
+    properties: {
+      email: text('Account email'),
+      isAdmin: { type: 'boolean' },
+      csrfToken: text(
+        "The session's CSRF token, when signed in with the dashboard cookie (so a reloaded page can make changes)",
+      ),
+    },
   },
   NewToken: {
     type: 'object',
@@ -251,7 +257,17 @@ export const platformSchemas: Record<string, JsonSchema> = {
   },
   Domain: {
     type: 'object',
-    required: ['hostname', 'unicode', 'project', 'kind', 'state', 'records', 'createdAt'],
+    required: [
+      'hostname',
+      'unicode',
+      'project',
+      'kind',
+      'state',
+      'status',
+      'records',
+      'createdAt',
+      'reverifyAvailable',
+    ],
     properties: {
       hostname: text('ASCII (punycode) hostname'),
       unicode: text('The hostname as people read it'),
@@ -267,7 +283,30 @@ export const platformSchemas: Record<string, JsonSchema> = {
       nextCheckAt: nullableText('Next background check'),
       checksUntil: nullableText('Background checks stop then'),
       createdAt: text('When it was added'),
+      status: {
+        type: 'string',
+        enum: ['unverified', 'verified', 'issuing', 'live', 'failed'],
+        description:
+          'What to show: unverified (waiting for DNS), verified (no certificate ordered yet), issuing (certificate being issued), live (served with a certificate), failed (see failure). The mapping from state, reason and certificate is in docs/decisions.md.',
+      },
+      failure: {
+        type: 'object',
+        nullable: true,
+        description: 'With status failed: why, and what to do',
+        required: ['reason', 'message', 'remedy'],
+        properties: {
+          reason: text(
+            'Machine-readable: a DNS check reason (conflicting_record, cname_mismatch…), a domain reason, caa_forbids or certificate_failed',
+          ),
+          message: nullableText('What was found'),
+          remedy: text('What to do'),
+        },
+      },
       reverifyAvailableAt: nullableText('From when Re-verify is offered'),
+      reverifyAvailable: {
+        type: 'boolean',
+        description: "Whether Re-verify is offered now, by the platform's clock",
+      },
       certificate: {
         type: 'object',
         nullable: true,

@@ -7,6 +7,7 @@ import { platformErrors } from '../errors.ts';
 import type { Project } from '../projects/projects.ts';
 import { platformOutbox } from '../webhooks/webhook-events.ts';
 import { DNS_CHECK_REASONS, type DnsCheckReason } from './dns-check.ts';
+import { type DomainFailure, type DomainStatus, domainFailure, domainStatus } from './domain-status.ts';
 import { type DomainState, SERVED_STATES } from './lifecycle.ts';
 import { type DnsRecordToCreate, recordsToCreate } from './records.ts';
 
@@ -64,8 +65,14 @@ export interface DomainView {
   createdAt: string;
   /** Re-verify is offered once no certificate has come this long after verification. */
   reverifyAvailableAt: string | null;
+  /** Whether Re-verify is offered now (by the platform's clock, not the browser's). */
+  reverifyAvailable: boolean;
   /** The certificate: being ordered, issued (with its expiry) or failed (with the reason). */
   certificate: CertificateStatus | null;
+  /** The one word to show: unverified, verified, issuing, live, failed (domain-status.ts). */
+  status: DomainStatus;
+  /** With `failed`: the machine-readable reason, what was found, and the remedy. */
+  failure: DomainFailure | null;
 }
 
 export function toView(
@@ -80,6 +87,13 @@ export function toView(
   const kind = row.is_apex ? 'apex' : 'subdomain';
   const detail = row.reason_detail ? (JSON.parse(row.reason_detail) as { message?: string }) : {};
   const verifiedMs = row.verified_at ? Date.parse(row.verified_at) : null;
+  const reverifyAvailableAt =
+    row.state === 'verified' && verifiedMs !== null && certificate?.notAfter == null
+      ? new Date(verifiedMs + ctx.config.reverifyAfterMs).toISOString()
+      : null;
+  const message = detail.message ?? null;
+  const remedy = remedyFor(row.reason);
+  const status = domainStatus(row.state as DomainState, row.reason, certificate);
   return {
     hostname: row.hostname,
     unicode: displayHostname(row.hostname),
@@ -87,8 +101,8 @@ export function toView(
     kind,
     state: row.state as DomainState,
     reason: row.reason,
-    message: detail.message ?? null,
-    remedy: remedyFor(row.reason),
+    message,
+    remedy,
     records: recordsToCreate(
       { hostname: row.hostname, kind, apex },
       project.defaultHost,
@@ -101,11 +115,12 @@ export function toView(
     nextCheckAt: row.next_check_at,
     checksUntil: row.checks_until,
     createdAt: row.created_at,
-    reverifyAvailableAt:
-      row.state === 'verified' && verifiedMs !== null && certificate?.notAfter == null
-        ? new Date(verifiedMs + ctx.config.reverifyAfterMs).toISOString()
-        : null,
+    reverifyAvailableAt,
+    reverifyAvailable:
+      reverifyAvailableAt !== null && ctx.clock.now().getTime() >= Date.parse(reverifyAvailableAt),
     certificate,
+    status,
+    failure: domainFailure(status, row.reason, message, remedy, certificate),
   };
 }
 

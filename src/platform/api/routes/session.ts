@@ -3,7 +3,7 @@ import { defineOperation, ref } from '../../../lib/http-api/index.ts';
 import { createSession, endSession } from '../../accounts/credentials.ts';
 import { authenticate } from '../../accounts/users.ts';
 import type { PlatformContext } from '../../context.ts';
-import { actorOf, type Caller, SESSION_COOKIE } from '../auth.ts';
+import { type Caller, SESSION_COOKIE } from '../auth.ts';
 
 const TAG = ['Account'];
 
@@ -69,9 +69,13 @@ export const sessionRoutes = [
     path: '/api/v1/me',
     tags: TAG,
     summary: 'Who am I',
-    description: 'The signed-in account.',
+    description:
+      "The signed-in account; with the dashboard's session cookie, also the session's CSRF token (a reloaded page cannot read the HttpOnly cookie, and only a same-origin page can read this answer).",
     responses: { 200: { description: 'The account', schema: ref('Me') } },
     errors: ['unauthenticated'],
-    handler: async ({ caller }) => ({ email: actorOf(caller).email, isAdmin: actorOf(caller).isAdmin }),
+    handler: async ({ caller }) => {
+      const { actor, csrfToken } = caller as Caller;
+      return { email: actor.email, isAdmin: actor.isAdmin, ...(csrfToken !== undefined && { csrfToken }) };
+    },
   }),
 ];

@@ -1,0 +1,54 @@
+/** The management API, with the dashboard's session cookie and the session's CSRF token. */
+
+let csrfToken = null;
+
+export class ApiError extends Error {
+  constructor(status, body) {
+    super(body?.message ?? `The platform answered ${status}.`);
+    this.name = 'ApiError';
+    this.status = status;
+    this.code = body?.code ?? 'http_error';
+  }
+}
+
+export function setCsrfToken(token) {
+  csrfToken = token ?? null;
+}
+
+export async function api(method, path, body) {
+  const headers = { accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;
+  let response;
+  try {
+    response = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: 'same-origin',
+      cache: 'no-store',
+    });
+  } catch {
+    throw new ApiError(0, {
+      code: 'network_error',
+      message: 'The platform could not be reached. Check your connection; the page retries on its own.',
+    });
+  }
+  if (response.status === 204) return null;
+  const text = await response.text();
+  let parsed = null;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    parsed = null;
+  }
+  if (!response.ok) {
+    const error = new ApiError(response.status, parsed);
+    if (response.status === 401) window.dispatchEvent(new CustomEvent('kennel:signed-out'));
+    throw error;
+  }
+  return parsed;
+}
+
+export const slugPath = (slug) => `/api/v1/projects/${encodeURIComponent(slug)}`;
+export const domainPath = (slug, hostname) => `${slugPath(slug)}/domains/${encodeURIComponent(hostname)}`;

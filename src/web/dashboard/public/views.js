@@ -1,0 +1,289 @@
+import { ApiError, api, slugPath } from './api.js';
+import { errorBanner, h, replaceChildren, time } from './dom.js';
+
+/** Sign in, the team's projects, and a project's overview with its deploy history. */
+
+export function pageTitle(...parts) {
+  document.title = [...parts, 'Kennel'].join(' · ');
+}
+
+export function heading(text, extra) {
+  return h('div', { class: 'page-head' }, h('h1', { tabindex: '-1' }, text), extra);
+}
+
+/** The project's header and its tabs; `current` is the tab shown. */
+export function projectHeader(project, current) {
+  const tab = (href, label, key) =>
+    h('a', { href, 'data-link': true, class: 'tab', 'aria-current': current === key ? 'page' : null }, label);
+  return [
+    h(
+      'nav',
+      { class: 'breadcrumbs', 'aria-label': 'Breadcrumbs' },
+      h(
+        'ol',
+        {},
+        h('li', {}, h('a', { href: '/', 'data-link': true }, 'Projects')),
+        h('li', {}, h('span', { 'aria-current': 'page' }, project.name)),
+      ),
+    ),
+    heading(project.name, h('p', { class: 'subtitle' }, h('code', {}, project.slug))),
+    h(
+      'nav',
+      { class: 'tabs', 'aria-label': 'Project' },
+      tab(`/projects/${encodeURIComponent(project.slug)}`, 'Overview', 'overview'),
+      tab(`/projects/${encodeURIComponent(project.slug)}/settings/domains`, 'Settings · Domains', 'domains'),
+    ),
+  ];
+}
+
+export function addressOf(host) {
+  return `${location.protocol}//${host}${location.port ? `:${location.port}` : ''}`;
+}
+
+export function renderSignIn({ main, signedIn }) {
+  pageTitle('Sign in');
+  const errorSlot = h('div', { class: 'form-error', id: 'sign-in-error' });
+  const email = h('input', {
+    id: 'email',
+    name: 'email',
+    type: 'email',
+    autocomplete: 'username',
+    required: true,
+    maxlength: 254,
+  });
+  const password = h('input', {
+    id: 'password',
+    name: 'password',
+    type: 'password',
+    autocomplete: 'current-password',
+    required: true,
+    maxlength: 1024,
+  });
+  const submit = h('button', { type: 'submit', class: 'button button-primary button-block' }, 'Sign in');
+  const form = h(
+    'form',
+    {
+      class: 'card stack',
+      'aria-describedby': 'sign-in-error',
+      async onsubmit(event) {
+        event.preventDefault();
+        submit.disabled = true;
+        submit.textContent = 'Signing in…';
+        replaceChildren(errorSlot);
+        try {
+          const session = await api('POST', '/api/v1/session', {
+            email: email.value.trim(),
+            password: password.value,
+          });
+          await signedIn(session);
+        } catch (error) {
+          replaceChildren(
+            errorSlot,
+            errorBanner(
+              error,
+              error.code === 'invalid_credentials' ? 'Could not sign in' : 'Something went wrong',
+            ),
+          );
+          password.value = '';
+          password.focus();
+          submit.disabled = false;
+          submit.textContent = 'Sign in';
+        }
+      },
+    },
+    errorSlot,
+    h('div', { class: 'field' }, h('label', { for: 'email' }, 'Email'), email),
+    h('div', { class: 'field' }, h('label', { for: 'password' }, 'Password'), password),
+    submit,
+  );
+  replaceChildren(
+    main,
+    h(
+      'div',
+      { class: 'narrow' },
+      heading('Sign in to Kennel'),
+      h('p', { class: 'lead' }, 'Manage your projects, deploys and custom domains.'),
+      form,
+    ),
+  );
+  email.focus();
+}
+
+export async function renderProjects({ main, teams }) {
+  pageTitle('Projects');
+  let projects;
+  try {
+    projects = await api('GET', '/api/v1/projects');
+  } catch (error) {
+    replaceChildren(main, heading('Projects'), errorBanner(error, 'Your projects could not be loaded'));
+    return;
+  }
+  const teamName = new Map(teams.map((t) => [t.id, t.name]));
+  const list =
+    projects.length === 0
+      ? h(
+          'div',
+          { class: 'empty' },
+          h('p', { class: 'empty-title' }, 'No projects yet'),
+          h(
+            'p',
+            {},
+            'Create one with ',
+            h('code', {}, 'kennel projects create'),
+            ', then deploy an OpenAPI document to publish it.',
+          ),
+        )
+      : h(
+          'ul',
+          { class: 'project-grid', role: 'list' },
+          projects.map((p) =>
+            h(
+              'li',
+              { class: 'card project-card' },
+              h(
+                'h2',
+                {},
+                h('a', { href: `/projects/${encodeURIComponent(p.slug)}`, 'data-link': true }, p.name),
+              ),
+              h('p', { class: 'muted' }, h('code', {}, p.defaultHost)),
+              h(
+                'p',
+                { class: 'meta' },
+                h('span', {}, teamName.get(p.teamId) ?? `Team ${p.teamId}`),
+                h('span', { class: 'plan' }, p.plan),
+                h('span', {}, p.activeDeployId ? `Deploy #${p.activeDeployId}` : 'Not deployed'),
+              ),
+            ),
+          ),
+        );
+  replaceChildren(main, heading('Projects'), list);
+}
+
+async function loadProject(main, slug) {
+  try {
+    return await api('GET', slugPath(slug));
+  } catch (error) {
+    pageTitle('Project not found');
+    replaceChildren(
+      main,
+      heading(
+        error instanceof ApiError && error.status === 404
+          ? 'Project not found'
+          : 'The project could not be loaded',
+      ),
+      errorBanner(error, error.status === 404 ? 'No such project' : 'Something went wrong'),
+      h('p', {}, h('a', { href: '/', 'data-link': true }, 'Back to your projects')),
+    );
+    return null;
+  }
+}
+
+export { loadProject };
+
+export async function renderOverview({ main }, slug) {
+  const project = await loadProject(main, slug);
+  if (!project) return;
+  pageTitle(project.name);
+  let deploys = [];
+  let deployError = null;
+  try {
+    deploys = await api('GET', `${slugPath(slug)}/deploys`);
+  } catch (error) {
+    deployError = error;
+  }
+  const active = deploys.find((d) => d.active);
+  const fact = (label, value) => h('div', { class: 'fact' }, h('dt', {}, label), h('dd', {}, value));
+  const address = addressOf(project.defaultHost);
+  const history =
+    deployError !== null
+      ? errorBanner(deployError, 'The deploy history could not be loaded')
+      : deploys.length === 0
+        ? h(
+            'div',
+            { class: 'empty' },
+            h('p', { class: 'empty-title' }, 'No deploys yet'),
+            h('p', {}, 'Deploy with ', h('code', {}, `kennel deploy ${project.slug} openapi.yaml`), '.'),
+          )
+        : h(
+            'div',
+            { class: 'table-wrap' },
+            h(
+              'table',
+              { class: 'table' },
+              h('caption', { class: 'visually-hidden' }, 'Deploy history, newest first'),
+              h(
+                'thead',
+                {},
+                h(
+                  'tr',
+                  {},
+                  ['Deploy', 'Status', 'Format', 'Origin', 'Deployed'].map((c) =>
+                    h('th', { scope: 'col' }, c),
+                  ),
+                ),
+              ),
+              h(
+                'tbody',
+                {},
+                deploys.map((d) =>
+                  h(
+                    'tr',
+                    {},
+                    h(
+                      'td',
+                      { 'data-label': 'Deploy' },
+                      `#${d.id}`,
+                      d.active ? h('span', { class: 'badge badge-live' }, 'Active') : null,
+                    ),
+                    h(
+                      'td',
+                      { 'data-label': 'Status' },
+                      h(
+                        'span',
+                        { class: `badge ${d.status === 'succeeded' ? 'badge-verified' : 'badge-failed'}` },
+                        d.status === 'succeeded' ? 'Succeeded' : 'Failed',
+                      ),
+                      d.problems.length
+                        ? h(
+                            'ul',
+                            { class: 'problems' },
+                            d.problems.slice(0, 5).map((p) => h('li', {}, p)),
+                          )
+                        : null,
+                    ),
+                    h('td', { 'data-label': 'Format' }, d.sourceFormat.toUpperCase()),
+                    h('td', { 'data-label': 'Origin' }, h('code', { class: 'break' }, d.originUrl)),
+                    h('td', { 'data-label': 'Deployed' }, time(d.createdAt)),
+                  ),
+                ),
+              ),
+            ),
+          );
+  replaceChildren(
+    main,
+    projectHeader(project, 'overview'),
+    h(
+      'section',
+      { class: 'card', 'aria-labelledby': 'overview-title' },
+      h('h2', { id: 'overview-title' }, 'Overview'),
+      h(
+        'dl',
+        { class: 'facts' },
+        fact('Default address', h('a', { href: address, class: 'break' }, project.defaultHost)),
+        fact(
+          'Active deploy',
+          active ? h('span', {}, `#${active.id} · `, time(active.createdAt)) : 'None yet',
+        ),
+        fact('Plan', h('span', { class: 'plan' }, project.plan)),
+        fact('Primary domain', project.primaryDomain ? h('code', {}, project.primaryDomain) : 'None'),
+        fact('Origin', h('code', { class: 'break' }, project.originUrl)),
+      ),
+    ),
+    h(
+      'section',
+      { class: 'section', 'aria-labelledby': 'deploys-title' },
+      h('h2', { id: 'deploys-title' }, 'Deploy history'),
+      history,
+    ),
+  );
+}

@@ -1,0 +1,410 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { type Server as HttpsServer, request as httpsRequest } from 'node:https';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
+import { CertificateCache, createEdgeHandler, createTlsServer, OriginProxy } from '../../src/edge/index.ts';
+import { parseSealingKey } from '../../src/lib/sealed-box.ts';
+import { petstoreDocument } from '../../src/petstore/index.ts';
+import { createTeam } from '../../src/platform/accounts/teams.ts';
+import { createUser } from '../../src/platform/accounts/users.ts';
+import { buildManagementApp } from '../../src/platform/api/app.ts';
+import { AcmeIssuer } from '../../src/platform/certificates/acme-issuer.ts';
+import { obtainDueCertificates } from '../../src/platform/certificates/certificate-job.ts';
+import { CertificateStore, databaseChallenges } from '../../src/platform/certificates/certificate-store.ts';
+import { InternalIssuer } from '../../src/platform/certificates/internal-issuer.ts';
+import { DNS_CHECK_REASONS } from '../../src/platform/domains/dns-check.ts';
+import { deployProject } from '../../src/platform/projects/deploys.ts';
+import { createProject } from '../../src/platform/projects/projects.ts';
+import { launchChromium, screenshotPath, type TestBrowser } from '../support/chromium.ts';
+import { testDialects } from '../support/databases.ts';
+import { startDns, type TestDns } from '../support/dns.ts';
+import { startPebble, type TestPebble } from '../support/pebble.ts';
+import { startPetstore, TEST_DEPRECATION, type TestPetstore } from '../support/petstore.ts';
+import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+
+const KEY = parseSealingKey(`k1:${Buffer.alloc(32, 7).toString('base64')}`);
+const portOf = (server: Server | HttpsServer) => (server.address() as AddressInfo).port;
+const listen = (server: Server | HttpsServer) =>
+  new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+const WAIT = { timeout: 30_000 };
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * axe-core's WCAG 2.1 A/AA and best-practice rules on the page as it is now. Injected through the
+ * DevTools protocol, which the page's CSP (script-src 'self') does not apply to.
+ */
+async function accessibilityViolations(target: Page): Promise<unknown[]> {
+  await target.evaluate(AXE);
+  return (await target.evaluate(`axe.run(document, {
+    runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
+  }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) })))`)) as unknown[];
+}
+
+const textOf = async (locator: Locator) => (await locator.textContent()) ?? '';
+const isFocused = (locator: Locator) =>
+  locator.evaluate(
+    (el) =>
+      (el as unknown as { ownerDocument: { activeElement: unknown } }).ownerDocument.activeElement === el,
+  );
+
+/**
+ * Issue 6's dashboard in Debian's Chromium: the platform (edge + management app) on loopback, NSD
+ * for the test zones, Pebble as the CA. The browser signs in, adds a domain, reads the record,
+ * the test publishes it in NSD, the browser verifies and watches it go live without a reload,
+ * then removes it; a conflicting A record shows its remedy; another team sees nothing.
+ */
+for (const dialect of testDialects()) {
+  describe(`dashboard in Chromium (${dialect})`, () => {
+    let dns: TestDns;
+    let p: TestPlatform;
+    let pebble: TestPebble;
+    let petstore: TestPetstore;
+    let management: FastifyInstance;
+    let http: Server;
+    let https: HttpsServer;
+    let proxy: OriginProxy;
+    let issuer: AcmeIssuer;
+    let store: CertificateStore;
+    let handler: ReturnType<typeof createEdgeHandler>;
+    let chromium: TestBrowser;
+    let context: BrowserContext;
+    let page: Page;
+    let base: string;
+
+    const issueDueCertificates = () =>
+      obtainDueCertificates(p.ctx, {
+        issuer,
+        store,
+        challenges: databaseChallenges(p.ctx.db, () => p.clock.now()),
+        nodeId: 'edge-1',
+        leaseMs: 60_000,
+      });
+
+    const httpsGet = (host: string, path: string, ca: string) =>
+      new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const req = httpsRequest(
+          {
+            host: '127.0.0.1',
+            port: portOf(https),
+            path,
+            servername: host,
+            headers: { host },
+            ca,
+            agent: false,
+          },
+          (res) => {
+            let text = '';
+            res.setEncoding('utf8');
+            res.on('data', (c: string) => {
+              text += c;
+            });
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+
+    async function signIn(target: Page, email: string, password: string) {
+      await target.goto(`${base}/`);
+      await target.waitForURL(/\/sign-in/);
+      await target.getByLabel('Email').fill(email);
+      await target.getByLabel('Password').fill(password);
+      await target.getByRole('button', { name: 'Sign in' }).click();
+      await target.getByRole('heading', { level: 1, name: 'Projects' }).waitFor(WAIT);
+    }
+
+    const card = (hostname: string) => page.locator(`article.domain[data-hostname="${hostname}"]`);
+    const waitForStatus = (hostname: string, label: string) =>
+      card(hostname)
+        .locator('[data-testid="status"]', { hasText: new RegExp(`^${label}$`) })
+        .waitFor(WAIT);
+
+    before(async () => {
+      dns = await startDns({ zones: ['example.test', 'platform.test'] });
+      await dns.setRecords('platform.test', [{ name: 'petstore', type: 'A', value: '127.0.0.1' }]);
+      p = await startPlatformContext(dialect, {
+        DNS_SERVERS: dns.servers.join(','),
+        CAA_IDENTIFIER: 'pebble.test',
+      });
+      p.clock.set(Date.now());
+      petstore = await startPetstore(dialect);
+      const origin = await petstore.listen();
+      const { owner, team } = await seedTeam(p.ctx);
+      await createProject(p.ctx, owner, {
+        teamId: team.id,
+        slug: 'petstore',
+        name: 'Petstore',
+        originUrl: origin,
+      });
+      await deployProject(p.ctx, owner, 'petstore', {
+        document: JSON.stringify(petstoreDocument(TEST_DEPRECATION)),
+      });
+      const stranger = await createUser(p.ctx, { email: 'stranger@y.test', password: 'stranger password 1' });
+      await createTeam(p.ctx, stranger, 'Elsewhere');
+
+      management = buildManagementApp(p.ctx);
+      await management.ready();
+      store = new CertificateStore(p.ctx.db, [KEY]);
+      const defaultCertificate = await new InternalIssuer(await store.internalCa(new Date())).issue(
+        'platform.test',
+      );
+      const certificates = new CertificateCache(store, defaultCertificate);
+      proxy = new OriginProxy({ connectTimeoutMs: 1000, responseTimeoutMs: 5000 });
+      http = createServer();
+      await listen(http);
+      https = createTlsServer({
+        certificates,
+        defaultCertificate,
+        ticketKeys: await store.ticketKeys(new Date()),
+        handle: () => {},
+      });
+      await listen(https);
+      handler = createEdgeHandler({
+        ctx: p.ctx,
+        platformApp: management,
+        proxy,
+        certificates,
+        challenges: databaseChallenges(p.ctx.db, () => p.clock.now()),
+        httpsPort: portOf(https),
+      });
+      http.on('request', handler.handle);
+      https.removeAllListeners('request');
+      https.on('request', handler.handle);
+      pebble = await startPebble({ httpPort: portOf(http), dnsServer: dns.servers[0] as string });
+      issuer = new AcmeIssuer({
+        directoryUrl: pebble.directoryUrl,
+        email: 'ops@example.test',
+        caPem: pebble.caPem,
+        polling: { minDelayMs: 20, maxDelayMs: 200 },
+      });
+      chromium = await launchChromium({
+        mapToLoopback: ['platform.test', '*.platform.test', '*.example.test'],
+      });
+      context = await chromium.newContext();
+      page = await context.newPage();
+      base = `http://platform.test:${portOf(http)}`;
+    });
+
+    after(async () => {
+      await chromium?.close();
+      http?.close();
+      https?.close();
+      handler?.close();
+      await issuer?.close();
+      await proxy?.close();
+      await management?.close();
+      await pebble?.stop();
+      await petstore?.close();
+      await p?.close();
+      await dns?.stop();
+    });
+
+    it('signs in through the form (labels, focus order) and shows the team, the user and the project', async () => {
+      await page.goto(`${base}/`);
+      await page.waitForURL(/\/sign-in\?next=%2F$/);
+      await page.getByLabel('Email').waitFor(WAIT);
+      assert.deepEqual(await accessibilityViolations(page), []);
+      assert.equal(await isFocused(page.getByLabel('Email')), true, 'the form starts focused');
+      await page.keyboard.press('Tab');
+      assert.equal(await isFocused(page.getByLabel('Password')), true);
+      await page.keyboard.press('Tab');
+      assert.equal(await isFocused(page.getByRole('button', { name: 'Sign in' })), true);
+      await page.getByLabel('Email').fill('owner@x.test');
+      await page.getByLabel('Password').fill('wrong password');
+      await page.keyboard.press('Enter');
+      await page.getByRole('alert').filter({ hasText: 'Could not sign in' }).waitFor(WAIT);
+      assert.equal(await isFocused(page.getByLabel('Password')), true, 'focus returns to the password');
+      await signIn(page, 'owner@x.test', 'owner password 1');
+      assert.deepEqual(await accessibilityViolations(page), []);
+      const header = page.locator('header.topbar');
+      assert.match(await textOf(header), /Shop\s*pro/i);
+      assert.match(await textOf(header), /owner@x\.test/);
+      await page.getByRole('link', { name: 'Petstore' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Petstore' }).waitFor(WAIT);
+      const facts = await textOf(page.locator('dl.facts'));
+      assert.match(facts, /petstore\.platform\.test/);
+      assert.match(facts, /#1/);
+      assert.match(facts, /pro/i);
+      assert.equal(await page.locator('table tbody tr').count(), 1, 'one deploy in the history');
+      assert.deepEqual(await accessibilityViolations(page), []);
+      await page.screenshot({ path: screenshotPath('dashboard-overview'), fullPage: true });
+    });
+
+    it('adds shop.example.test, shows the CNAME to create, verifies once DNS has it, and goes live without a reload', async () => {
+      await page.getByRole('link', { name: 'Settings · Domains' }).click();
+      await page.getByRole('heading', { level: 2, name: 'Domains', exact: true }).waitFor(WAIT);
+      await page.getByText('No custom domains yet').waitFor(WAIT);
+      await page.getByLabel('Hostname').fill('shop.example.test');
+      await page.getByRole('button', { name: 'Add domain' }).click();
+      await waitForStatus('shop.example.test', 'Unverified');
+      const field = (name: string) => textOf(card('shop.example.test').locator(`code[data-field="${name}"]`));
+      const record = {
+        type: await field('type'),
+        name: await field('name'),
+        value: await field('value'),
+        ttl: await field('ttl'),
+      };
+      assert.deepEqual(record, { type: 'CNAME', name: 'shop', value: 'petstore.platform.test', ttl: '3600' });
+      assert.equal(
+        await card('shop.example.test')
+          .getByRole('button', { name: 'Copy Value petstore.platform.test' })
+          .count(),
+        1,
+      );
+      assert.match(await textOf(page.locator('pre.yaml')), /shop\.example\.test/);
+      // Copy puts exactly the value on the clipboard (the plain-HTTP fallback: a selected textarea).
+      await page.evaluate(
+        `document.addEventListener('copy', () => { window.copied = String(getSelection()); }, { once: true })`,
+      );
+      const copyValue = card('shop.example.test').getByRole('button', {
+        name: 'Copy Value petstore.platform.test',
+      });
+      await copyValue.click();
+      await copyValue.filter({ hasText: 'Copied' }).waitFor(WAIT);
+      assert.equal(await page.evaluate('window.copied'), 'petstore.platform.test');
+
+      // The owner creates exactly the record the page shows.
+      await dns.addRecord('example.test', {
+        name: record.name,
+        type: record.type as 'CNAME',
+        value: record.value,
+      });
+      await page.evaluate('window.notReloaded = true');
+      await card('shop.example.test').getByRole('button', { name: 'Verify', exact: true }).click();
+      await waitForStatus('shop.example.test', 'Certificate being issued');
+      // The certificate job (the platform runs it in the background) orders from Pebble.
+      assert.deepEqual(await issueDueCertificates(), ['shop.example.test']);
+      await waitForStatus('shop.example.test', 'Live');
+      assert.equal(await page.evaluate('window.notReloaded'), true);
+      assert.match(await textOf(card('shop.example.test')), /Certificate valid until/);
+      assert.equal(await card('shop.example.test').getByRole('button', { name: 'Re-verify' }).count(), 0);
+      const served = await httpsGet('shop.example.test', '/api/pets', await pebble.rootPem());
+      assert.equal(served.status, 200);
+      await page.screenshot({ path: screenshotPath('dashboard-domains'), fullPage: true });
+    });
+
+    it('shows the remedy when a conflicting A record blocks the CNAME', async () => {
+      await dns.addRecord('example.test', { name: 'legacy', type: 'A', value: '192.0.2.10' });
+      await page.getByLabel('Hostname').fill('legacy.example.test');
+      await page.getByRole('button', { name: 'Add domain' }).click();
+      await waitForStatus('legacy.example.test', 'Unverified');
+      await card('legacy.example.test').getByRole('button', { name: 'Verify', exact: true }).click();
+      await waitForStatus('legacy.example.test', 'Failed');
+      const failure = card('legacy.example.test').locator('[data-testid="failure"]');
+      const text = await textOf(failure);
+      assert.match(text, /conflicting_record/);
+      assert.ok(text.includes(DNS_CHECK_REASONS.conflicting_record.remedy), text);
+      assert.match(text, /192\.0\.2\.10/);
+      assert.deepEqual(await accessibilityViolations(page), []);
+      await page.screenshot({ path: screenshotPath('dashboard-domains-failed'), fullPage: true });
+    });
+
+    it('offers Re-verify only once no certificate has come for 30 minutes, without a reload', async () => {
+      await dns.addRecord('example.test', { name: 'api', type: 'CNAME', value: 'petstore.platform.test' });
+      await page.getByLabel('Hostname').fill('api.example.test');
+      await page.getByRole('button', { name: 'Add domain' }).click();
+      await waitForStatus('api.example.test', 'Unverified');
+      await card('api.example.test').getByRole('button', { name: 'Verify', exact: true }).click();
+      await waitForStatus('api.example.test', 'Certificate being issued');
+      const reverify = card('api.example.test').getByRole('button', { name: 'Re-verify' });
+      assert.equal(await reverify.count(), 0, 'not offered while the certificate may still come');
+      assert.match(await textOf(card('api.example.test')), /Re-verify will be offered here/);
+      p.clock.advance(31 * 60_000);
+      await reverify.waitFor(WAIT);
+      await reverify.click();
+      await card('api.example.test').getByText('a fresh certificate attempt has started').waitFor(WAIT);
+      assert.deepEqual(await issueDueCertificates(), ['api.example.test']);
+      await waitForStatus('api.example.test', 'Live');
+      assert.equal(await reverify.count(), 0);
+    });
+
+    it('fits a phone: 375 px wide, no sideways scrolling', async () => {
+      const phone = await chromium.newContext({
+        viewport: { width: 375, height: 812 },
+        isMobile: true,
+        hasTouch: true,
+      });
+      const small = await phone.newPage();
+      await signIn(small, 'owner@x.test', 'owner password 1');
+      const started = performance.now();
+      await small.goto(`${base}/projects/petstore/settings/domains`);
+      await small
+        .locator('article.domain[data-hostname="shop.example.test"] [data-testid="status"]')
+        .waitFor(WAIT);
+      const loadMs = Math.round(performance.now() - started);
+      process.stdout.write(
+        `# Domains page, navigation to domains shown (phone, assets cached): ${loadMs} ms\n`,
+      );
+      const overflow = (await small.evaluate(
+        'document.documentElement.scrollWidth - window.innerWidth',
+      )) as number;
+      assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow} px`);
+      assert.deepEqual(await accessibilityViolations(small), []);
+      await small.screenshot({ path: screenshotPath('dashboard-domains-phone'), fullPage: true });
+      await phone.close();
+    });
+
+    it('removes the domain from its menu after confirmation, by keyboard first, and the host stops being served', async () => {
+      // After a reload the page gets the session's CSRF token from GET /api/v1/me.
+      await page.reload();
+      await waitForStatus('shop.example.test', 'Live');
+      const trigger = card('shop.example.test').getByRole('button', {
+        name: 'More actions for shop.example.test',
+      });
+      await trigger.focus();
+      await page.keyboard.press('Enter');
+      const item = page.getByRole('menuitem', { name: 'Remove domain…' });
+      await item.waitFor(WAIT);
+      assert.equal(await isFocused(item), true, 'focus moves into the menu');
+      await page.keyboard.press('Escape');
+      assert.equal(await isFocused(trigger), true, 'Escape returns focus');
+      await page.keyboard.press('Enter');
+      await page.keyboard.press('Enter');
+      const dialog = page.getByRole('dialog', { name: 'Remove shop.example.test?' });
+      await dialog.waitFor(WAIT);
+      assert.equal(
+        await isFocused(dialog.getByRole('button', { name: 'Cancel' })),
+        true,
+        'the dialog opens on Cancel',
+      );
+      assert.deepEqual(await accessibilityViolations(page), []);
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'hidden', ...WAIT });
+      assert.equal(await isFocused(trigger), true, 'closing returns focus');
+      assert.equal(await card('shop.example.test').count(), 1, 'cancelled: still there');
+
+      await trigger.click();
+      await page.getByRole('menuitem', { name: 'Remove domain…' }).click();
+      await dialog.getByRole('button', { name: 'Remove domain' }).click();
+      await card('shop.example.test').waitFor({ state: 'detached', ...WAIT });
+      assert.doesNotMatch(await textOf(page.locator('pre.yaml')), /shop\.example\.test/);
+      await assert.rejects(httpsGet('shop.example.test', '/api/pets', await pebble.rootPem()));
+      const tab = await context.newPage();
+      const answer = await tab.goto(`http://shop.example.test:${portOf(http)}/api/pets`);
+      assert.equal(answer?.status(), 404);
+      assert.match(await textOf(tab.locator('body')), /No project is published at shop\.example\.test/);
+      await tab.close();
+    });
+
+    it('shows a member of another team no trace of the project, and signs out', async () => {
+      const other = await chromium.newContext();
+      const stranger = await other.newPage();
+      await signIn(stranger, 'stranger@y.test', 'stranger password 1');
+      await stranger.getByText('No projects yet').waitFor(WAIT);
+      await stranger.goto(`${base}/projects/petstore/settings/domains`);
+      await stranger.getByRole('heading', { level: 1, name: 'Project not found' }).waitFor(WAIT);
+      assert.doesNotMatch(await textOf(stranger.locator('main')), /legacy\.example\.test|Petstore/);
+      await stranger.getByRole('button', { name: 'Sign out' }).click();
+      await stranger.getByRole('heading', { level: 1, name: 'Sign in to Kennel' }).waitFor(WAIT);
+      await stranger.goto(`${base}/projects/petstore`);
+      await stranger.waitForURL(/\/sign-in\?next=%2Fprojects%2Fpetstore$/);
+      await other.close();
+    });
+  });
+}
