@@ -50,13 +50,15 @@ for (const dialect of testDialects()) {
       p = await startPlatformContext(dialect, { DNS_SERVERS: dns.servers.join(',') });
       petstore = await startPetstore(dialect);
       const petstoreUrl = await petstore.listen();
-      // An origin that echoes what it received, slowly when asked to.
+      // An origin that echoes what it received, slowly when asked to: far beyond the proxy's 300 ms
+      // response limit, since undici's coarse timers may fire it several hundred ms late under load.
       echo = createServer((req, res) => {
-        const delay = req.url?.includes('slow') ? 1000 : 0;
-        setTimeout(() => {
+        const delay = req.url?.includes('slow') ? 8000 : 0;
+        const answer = setTimeout(() => {
           res.writeHead(200, { 'content-type': 'application/json' });
           res.end(JSON.stringify({ url: req.url, method: req.method, headers: req.headers }));
         }, delay);
+        res.on('close', () => clearTimeout(answer));
       });
       const echoPort = await listen(echo);
       const seeded = await seedTeam(p.ctx);
@@ -107,6 +109,7 @@ for (const dialect of testDialects()) {
     after(async () => {
       edge?.close();
       echo?.close();
+      echo?.closeAllConnections();
       handler?.close();
       await proxy?.close();
       await management?.close();
