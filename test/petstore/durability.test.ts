@@ -110,7 +110,10 @@ for (const dialect of testDialects()) {
         }
       };
       const clients = Array.from({ length: 8 }, (_, seed) => client(seed));
-      await sleep(700);
+      // Kill once enough orders are acknowledged to prove something (a loaded machine is slower
+      // than a fixed sleep assumes), still mid-stream: the clients keep ordering until the kill.
+      for (const deadline = Date.now() + 20_000; acknowledged.size <= 40 && Date.now() < deadline; )
+        await sleep(25);
       await server.stop('SIGKILL');
       stop = true;
       await Promise.all(clients);
