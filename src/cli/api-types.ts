@@ -83,6 +83,16 @@ export interface Domain {
   checksUntil?: string | null;
   createdAt: string;
   reverifyAvailableAt?: string | null;
+  reverifyAvailable?: boolean;
+  /** The one word to show: unverified, verified, issuing, live, failed. */
+  status?: 'unverified' | 'verified' | 'issuing' | 'live' | 'failed';
+  failure?: { reason: string; message: string | null; remedy: string } | null;
+  certificate?: {
+    state: 'none' | 'pending' | 'ordering' | 'issued' | 'failed';
+    reason?: string | null;
+    notAfter?: string | null;
+    nextAttemptAt?: string | null;
+  } | null;
 }
 
 export interface DnsOutcome {

@@ -313,7 +313,9 @@ for (const dialect of testDialects()) {
     it('inspects a domain: state, remedy, records and history', async () => {
       const human = await asOwner(['domains', 'inspect', 'petstore', 'blocked.example.test']);
       assert.equal(human.code, 0, show(human));
+      assert.match(human.stdout, /^Status:\s+failed$/m, 'a conflicting record needs the owner: failed');
       assert.match(human.stdout, /^State:\s+unverified$/m);
+      assert.match(human.stdout, /^Certificate:\s+-$/m, 'no certificate before verification');
       assert.match(human.stdout, /^Reason:\s+conflicting_record$/m);
       assert.match(human.stdout, /^Remedy:\s+Remove the conflicting/m);
       assert.match(human.stdout, /^History:$/m);
@@ -324,13 +326,24 @@ for (const dialect of testDialects()) {
         await asOwner(['domains', 'inspect', 'petstore', 'shop.example.test', '--json']),
       );
       assert.equal(detail.domain.state, 'verified');
+      const shop = await asOwner(['domains', 'inspect', 'petstore', 'shop.example.test']);
+      assert.match(shop.stdout, /^Status:\s+issuing$/m, 'verified, its certificate not yet issued');
+      assert.match(shop.stdout, /^Certificate:\s+pending$/m);
+      assert.match(shop.stdout, /^Next attempt:\s+\d{4}-\d\d-\d\dT/m);
       assert.deepEqual(
         detail.history.map((e) => e.action),
         ['add', 'verify'],
       );
       const list = await asOwner(['domains', 'list', 'petstore']);
-      assert.match(list.stdout, /^shop\.example\.test\s+verified\s+-\s+\d{4}-/m);
-      assert.match(list.stdout, /^blocked\.example\.test\s+unverified\s+conflicting_record/m);
+      assert.match(
+        list.stdout,
+        /^Hostname\s+State\s+Reason\s+Status\s+Certificate\s+Verified\s+Last check$/m,
+      );
+      assert.match(list.stdout, /^shop\.example\.test\s+verified\s+-\s+issuing\s+pending\s+\d{4}-/m);
+      assert.match(
+        list.stdout,
+        /^blocked\.example\.test\s+unverified\s+conflicting_record\s+failed\s+-\s+-\s+\d{4}-/m,
+      );
       const missing = await asOwner(['domains', 'inspect', 'petstore', 'nope.example.test']);
       assert.equal(missing.code, 1, show(missing));
       assert.match(missing.stderr, /\(domain_not_found\)/);

@@ -72,6 +72,13 @@ function printCheck(out: Output, result: CheckResult, verified: boolean, extra?:
   }
 }
 
+/** The certificate in a few words: its state, and its expiry once one is served. */
+function certificateText(domain: Domain): string | undefined {
+  const certificate = domain.certificate;
+  if (!certificate) return undefined;
+  return certificate.notAfter ? `${certificate.state} (until ${certificate.notAfter})` : certificate.state;
+}
+
 function detailText(
   detail: Record<string, unknown> | null | undefined,
   webhook?: { type: string; state: string } | null,
@@ -185,8 +192,16 @@ export const domainsGroup: GroupSpec = {
             return;
           }
           call.out.table(
-            ['Hostname', 'State', 'Reason', 'Verified', 'Last check'],
-            domains.map((d) => [displayName(d), d.state, d.reason, d.verifiedAt, d.lastCheckedAt]),
+            ['Hostname', 'State', 'Reason', 'Status', 'Certificate', 'Verified', 'Last check'],
+            domains.map((d) => [
+              displayName(d),
+              d.state,
+              d.reason,
+              d.status,
+              certificateText(d),
+              d.verifiedAt,
+              d.lastCheckedAt,
+            ]),
           );
         });
         return EXIT.ok;
@@ -205,6 +220,7 @@ export const domainsGroup: GroupSpec = {
           const d = detail.domain;
           out.line(`${displayName(d)} (${d.kind} of ${d.project})`);
           out.fields([
+            ['Status', d.status],
             ['State', d.state],
             ['Reason', d.reason],
             ['DNS showed', d.message],
@@ -213,6 +229,9 @@ export const domainsGroup: GroupSpec = {
             ['Last checked', d.lastCheckedAt],
             ['Next check', d.nextCheckAt],
             ['Checks until', d.checksUntil],
+            ['Certificate', certificateText(d)],
+            ['Cert. failure', d.certificate?.state === 'failed' ? d.certificate.reason : undefined],
+            ['Next attempt', d.certificate?.nextAttemptAt],
             ['Re-verify from', d.reverifyAvailableAt],
             ['Added', d.createdAt],
           ]);
