@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
+import { acmeSuite } from './acme.ts';
 import { domainsSuite } from './domains.ts';
 import { edgeSuite } from './edge.ts';
 import { petstoreSuite } from './petstore.ts';
@@ -14,7 +15,7 @@ import { tlsSuite } from './tls.ts';
  * Exit status 1 when a measurement failed (or, with BENCH_ENFORCE=1, when a target was missed).
  * See docs/benchmarks.md.
  */
-const SUITES: readonly Suite[] = [petstoreSuite, domainsSuite, edgeSuite, tlsSuite];
+const SUITES: readonly Suite[] = [petstoreSuite, domainsSuite, edgeSuite, tlsSuite, acmeSuite];
 
 function usage(): string {
   return [

@@ -133,6 +133,10 @@ async function main(): Promise<void> {
       }),
     (error) => api.log.error({ err: error }, 'certificate job failed'),
   );
+  // A domain just verified gets its certificate now, not at the job's next pass (Verify → served).
+  ctx.changes.subscribe((change) => {
+    if (change.kind === 'domains') certificateJob.wake();
+  });
 
   // Several nodes on one PostgreSQL hear each other's changes (removed domains, new certificates).
   const relay = config.databaseUrl
