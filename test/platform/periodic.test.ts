@@ -3,6 +3,8 @@ import { describe, it } from 'node:test';
 import { startPeriodic } from '../../src/platform/jobs/periodic.ts';
 
 /** Lets the pass's promise chain settle (no timers involved). */
+const unexpected = (error: unknown) => assert.fail(`a pass failed: ${String(error)}`);
+
 const settle = async () => {
   for (let i = 0; i < 10; i++) await Promise.resolve();
 };
@@ -11,7 +13,7 @@ describe('periodic jobs', () => {
   it('runs a pass at once, then every period; wake() runs the next one now', async (t) => {
     t.mock.timers.enable({ apis: ['setTimeout'] });
     let passes = 0;
-    const job = startPeriodic(60_000, async () => void passes++, assert.fail);
+    const job = startPeriodic(60_000, async () => void passes++, unexpected);
     t.mock.timers.tick(0);
     await settle();
     assert.equal(passes, 1);
@@ -49,7 +51,7 @@ describe('periodic jobs', () => {
           };
         });
       },
-      assert.fail,
+      unexpected,
     );
     t.mock.timers.tick(0);
     await settle();
