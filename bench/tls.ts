@@ -1,5 +1,3 @@
-import { spawn, spawnSync } from 'node:child_process';
-import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -18,6 +16,7 @@ import {
   type SuiteReport,
 } from './support/report.ts';
 import { freePort, type RunningServer, startServer } from './support/servers.ts';
+import { buildLoadGenerator, type HandshakeRun, runHandshakes } from './support/tls-load.ts';
 
 /**
  * Issue 5: TLS handshakes per second at the edge, full and resumed (session tickets), with one
@@ -45,14 +44,6 @@ interface EdgeNode {
   readonly statsPort: number;
 }
 
-interface HandshakeRun {
-  readonly full: number;
-  readonly resumed: number;
-  readonly unresumed: number;
-  readonly failed: number;
-  readonly seconds: number;
-}
-
 interface Measurement {
   readonly round: number;
   readonly store: StoreKind;
@@ -66,72 +57,6 @@ interface Measurement {
   readonly stealCores: number;
   readonly attempts: number;
   readonly problem: string | null;
-}
-
-/** Compiles the C load generator (bench/support/tls-handshakes.c). */
-function buildLoadGenerator(work: string): string {
-  const binary = join(work, 'tls-handshakes');
-  const result = spawnSync(
-    'cc',
-    ['-O2', '-o', binary, join(ROOT, 'bench', 'support', 'tls-handshakes.c'), '-lssl', '-lcrypto'],
-    { encoding: 'utf8' },
-  );
-  if (result.error || result.status !== 0) {
-    throw new Error(
-      `the tls suite builds its handshake client from bench/support/tls-handshakes.c and needs a C compiler and the OpenSSL headers (apt-get install -y gcc libssl-dev): ${result.error?.message ?? result.stderr.trim()}`,
-    );
-  }
-  return binary;
-}
-
-function runHandshakes(
-  binary: string,
-  cpu: string,
-  args: { port: number; seconds: number; workers: number; mode: Mode | 'once'; namesFile: string },
-  onStart: () => void = () => {},
-): Promise<HandshakeRun> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(
-      'taskset',
-      [
-        '-c',
-        cpu,
-        binary,
-        String(args.port),
-        String(args.seconds),
-        String(args.workers),
-        args.mode,
-        args.namesFile,
-      ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let out = '';
-    let err = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => {
-      const started = !out.includes('primed\n');
-      out += c;
-      if (started && out.includes('primed\n')) onStart();
-    });
-    child.stderr.setEncoding('utf8').on('data', (c: string) => {
-      err += c;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const match = /^full (\d+) resumed (\d+) unresumed (\d+) failed (\d+) seconds ([\d.]+)$/m.exec(out);
-      if (code !== 0 || !match) {
-        reject(new Error(`tls-handshakes exited with ${code}: ${(err || out).trim()}`));
-        return;
-      }
-      const [, full, resumed, unresumed, failed, seconds] = match.map(Number) as number[];
-      resolvePromise({
-        full: full as number,
-        resumed: resumed as number,
-        unresumed: unresumed as number,
-        failed: failed as number,
-        seconds: seconds as number,
-      });
-    });
-  });
 }
 
 /** One TLS connection with SNI `servername`; what the edge presented and whether it resumed. */
