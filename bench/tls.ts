@@ -411,8 +411,10 @@ function summarize(
     store === 'one' ? '-' : `${((memory.many.rss - memory.one.rss) / 1024 / (count - 1)).toFixed(1)} KiB`,
   ]);
   const ratio = (mode: Mode) => stats('many', mode).perSecond / stats('one', mode).perSecond;
+  // Edge CPU per handshake, steadier than the rate when the machine is busy.
+  const cpuRatio = (mode: Mode) => stats('one', mode).serverUs / stats('many', mode).serverUs;
   const versus = (mode: Mode) =>
-    `${formatRatio(ratio(mode))} (${formatRate(stats('many', mode).perSecond)} vs ${formatRate(stats('one', mode).perSecond)}/s)`;
+    `${formatRatio(ratio(mode))} (${formatRate(stats('many', mode).perSecond)} vs ${formatRate(stats('one', mode).perSecond)}/s); by edge CPU per handshake ${formatRatio(cpuRatio(mode))}`;
   const tls13 = extra.crossNode.find((c) => c.version === 'TLSv1.3');
   const tls12 = extra.crossNode.find((c) => c.version === 'TLSv1.2');
   const describeResume = (c: typeof tls13) =>
