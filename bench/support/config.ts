@@ -55,7 +55,7 @@ export const BENCH_SETTINGS = [
   ['BENCH_JSON', 'also write the results to this JSON file', ''],
   ['BENCH_ENFORCE', '1: exit with status 1 when a target is missed', ''],
   ['BENCH_TLS_CERTIFICATES', 'tls suite: certificates in the store of the many-certificate edge', '10000'],
-  ['BENCH_TLS_CLIENTS', 'tls suite: client processes making handshakes', '8'],
+  ['BENCH_TLS_CLIENTS', 'tls suite: client processes making handshakes', '16'],
   ['BENCH_ACME_RUNS', 'acme suite: Verify -> certificate served runs', '5'],
 ] as const;
 
