@@ -1,19 +1,29 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
+import { acmeSuite } from './acme.ts';
 import { domainsSuite } from './domains.ts';
+import { edgeSuite } from './edge.ts';
 import { petstoreSuite } from './petstore.ts';
 import { referenceSuite } from './reference.ts';
 import { BENCH_SETTINGS, type BenchConfig, loadBenchConfig } from './support/config.ts';
 import { renderChecks, renderTable, type Suite, type SuiteReport } from './support/report.ts';
 import { stopAllServers } from './support/servers.ts';
+import { tlsSuite } from './tls.ts';
 
 /**
  * `npm run bench [-- <suite>...]`: runs the benchmark suites (all by default) and prints a summary.
  * Exit status 1 when a measurement failed (or, with BENCH_ENFORCE=1, when a target was missed).
  * See docs/benchmarks.md.
  */
-const SUITES: readonly Suite[] = [petstoreSuite, domainsSuite, referenceSuite];
+const SUITES: readonly Suite[] = [
+  petstoreSuite,
+  domainsSuite,
+  edgeSuite,
+  tlsSuite,
+  acmeSuite,
+  referenceSuite,
+];
 
 function usage(): string {
   return [
@@ -91,7 +101,9 @@ async function main(): Promise<number> {
   console.log('\n== Summary');
   for (const line of about) console.log(line);
   for (const report of reports) {
-    console.log(`\n${report.title}\n\n${renderTable(report.table)}\n\n${renderChecks(report.checks)}`);
+    console.log(`\n${report.title}\n\n${renderTable(report.table)}`);
+    for (const more of report.moreTables ?? []) console.log(`\n${more.title}\n\n${renderTable(more.table)}`);
+    console.log(`\n${renderChecks(report.checks)}`);
     for (const problem of report.problems) console.log(`MEASUREMENT FAILED  ${problem}`);
     for (const warning of report.warnings) console.log(`DISTURBED  ${warning}`);
   }

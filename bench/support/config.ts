@@ -29,6 +29,12 @@ export interface BenchConfig {
   readonly jsonOutput: string | null;
   /** Exit with status 1 when a target is missed (measurement failures always do). */
   readonly enforceTargets: boolean;
+  /** Certificates in the store for the `tls` suite's many-certificate edge. */
+  readonly tlsCertificates: number;
+  /** Client processes of the TLS handshake load (all pinned to the load CPU). */
+  readonly tlsClients: number;
+  /** Verify → certificate served runs of the `acme` suite. */
+  readonly acmeRuns: number;
 }
 
 export const BENCH_SETTINGS = [
@@ -48,6 +54,9 @@ export const BENCH_SETTINGS = [
   ['BENCH_RETRIES', 'times a disturbed run is measured again', '1'],
   ['BENCH_JSON', 'also write the results to this JSON file', ''],
   ['BENCH_ENFORCE', '1: exit with status 1 when a target is missed', ''],
+  ['BENCH_TLS_CERTIFICATES', 'tls suite: certificates in the store of the many-certificate edge', '10000'],
+  ['BENCH_TLS_CLIENTS', 'tls suite: client processes making handshakes', '16'],
+  ['BENCH_ACME_RUNS', 'acme suite: Verify -> certificate served runs', '5'],
 ] as const;
 
 type SettingName = (typeof BENCH_SETTINGS)[number][0];
@@ -90,6 +99,9 @@ export function loadBenchConfig(env: Record<string, string | undefined>): BenchC
     retries: number('BENCH_RETRIES', 0, 10, true),
     jsonOutput: raw('BENCH_JSON') || null,
     enforceTargets: raw('BENCH_ENFORCE') === '1',
+    tlsCertificates: number('BENCH_TLS_CERTIFICATES', 2, 100_000, true),
+    tlsClients: number('BENCH_TLS_CLIENTS', 1, 64, true),
+    acmeRuns: number('BENCH_ACME_RUNS', 1, 100, true),
   };
   if (config.postgresUrl !== null && !/^postgres(ql)?:\/\//.test(config.postgresUrl)) {
     problems.push(

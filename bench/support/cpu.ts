@@ -22,6 +22,8 @@ export interface CpuSnapshot {
   readonly server: number;
   /** Processes named like the database server (`postgres`), when asked for. */
   readonly database: number;
+  /** Processes working with the server (a proxy's origin), when asked for. */
+  readonly companions: number;
 }
 
 export interface CpuUse {
@@ -33,11 +35,21 @@ export interface CpuUse {
   readonly serverSeconds: number;
   /** CPU seconds of the database server's processes (0 unless asked for). */
   readonly databaseSeconds: number;
+  /** CPU seconds of the companion processes (0 unless asked for). */
+  readonly companionSeconds: number;
 }
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
-export function cpuSnapshot(serverPid: number, databaseNames: readonly string[] = []): CpuSnapshot {
+/**
+ * `serverPid` counts with its descendants (nginx's worker under its master); `companionPids` (with
+ * theirs) are counted apart, so an origin sharing the proxy's core is not "other" CPU.
+ */
+export function cpuSnapshot(
+  serverPid: number,
+  databaseNames: readonly string[] = [],
+  companionPids: readonly number[] = [],
+): CpuSnapshot {
   try {
     const fields = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '')
       .trim()
@@ -58,12 +70,13 @@ export function cpuSnapshot(serverPid: number, databaseNames: readonly string[] 
       busy: user + nice + system + irq + softirq,
       steal,
       self: processStat(process.pid, true)?.ticks ?? 0,
-      server: processStat(serverPid)?.ticks ?? 0,
+      server: treeTicks(serverPid),
       database,
+      companions: companionPids.reduce((sum, pid) => sum + treeTicks(pid), 0),
     };
   } catch {
     const nan = Number.NaN;
-    return { at: Date.now(), busy: nan, steal: nan, self: nan, server: nan, database: nan };
+    return { at: Date.now(), busy: nan, steal: nan, self: nan, server: nan, database: nan, companions: nan };
   }
 }
 
@@ -71,12 +84,14 @@ export function cpuUse(before: CpuSnapshot, after: CpuSnapshot): CpuUse {
   const ticks = (TICKS_PER_SECOND * (after.at - before.at)) / 1000;
   const server = after.server - before.server;
   const database = after.database - before.database;
-  const other = after.busy - before.busy - (after.self - before.self) - server - database;
+  const companions = after.companions - before.companions;
+  const other = after.busy - before.busy - (after.self - before.self) - server - database - companions;
   return {
     otherCores: Math.max(0, other) / ticks,
     stealCores: (after.steal - before.steal) / ticks,
     serverSeconds: server / TICKS_PER_SECOND,
     databaseSeconds: database / TICKS_PER_SECOND,
+    companionSeconds: companions / TICKS_PER_SECOND,
   };
 }
 
@@ -98,6 +113,19 @@ export async function waitForQuiet(
     const waitedMs = Date.now() - started;
     if (!(use.otherCores >= limitCores) || waitedMs >= maxWaitMs) return { ...use, waitedMs };
   }
+}
+
+/** CPU ticks of a process and its living descendants (0 once gone). */
+function treeTicks(pid: number): number {
+  let ticks = processStat(pid)?.ticks ?? 0;
+  let children: string;
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8');
+  } catch {
+    return ticks;
+  }
+  for (const child of children.trim().split(/\s+/)) if (child) ticks += treeTicks(Number(child));
+  return ticks;
 }
 
 /** utime + stime (+ reaped children's when asked) of a process, from /proc/<pid>/stat. */

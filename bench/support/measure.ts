@@ -12,6 +12,8 @@ export interface RunFigures {
   readonly serverUsPerRequest: number;
   /** CPU time of the database server's processes per answered request (0 when not watched). */
   readonly databaseUsPerRequest: number;
+  /** CPU time of the companion processes per answered request (0 when none). */
+  readonly companionUsPerRequest: number;
   /** CPU other processes used during the run, in cores (see cpu.ts). */
   readonly otherCores: number;
   readonly stealCores: number;
@@ -30,6 +32,10 @@ export interface RunSpec {
   readonly seconds: number;
   /** Names of the database server's processes, counted with the server (e.g. `postgres`). */
   readonly databaseNames?: readonly string[];
+  /** Processes working for the server (a proxy's origin): their CPU is not "other" CPU. */
+  readonly companionPids?: readonly number[];
+  /** Request headers wrk sends (e.g. Host). */
+  readonly headers?: Readonly<Record<string, string>>;
   /** Runs before each attempt (e.g. resetting stock). */
   readonly prepare?: () => Promise<void>;
   /** Checks the server after each attempt; returns a problem or null. */
@@ -60,7 +66,7 @@ async function measureOnce(config: BenchConfig, spec: RunSpec, attempt: number):
   await spec.prepare?.();
   // Lets the server settle (closed sockets, GC) and the rest of the machine calm down.
   await waitForQuiet(config.noiseLimitCores, config.quietWaitSeconds * 1000, spec.server.pid);
-  const snapshot = () => cpuSnapshot(spec.server.pid, spec.databaseNames);
+  const snapshot = () => cpuSnapshot(spec.server.pid, spec.databaseNames, spec.companionPids);
   const before = snapshot();
   let wrk: { requestsPerSecond: number; p99Ms: number; requests: number };
   let problem: string | null;
@@ -71,6 +77,7 @@ async function measureOnce(config: BenchConfig, spec: RunSpec, attempt: number):
       durationSeconds: spec.seconds,
       cpu: config.loadCpu,
       script: spec.script,
+      headers: spec.headers,
     });
     wrk = result;
     problem = wrkProblem(result);
@@ -87,6 +94,7 @@ async function measureOnce(config: BenchConfig, spec: RunSpec, attempt: number):
     requests: wrk.requests,
     serverUsPerRequest: perRequest(use.serverSeconds),
     databaseUsPerRequest: perRequest(use.databaseSeconds),
+    companionUsPerRequest: perRequest(use.companionSeconds),
     otherCores: use.otherCores,
     stealCores: use.stealCores,
     attempts: attempt,

@@ -5,6 +5,8 @@ export interface SuiteReport {
   readonly suite: string;
   readonly title: string;
   readonly table: Table;
+  /** Further tables, printed after the main one. */
+  readonly moreTables?: readonly { readonly title: string; readonly table: Table }[];
   readonly checks: readonly Check[];
   /** Measurements that cannot be trusted (errors, non-2xx answers…); any makes the run fail. */
   readonly problems: readonly string[];

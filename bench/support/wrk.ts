@@ -12,6 +12,8 @@ export interface WrkOptions {
   readonly threads?: number;
   /** A Lua script (for a method and body other than GET). */
   readonly script?: string;
+  /** Request headers (`-H`), e.g. the Host a proxy routes by. */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export interface WrkResult {
@@ -42,6 +44,7 @@ export async function runWrk(options: WrkOptions): Promise<WrkResult> {
     '5s',
     '--latency',
     ...(options.script ? ['-s', options.script] : []),
+    ...Object.entries(options.headers ?? {}).flatMap(([name, value]) => ['-H', `${name}: ${value}`]),
     options.url,
   ];
   const { code, stdout, stderr } = await collect('taskset', args);

@@ -36,8 +36,10 @@ export class CertificateCache {
     this.#generation++;
   }
 
-  async #context(host: string): Promise<SecureContext | null> {
-    if (this.#entries.has(host)) return this.#entries.get(host) ?? null;
+  /** The cached answer (null: no certificate), or the load of the host's row. */
+  #context(host: string): SecureContext | null | Promise<SecureContext | null> {
+    const cached = this.#entries.get(host);
+    if (cached !== undefined) return cached;
     let loading = this.#loading.get(host);
     if (!loading) {
       const generation = this.#generation;
@@ -62,8 +64,13 @@ export class CertificateCache {
     return loading;
   }
 
-  async has(host: string): Promise<boolean> {
-    return (await this.#context(host)) !== null;
+  /**
+   * Whether the host has a certificate. Answered without a promise once cached: the edge asks on
+   * every plain HTTP request (to redirect to HTTPS), so the cached path is kept allocation-free.
+   */
+  has(host: string): boolean | Promise<boolean> {
+    const context = this.#context(host);
+    return context instanceof Promise ? context.then((loaded) => loaded !== null) : context !== null;
   }
 
   /** For `tls.createServer({ SNICallback })`. */
@@ -72,7 +79,13 @@ export class CertificateCache {
     callback: (error: Error | null, context?: SecureContext) => void,
   ): void => {
     const host = servername.toLowerCase().replace(/\.$/, '');
-    this.#context(host).then(
+    const context = this.#context(host);
+    if (!(context instanceof Promise)) {
+      // Cached (the usual handshake): answered at once, without a promise round trip.
+      callback(null, context ?? this.#default);
+      return;
+    }
+    context.then(
       (context) => callback(null, context ?? this.#default),
       () => callback(null, this.#default),
     );

@@ -16,7 +16,7 @@ export interface EdgeDeps {
   readonly platformApp: FastifyInstance;
   readonly proxy: OriginProxy;
   /** Which hosts have a certificate (those are redirected from HTTP to HTTPS). */
-  readonly certificates?: { has(host: string): Promise<boolean>; clear(): void };
+  readonly certificates?: { has(host: string): boolean | Promise<boolean>; clear(): void };
   /** http-01 answers, for any host. */
   readonly challenges?: { answer(token: string): Promise<string | undefined> };
   /** The HTTPS port to redirect to (omitted from URLs when 443). */
@@ -239,9 +239,11 @@ export function createEdgeHandler(deps: EdgeDeps): {
           host,
           proto,
           requestId,
+          upstreamDone: () => {
+            exchange.upstreamMs = performance.now() - upstreamStart;
+          },
         },
       );
-      exchange.upstreamMs = performance.now() - upstreamStart;
       return;
     }
     // The reference's own files: a reserved path outside /api, never proxied (see web/reference).

@@ -51,8 +51,17 @@ export class RoutingTable {
     this.#stale = true;
   }
 
-  async lookup(host: string): Promise<Route | undefined> {
-    if (this.#stale || this.#clock.now().getTime() >= this.#staleAt) await this.#reload();
+  /**
+   * The route for `host`. Answered without a promise while the table is fresh (every proxied
+   * request asks); a stale table is reloaded first.
+   */
+  lookup(host: string): Route | undefined | Promise<Route | undefined> {
+    if (
+      this.#stale ||
+      (this.#staleAt !== Number.POSITIVE_INFINITY && this.#clock.now().getTime() >= this.#staleAt)
+    ) {
+      return this.#reload().then(() => this.#routes.get(host));
+    }
     return this.#routes.get(host);
   }
 

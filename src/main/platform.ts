@@ -175,6 +175,10 @@ async function main(): Promise<void> {
       api.log.error({ err: error }, 'certificate job failed');
     },
   );
+  // A domain just verified gets its certificate now, not at the job's next pass (Verify → served).
+  ctx.changes.subscribe((change) => {
+    if (change.kind === 'domains') certificateJob.wake();
+  });
 
   const webhooks = startWebhookWorker(ctx, {
     nodeId,

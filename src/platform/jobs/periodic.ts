@@ -1,4 +1,9 @@
 export interface Job {
+  /**
+   * Runs a pass now instead of at the end of the wait; while a pass runs, the next one starts as
+   * soon as it ends. For work that just became due (a domain verified needs its certificate now).
+   */
+  wake(): void;
   stop(): Promise<void>;
 }
 
@@ -13,16 +18,31 @@ export function startPeriodic(
 ): Job {
   let running: Promise<void> = Promise.resolve();
   let stopped = false;
+  let busy = false;
+  let again = false;
   const tick = () => {
+    busy = true;
     running = pass()
       .then(() => undefined)
       .catch(onError)
       .finally(() => {
-        if (!stopped) timer = setTimeout(tick, everyMs);
+        busy = false;
+        if (stopped) return;
+        timer = setTimeout(tick, again ? 0 : everyMs);
+        again = false;
       });
   };
   let timer = setTimeout(tick, 0);
   return {
+    wake() {
+      if (stopped) return;
+      if (busy) {
+        again = true;
+        return;
+      }
+      clearTimeout(timer);
+      timer = setTimeout(tick, 0);
+    },
     async stop() {
       stopped = true;
       clearTimeout(timer);

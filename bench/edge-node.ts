@@ -1,0 +1,100 @@
+import { createServer } from 'node:http';
+import { loadPlatformConfig } from '../src/config/index.ts';
+import { CertificateCache, createEdgeHandler, createTlsServer, OriginProxy } from '../src/edge/index.ts';
+import { systemClock } from '../src/lib/clock.ts';
+import { parseSealingKey } from '../src/lib/sealed-box.ts';
+import { buildManagementApp } from '../src/platform/api/app.ts';
+import { CertificateStore, databaseChallenges } from '../src/platform/certificates/certificate-store.ts';
+import { InternalIssuer } from '../src/platform/certificates/internal-issuer.ts';
+import { ChangeFeed } from '../src/platform/changes.ts';
+import type { PlatformContext } from '../src/platform/context.ts';
+import type { PlatformTables } from '../src/platform/db-schema.ts';
+import { createDnsResolver } from '../src/platform/domains/dns-check.ts';
+import { openDatabase } from '../src/storage/index.ts';
+
+/**
+ * One Kennel edge node for the `edge` and `tls` suites, run as its own pinned process:
+ *
+ *   PORT=… HTTPS_PORT=… STATS_PORT=… EDGE_DATABASE=<sqlite file | postgres URL> EDGE_CERT_KEY=<sealing key>
+ *     node --expose-gc bench/edge-node.ts
+ *
+ * It is wired like src/main/platform.ts wires the edge (the same handler, proxy, routing table,
+ * certificate cache and TLS listener over the same database), without the jobs, the Petstore and
+ * the management API's listener: the database is prepared by the suite before the node starts.
+ * STATS_PORT answers `GET /memory` with process.memoryUsage() after a full GC, for the memory
+ * figures; it is the benchmark's, not the edge's.
+ */
+const env = process.env;
+const required = (name: string): string => {
+  const value = env[name];
+  if (!value) throw new Error(`${name} is required`);
+  return value;
+};
+
+const databaseUrl = required('EDGE_DATABASE');
+const database = openDatabase<PlatformTables>(
+  /^postgres(ql)?:\/\//.test(databaseUrl)
+    ? { kind: 'postgres', url: databaseUrl }
+    : { kind: 'sqlite', file: databaseUrl },
+);
+const config = loadPlatformConfig({
+  PLATFORM_DOMAIN: env.PLATFORM_DOMAIN ?? 'platform.test',
+  LOG_LEVEL: 'silent',
+});
+const ctx: PlatformContext = {
+  db: database.db,
+  dialect: database.dialect,
+  clock: systemClock,
+  config,
+  changes: new ChangeFeed(),
+  resolver: createDnsResolver({ servers: config.dnsServers, timeoutMs: 2000, tries: 2 }),
+};
+const store = new CertificateStore(ctx.db, [parseSealingKey(required('EDGE_CERT_KEY'))]);
+const ca = await store.internalCa(systemClock.now());
+const defaultCertificate = await new InternalIssuer(ca).issue(config.platformDomain);
+const certificates = new CertificateCache(store, defaultCertificate);
+const api = buildManagementApp(ctx, { logger: false });
+await api.ready();
+const proxy = new OriginProxy({ connectTimeoutMs: 5_000, responseTimeoutMs: 30_000 });
+const httpsPort = Number(required('HTTPS_PORT'));
+const edge = createEdgeHandler({
+  ctx,
+  platformApp: api,
+  proxy,
+  certificates,
+  challenges: databaseChallenges(ctx.db, () => systemClock.now()),
+  httpsPort,
+});
+const http = createServer(edge.handle);
+const tls = createTlsServer({
+  certificates,
+  defaultCertificate,
+  ticketKeys: await store.ticketKeys(systemClock.now()),
+  handle: edge.handle,
+});
+const stats = createServer((_req, res) => {
+  (globalThis as { gc?: () => void }).gc?.();
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(process.memoryUsage()));
+});
+const listen = (server: ReturnType<typeof createServer> | typeof tls, port: number) =>
+  new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+await listen(tls, httpsPort);
+await listen(stats, Number(required('STATS_PORT')));
+// The HTTP listener last: the suite waits for it to answer.
+await listen(http, Number(required('PORT')));
+
+const stop = () => {
+  http.close();
+  tls.close();
+  stats.close();
+  edge.close();
+  void proxy
+    .close()
+    .then(() => api.close())
+    .then(() => database.close())
+    .finally(() => process.exit(0));
+  setTimeout(() => process.exit(0), 2000).unref();
+};
+process.once('SIGTERM', stop);
+process.once('SIGINT', stop);
