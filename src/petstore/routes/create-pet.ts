@@ -7,6 +7,7 @@ export const createPet = defineOperation<PetstoreDeps, unknown, unknown, NewPet>
   method: 'POST',
   path: '/pets',
   tags: ['Pets'],
+  access: 'pets:write',
   summary: 'Add a pet',
   description:
     'Adds a pet to the store with its inventory entry. `status` available (the default) lists one unit in stock, sold lists none; pending is refused, since only open orders make a pet pending. Raise the stock with `PUT /store/inventory/{petId}`.',

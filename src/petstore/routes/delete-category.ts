@@ -6,6 +6,7 @@ export const deleteCategory = defineOperation<PetstoreDeps, { categoryId: number
   method: 'DELETE',
   path: '/categories/{categoryId}',
   tags: ['Pets'],
+  access: 'pets:write',
   summary: 'Delete a category',
   description:
     'Deletes a category that no pet belongs to; while pets still use it the answer is 409 `category_in_use`.',

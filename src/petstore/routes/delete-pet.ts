@@ -6,6 +6,7 @@ export const deletePet = defineOperation<PetstoreDeps, { petId: number }>({
   method: 'DELETE',
   path: '/pets/{petId}',
   tags: ['Pets'],
+  access: 'pets:write',
   summary: 'Delete a pet',
   description:
     "Deletes a pet and its inventory entry. A pet that any order names (open or complete) stays, for the orders' history: set its stock to 0 to stop sales.",

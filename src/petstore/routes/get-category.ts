@@ -6,6 +6,7 @@ export const getCategory = defineOperation<PetstoreDeps, { categoryId: number }>
   method: 'GET',
   path: '/categories/{categoryId}',
   tags: ['Pets'],
+  access: 'public',
   summary: 'Read a category',
   description: 'Reads one category.',
   parameters: [idParam('categoryId', 'category')],

@@ -6,6 +6,7 @@ export const getInventory = defineOperation<PetstoreDeps, { petId: number }>({
   method: 'GET',
   path: '/store/inventory/{petId}',
   tags: ['Store'],
+  access: 'store',
   summary: "Read a pet's stock",
   description: 'Reads the stock of one pet: the units that can still be ordered, and its status.',
   parameters: [idParam('petId', 'pet')],

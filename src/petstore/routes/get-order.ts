@@ -6,6 +6,7 @@ export const getOrder = defineOperation<PetstoreDeps, { orderId: number }>({
   method: 'GET',
   path: '/store/orders/{orderId}',
   tags: ['Store'],
+  access: 'store',
   summary: 'Read an order',
   description: 'Reads one order. A cancelled order no longer exists (404).',
   parameters: [idParam('orderId', 'order')],

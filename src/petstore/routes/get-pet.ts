@@ -14,6 +14,7 @@ export function getPet(deprecation: PetstoreDeps['deprecation']) {
     method: 'GET',
     path: '/pets/{petId}',
     tags: ['Pets'],
+    access: 'public',
     summary: 'Read a pet (deprecated)',
     description: `Reads one pet. **Deprecated** since ${day(deprecation.deprecatedAt)}, sunset on ${day(deprecation.sunsetAt)}: use \`GET /pets?id={petId}\`, which reads one pet or many in one call. Until the sunset every answer carries \`Deprecation\` (RFC 9745), \`Sunset\` (RFC 8594) and a \`Link\` to the successor (rel="successor-version"); from the sunset date on it answers 410 \`operation_sunset\`.`,
     deprecated: true,

@@ -7,6 +7,7 @@ export const placeOrder = defineOperation<PetstoreDeps, unknown, unknown, NewOrd
   method: 'POST',
   path: '/store/orders',
   tags: ['Store'],
+  access: 'store',
   summary: 'Place an order',
   description:
     'Places an order for a pet. In one transaction its units leave the stock and are held for the order, so two orders can never take the same unit: an order for more than the stock is refused with 409 `insufficient_stock`. When the last units are taken the pet becomes `pending`.',

@@ -6,6 +6,7 @@ export const setStock = defineOperation<PetstoreDeps, { petId: number }, unknown
   method: 'PUT',
   path: '/store/inventory/{petId}',
   tags: ['Store'],
+  access: 'store',
   summary: "Set a pet's stock",
   description:
     'Sets the units that can be ordered. Units held by open orders are counted apart and stay held. The status follows: above zero the pet is `available`; at zero it is `pending` while orders are open, otherwise `sold`.',

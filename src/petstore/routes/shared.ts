@@ -2,6 +2,7 @@ import type { FastifyReply } from 'fastify';
 import type { Clock } from '../../lib/clock.ts';
 import { type HeaderSpec, type ParameterSpec, ref } from '../../lib/http-api/index.ts';
 import { MAX_ID } from '../schemas.ts';
+import type { KeyService } from '../security/key-service.ts';
 import type { Page, PetstoreStore } from '../store/index.ts';
 
 /** What Petstore route handlers are given. */
@@ -9,6 +10,9 @@ export interface PetstoreDeps {
   readonly store: PetstoreStore;
   readonly clock: Clock;
   readonly deprecation: { readonly deprecatedAt: Date; readonly sunsetAt: Date };
+  readonly keys: KeyService;
+  /** How long an Idempotency-Key is remembered. */
+  readonly idempotencyTtlMs: number;
 }
 
 export const DEFAULT_PAGE_SIZE = 20;

@@ -7,6 +7,7 @@ export const updateCategory = defineOperation<PetstoreDeps, { categoryId: number
   method: 'PUT',
   path: '/categories/{categoryId}',
   tags: ['Pets'],
+  access: 'pets:write',
   summary: 'Update a category',
   description: "Replaces a category's name and description (a description left out is removed).",
   parameters: [idParam('categoryId', 'category')],

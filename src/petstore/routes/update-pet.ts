@@ -7,6 +7,7 @@ export const updatePet = defineOperation<PetstoreDeps, { petId: number }, unknow
   method: 'PUT',
   path: '/pets/{petId}',
   tags: ['Pets'],
+  access: 'pets:write',
   summary: 'Update a pet',
   description:
     "Replaces a pet's name and category. `status` may be sent but must equal the pet's current status: status follows stock and open orders, so change stock with `PUT /store/inventory/{petId}` instead.",

@@ -26,6 +26,8 @@ const bind = <F extends (ctx: StoreContext, ...args: never[]) => unknown>(ctx: S
 export function createPetstoreStore(database: Database<PetstoreTables>, clock: Clock) {
   const ctx: StoreContext = { database, db: database.db, dialect: database.dialect, clock };
   return {
+    /** For the key service and idempotency records, which share the database. */
+    context: ctx,
     createPet: bind(ctx, createPet),
     readPet: petReader(ctx),
     listPets: petLister(ctx),
