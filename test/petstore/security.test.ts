@@ -22,8 +22,8 @@ const operations = Object.entries(document.paths as Record<string, Record<string
   ([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method: method.toUpperCase(), op })),
 );
 
-/** A concrete URL for a path template: every id is 1 (nothing needs to exist). */
-const urlOf = (path: string) => path.replaceAll(/\{[^}]+\}/g, '1');
+/** A concrete URL for a path template: ids that name nothing (nothing needs to exist, nothing is revoked). */
+const urlOf = (path: string) => path.replaceAll(/\{[^}]+\}/g, '999999');
 
 function requiredScope(op: DocOperation): string | null {
   assert.ok(Array.isArray(op.security), `${op.operationId} declares no security`);
