@@ -128,11 +128,10 @@ export function installGuard<Deps>(
     const access = (request.routeOptions.config as { guard?: RouteGuard }).guard?.access ?? 'public';
     const authorization = request.headers.authorization;
     const secret = authorization === undefined ? undefined : BEARER.exec(authorization)?.[1];
-    // Public operations count a key's requests against the key when the cache knows it, but
-    // never wait for the database on its behalf.
-    const needsKey = access !== 'public' && options.authentication;
+    // A key sent to a public operation is resolved too, so its requests count against the key
+    // rather than the address (and a wrong key there is simply ignored).
     const known = secret === undefined ? undefined : keys.cached(secret);
-    if (known !== undefined || secret === undefined || !needsKey) {
+    if (known !== undefined || secret === undefined || (!limits && access === 'public')) {
       try {
         finish(request, reply, access, known, secret !== undefined);
         done();
