@@ -30,7 +30,9 @@ export const petstoreSettings = {
     default: undefined as string | undefined,
     parse: (raw: string): string | undefined => {
       if (!/^pk_[A-Za-z0-9_-]{43}$/.test(raw)) {
-        throw new Error('expected pk_ followed by 43 base64url characters (A-Z a-z 0-9 _ -), e.g. from kennel keys create');
+        throw new Error(
+          'expected pk_ followed by 43 base64url characters (A-Z a-z 0-9 _ -), e.g. from kennel keys create',
+        );
       }
       return raw;
     },
@@ -79,7 +81,8 @@ export const petstoreSettings = {
   },
   keyCacheSeconds: {
     env: 'PETSTORE_KEY_CACHE_SECONDS',
-    description: 'How long a process trusts a looked-up API key (a revocation elsewhere takes this long to apply)',
+    description:
+      'How long a process trusts a looked-up API key (a revocation elsewhere takes this long to apply)',
     default: 10,
     parse: parse.integer(0, 3600),
   },

@@ -1,7 +1,12 @@
 import { join, resolve } from 'node:path';
 import { ConfigError, loadPetstoreConfig, petstoreAppSettings } from '../config/index.ts';
 import { systemClock } from '../lib/clock.ts';
-import { buildPetstoreApp, ensureAdminKey, type PetstoreTables, petstoreMigrations } from '../petstore/index.ts';
+import {
+  buildPetstoreApp,
+  ensureAdminKey,
+  type PetstoreTables,
+  petstoreMigrations,
+} from '../petstore/index.ts';
 import { migrateToLatest, openDatabase } from '../storage/index.ts';
 
 /** `npm run petstore`: the Petstore API alone. */
@@ -31,7 +36,9 @@ async function main(): Promise<void> {
     ...settings,
   });
   if (!settings.authentication) {
-    app.log.warn('PETSTORE_AUTHENTICATION=off: every operation is public. Never run this way outside benchmarks.');
+    app.log.warn(
+      'PETSTORE_AUTHENTICATION=off: every operation is public. Never run this way outside benchmarks.',
+    );
   }
   const firstKey = await ensureAdminKey(
     { database, db: database.db, dialect: database.dialect, clock: systemClock },

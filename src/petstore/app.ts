@@ -46,8 +46,7 @@ export function buildPetstoreApp(options: PetstoreAppOptions): FastifyInstance {
   installErrorHandling(app, operations, petstoreErrors, { bodyLimit: BODY_LIMIT_BYTES });
   installGuard(app, operations, keys, options.clock, {
     authentication: options.authentication ?? true,
-    rateLimit:
-      options.rateLimit === false ? false : { perKey: limits.perKey, perAddress: limits.perAddress },
+    rateLimit: options.rateLimit === false ? false : { perKey: limits.perKey, perAddress: limits.perAddress },
     trustLoopbackProxy: options.trustLoopbackProxy ?? false,
     interfaceVersion: INTERFACE_VERSION,
   });

@@ -27,6 +27,7 @@ export interface PetstoreTables {
     revoked_at: string | null;
   };
   idempotency_keys: {
+    /** The key that sent the request (0 when authentication is off); keys do not share records. */
     api_key_id: number;
     operation: string;
     key: string;
@@ -96,7 +97,7 @@ export const petstoreMigrations: Record<string, DialectMigration> = {
         .execute();
       await db.schema
         .createTable('idempotency_keys')
-        .addColumn('api_key_id', 'bigint', (c) => c.notNull().references('api_keys.id').onDelete('cascade'))
+        .addColumn('api_key_id', 'bigint', (c) => c.notNull())
         .addColumn('operation', 'text', (c) => c.notNull())
         .addColumn('key', 'text', (c) => c.notNull())
         .addColumn('fingerprint', 'text', (c) => c.notNull())
@@ -107,7 +108,11 @@ export const petstoreMigrations: Record<string, DialectMigration> = {
         .addColumn('expires_at', 'text', (c) => c.notNull())
         .addPrimaryKeyConstraint('idempotency_keys_pk', ['api_key_id', 'operation', 'key'])
         .execute();
-      await db.schema.createIndex('idempotency_keys_expires_at').on('idempotency_keys').column('expires_at').execute();
+      await db.schema
+        .createIndex('idempotency_keys_expires_at')
+        .on('idempotency_keys')
+        .column('expires_at')
+        .execute();
     },
   },
 };

@@ -9,7 +9,10 @@ export const petstoreErrors = defineErrorCatalog({
     meaning:
       'The operation needs an API key and none was sent, or the key is not valid (revoked or mistyped). WWW-Authenticate says which.',
   },
-  forbidden: { status: 403, meaning: "The API key lacks the scope the operation needs (the document's `security`)." },
+  forbidden: {
+    status: 403,
+    meaning: "The API key lacks the scope the operation needs (the document's `security`).",
+  },
   rate_limited: {
     status: 429,
     meaning:
@@ -17,7 +20,8 @@ export const petstoreErrors = defineErrorCatalog({
   },
   precondition_failed: {
     status: 412,
-    meaning: 'If-Match names a version (ETag) the resource no longer has: someone changed it since you read it.',
+    meaning:
+      'If-Match names a version (ETag) the resource no longer has: someone changed it since you read it.',
   },
   idempotency_key_reused: {
     status: 422,

@@ -188,7 +188,11 @@ export const schemas: Record<string, JsonSchema> = {
       prefix: { type: 'string', description: 'The first 11 characters of the key', example: 'pk_Xb3kP0qz' },
       scopes: { type: 'array', items: ref('Scope') },
       createdAt: { type: 'string', format: 'date-time' },
-      revokedAt: { type: 'string', format: 'date-time', description: 'When the key was revoked; absent while live' },
+      revokedAt: {
+        type: 'string',
+        format: 'date-time',
+        description: 'When the key was revoked; absent while live',
+      },
     },
     additionalProperties: false,
   },

@@ -43,11 +43,17 @@ for (const dialect of testDialects()) {
     before(async () => {
       ps = await startPetstore(dialect);
       for (const scope of SCOPES) {
-        const only = await ps.request<{ secret: string }>('POST', '/keys', { name: `only ${scope}`, scopes: [scope] });
+        const only = await ps.request<{ secret: string }>('POST', '/keys', {
+          name: `only ${scope}`,
+          scopes: [scope],
+        });
         assert.equal(only.status, 201);
         keyWith.set(scope, only.body.secret);
         const others = SCOPES.filter((s) => s !== scope);
-        const rest = await ps.request<{ secret: string }>('POST', '/keys', { name: `not ${scope}`, scopes: others });
+        const rest = await ps.request<{ secret: string }>('POST', '/keys', {
+          name: `not ${scope}`,
+          scopes: others,
+        });
         keyWithout.set(scope, rest.body.secret);
       }
       const doomed = await ps.request<{ id: number; secret: string }>('POST', '/keys', {
@@ -60,7 +66,9 @@ for (const dialect of testDialects()) {
     after(() => ps.close());
 
     it('covers every operation of the document, public reads of pets and categories only', () => {
-      const publicOps = operations.filter(({ op }) => requiredScope(op) === null).map(({ op }) => op.operationId);
+      const publicOps = operations
+        .filter(({ op }) => requiredScope(op) === null)
+        .map(({ op }) => op.operationId);
       assert.deepEqual(publicOps.sort(), ['getCategory', 'getPet', 'listCategories', 'listPets']);
       assert.equal(operations.length, 21);
       const schemes = (document.components as { securitySchemes: Record<string, unknown> }).securitySchemes;
@@ -79,12 +87,18 @@ for (const dialect of testDialects()) {
           ps.request(method, url, method === 'POST' || method === 'PUT' ? {} : undefined, { authorization });
         if (scope === null) {
           for (const answer of [await send(''), await send('Bearer pk_unknown')]) {
-            assert.ok(answer.status !== 401 && answer.status !== 403, `${op.operationId} answered ${answer.status}`);
+            assert.ok(
+              answer.status !== 401 && answer.status !== 403,
+              `${op.operationId} answered ${answer.status}`,
+            );
           }
           return;
         }
         const declared = Object.keys(op.responses);
-        assert.ok(declared.includes('401') && declared.includes('403'), `${op.operationId} declares 401 and 403`);
+        assert.ok(
+          declared.includes('401') && declared.includes('403'),
+          `${op.operationId} declares 401 and 403`,
+        );
         for (const [authorization, invalid] of [
           ['', false],
           [`Bearer pk_${'x'.repeat(43)}`, true],
@@ -107,7 +121,10 @@ for (const dialect of testDialects()) {
           `Bearer realm="petstore", error="insufficient_scope", scope="${scope}"`,
         );
         const allowed = await send(`Bearer ${keyWith.get(scope)}`);
-        assert.ok(allowed.status !== 401 && allowed.status !== 403, `${op.operationId} answered ${allowed.status}`);
+        assert.ok(
+          allowed.status !== 401 && allowed.status !== 403,
+          `${op.operationId} answered ${allowed.status}`,
+        );
       });
     }
 
@@ -118,17 +135,24 @@ for (const dialect of testDialects()) {
         { name: 'shop', scopes: ['store', 'pets:write', 'store'] },
       );
       assert.equal(created.status, 400, 'duplicate scopes are refused');
-      const ok = await ps.request<{ id: number; secret: string; prefix: string; scopes: string[] }>('POST', '/keys', {
-        name: 'shop',
-        scopes: ['store', 'pets:write'],
-      });
+      const ok = await ps.request<{ id: number; secret: string; prefix: string; scopes: string[] }>(
+        'POST',
+        '/keys',
+        {
+          name: 'shop',
+          scopes: ['store', 'pets:write'],
+        },
+      );
       assert.equal(ok.status, 201);
       assert.match(ok.body.secret, /^pk_[A-Za-z0-9_-]{43}$/);
       assert.equal(ok.body.prefix, ok.body.secret.slice(0, 11));
       assert.deepEqual(ok.body.scopes, ['pets:write', 'store']);
       assert.equal(ok.headers['cache-control'], 'no-store');
       const rows = await ps.database.db.selectFrom('api_keys').selectAll().execute();
-      assert.ok(rows.every((r) => !JSON.stringify(r).includes(ok.body.secret)), 'the secret is not stored');
+      assert.ok(
+        rows.every((r) => !JSON.stringify(r).includes(ok.body.secret)),
+        'the secret is not stored',
+      );
       const list = await ps.request<Record<string, unknown>[]>('GET', '/keys');
       assert.ok(list.body.every((k) => !('secret' in k)));
       assert.ok(!list.text.includes(ok.body.secret));

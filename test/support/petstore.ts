@@ -66,7 +66,10 @@ export async function startPetstore(
   const limits = options.limits ?? TEST_LIMITS;
   const app = buildPetstoreApp({ database, clock: clock as Clock, deprecation: TEST_DEPRECATION, limits });
   await app.ready();
-  const admin = await ensureAdminKey({ database, db: database.db, dialect: database.dialect, clock }, undefined);
+  const admin = await ensureAdminKey(
+    { database, db: database.db, dialect: database.dialect, clock },
+    undefined,
+  );
   if (!admin) throw new Error('a fresh Petstore database already had keys');
   const adminKey = admin.secret;
   const key = 'petstore';

@@ -3,7 +3,12 @@ import type { Scope } from '../store/keys.ts';
 import { idParam, locationHeader, type PetstoreDeps } from './shared.ts';
 
 /** Keys are managed by admins only: through these operations or `kennel keys`. */
-export const createApiKey = defineOperation<PetstoreDeps, unknown, unknown, { name: string; scopes: Scope[] }>({
+export const createApiKey = defineOperation<
+  PetstoreDeps,
+  unknown,
+  unknown,
+  { name: string; scopes: Scope[] }
+>({
   operationId: 'createApiKey',
   method: 'POST',
   path: '/keys',
@@ -13,7 +18,9 @@ export const createApiKey = defineOperation<PetstoreDeps, unknown, unknown, { na
     'Creates an API key with the given scopes. The answer holds the key itself (`secret`) this once: it is stored only as a SHA-256 hash and never logged, so keep it now.',
   access: 'admin',
   requestBody: { description: 'The new key', schema: ref('NewApiKey') },
-  responses: { 201: { description: 'The key was created', schema: ref('CreatedApiKey'), headers: locationHeader } },
+  responses: {
+    201: { description: 'The key was created', schema: ref('CreatedApiKey'), headers: locationHeader },
+  },
   errors: [],
   async handler({ body }, reply, { keys }) {
     const key = await keys.create(body);

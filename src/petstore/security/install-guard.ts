@@ -29,6 +29,11 @@ interface RouteGuard {
 
 const BEARER = /^Bearer +([^\s]+) *$/i;
 
+/** The key in `Authorization: Bearer <key>`, if that is what the header holds. */
+export function bearerSecret(authorization: string | string[] | undefined): string | undefined {
+  return typeof authorization === 'string' ? BEARER.exec(authorization)?.[1] : undefined;
+}
+
 export function accessOf<Deps>(op: AnyOperation<Deps>): Access {
   return (op.access ?? 'public') as Access;
 }
@@ -72,7 +77,9 @@ export function installGuard<Deps>(
   ): void => {
     if (limits) {
       const limit = key ? limits.key : limits.address;
-      const decision = limit.limiter.take(key ? `k${key.id}` : clientAddress(request, options.trustLoopbackProxy));
+      const decision = limit.limiter.take(
+        key ? `k${key.id}` : clientAddress(request, options.trustLoopbackProxy),
+      );
       reply.header('ratelimit-policy', limit.policyHeader);
       reply.header('ratelimit', `${limit.name};r=${decision.remaining};t=${decision.resetSeconds}`);
       if (!decision.allowed) {
@@ -127,7 +134,7 @@ export function installGuard<Deps>(
     }
     const access = (request.routeOptions.config as { guard?: RouteGuard }).guard?.access ?? 'public';
     const authorization = request.headers.authorization;
-    const secret = authorization === undefined ? undefined : BEARER.exec(authorization)?.[1];
+    const secret = authorization === undefined ? undefined : bearerSecret(authorization);
     // A key sent to a public operation is resolved too, so its requests count against the key
     // rather than the address (and a wrong key there is simply ignored).
     const known = secret === undefined ? undefined : keys.cached(secret);

@@ -34,6 +34,11 @@ export class KeyService {
     return entry.key;
   }
 
+  /** The key the guard resolved for this request's secret (handlers run after the guard). */
+  known(secret: string): ApiKey | undefined {
+    return this.#cache.get(secret)?.key;
+  }
+
   /** The live key for this secret, from the cache or the database. */
   async resolve(secret: string): Promise<ApiKey | undefined> {
     const cached = this.cached(secret);

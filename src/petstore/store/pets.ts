@@ -1,7 +1,16 @@
 import { isForeignKeyViolation, prepareQuery, transact } from '../../storage/index.ts';
 import { petstoreErrors } from '../errors.ts';
 import { INITIAL_STOCK_BY_STATUS, type PetStatus, statusOf } from '../stock-rules.ts';
-import { decodeCursor, type Page, type Pet, pageOf, type StoreContext, toPet } from './context.ts';
+import {
+  decodeCursor,
+  inTransaction,
+  type Page,
+  type Pet,
+  type PetstoreTrx,
+  pageOf,
+  type StoreContext,
+  toPet,
+} from './context.ts';
 
 export interface NewPet {
   name: string;
@@ -27,7 +36,7 @@ const unknownCategory = (id: number) =>
   );
 
 /** Creates a pet and its inventory entry; the initial stock follows the requested status. */
-export async function createPet(ctx: StoreContext, input: NewPet): Promise<Pet> {
+export async function createPet(ctx: StoreContext, input: NewPet, outer?: PetstoreTrx): Promise<Pet> {
   const requested = input.status ?? 'available';
   const stock = INITIAL_STOCK_BY_STATUS[requested];
   if (stock === null) {
@@ -37,7 +46,7 @@ export async function createPet(ctx: StoreContext, input: NewPet): Promise<Pet> 
     );
   }
   try {
-    return await transact(ctx.db, async (trx) => {
+    return await inTransaction(ctx, outer, async (trx) => {
       const category = await trx
         .selectFrom('categories')
         .select('id')
