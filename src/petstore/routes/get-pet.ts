@@ -1,5 +1,6 @@
 import { defineOperation, ref } from '../../lib/http-api/index.ts';
 import { petstoreErrors } from '../errors.ts';
+import { etagOf } from './etag.ts';
 import { idParam, type PetstoreDeps } from './shared.ts';
 
 const day = (date: Date) => date.toISOString().slice(0, 10);
@@ -37,6 +38,10 @@ export function getPet(deprecation: PetstoreDeps['deprecation']) {
             description: 'The successor operation, rel="successor-version"',
             schema: { type: 'string' },
           },
+          ETag: {
+            description: 'The version of the pet (strong); send it back in If-Match to change it safely',
+            schema: { type: 'string' },
+          },
         },
       },
     },
@@ -50,8 +55,13 @@ export function getPet(deprecation: PetstoreDeps['deprecation']) {
           { headers: { sunset: sunsetHeader, link: successor } },
         );
       }
-      reply.header('deprecation', deprecationHeader).header('sunset', sunsetHeader).header('link', successor);
-      return store.readPet(params.petId);
+      const pet = await store.readPet(params.petId);
+      reply
+        .header('deprecation', deprecationHeader)
+        .header('sunset', sunsetHeader)
+        .header('link', successor)
+        .header('etag', etagOf(pet));
+      return pet;
     },
   });
 }
