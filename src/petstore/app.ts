@@ -11,6 +11,7 @@ import { schemas } from './schemas.ts';
 import { installDeadline } from './security/install-deadline.ts';
 import { installGuard } from './security/install-guard.ts';
 import { KeyService } from './security/key-service.ts';
+import { purgeExpiredIdempotency } from './store/idempotency.ts';
 import { createPetstoreStore } from './store/index.ts';
 
 export interface PetstoreAppOptions {
@@ -51,6 +52,22 @@ export function buildPetstoreApp(options: PetstoreAppOptions): FastifyInstance {
     interfaceVersion: INTERFACE_VERSION,
   });
   installDeadline(app, limits.requestTimeoutMs);
+  // Expired Idempotency-Key records are replaced when their key comes back; the rest are swept
+  // hourly so the table stays about one expiry period of creates.
+  let sweeper: NodeJS.Timeout | undefined;
+  app.addHook('onReady', (done) => {
+    sweeper = setInterval(() => {
+      purgeExpiredIdempotency(store.context).catch((error: unknown) =>
+        app.log.error({ err: error }, 'sweeping expired idempotency keys failed'),
+      );
+    }, 3_600_000);
+    sweeper.unref();
+    done();
+  });
+  app.addHook('onClose', (_app, done) => {
+    clearInterval(sweeper);
+    done();
+  });
   registerOperations(app, operations, schemas, deps);
 
   const document = petstoreDocument(options.deprecation, limits);
