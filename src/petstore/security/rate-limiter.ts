@@ -27,7 +27,7 @@ export class FixedWindowLimiter {
   readonly #clock: Clock;
   readonly #windowMs: number;
   #window = -1;
-  #counts = new Map<string, number>();
+  #counts = new Map<string | number, number>();
 
   constructor(policy: RateLimitPolicy, clock: Clock) {
     this.policy = policy;
@@ -35,8 +35,8 @@ export class FixedWindowLimiter {
     this.#windowMs = policy.windowSeconds * 1000;
   }
 
-  /** Counts one request of `caller` and says whether it may go ahead. */
-  take(caller: string): RateLimitDecision {
+  /** Counts one request of `caller` (a key id or an address) and says whether it may go ahead. */
+  take(caller: string | number): RateLimitDecision {
     const now = this.#clock.now().getTime();
     const window = Math.floor(now / this.#windowMs);
     if (window !== this.#window) {
