@@ -23,10 +23,6 @@ export interface GuardOptions {
   readonly interfaceVersion: string;
 }
 
-interface RouteGuard {
-  readonly access: Access;
-}
-
 const BEARER = /^Bearer +([^\s]+) *$/i;
 
 /** The key in `Authorization: Bearer <key>`, if that is what the header holds. */
@@ -43,10 +39,12 @@ export function accessOf<Deps>(op: AnyOperation<Deps>): Access {
 }
 
 /**
- * One `onRequest` hook in front of every route, before the body is read: it finds the caller's
+ * An `onRequest` hook in front of every route, before the body is read: it finds the caller's
  * key, counts the request against the caller's rate limit (per key, else per client address),
  * then checks the operation's scope. Refusals are 401 (no or unknown key, with
  * WWW-Authenticate), 403 (missing scope) and 429 (with Retry-After), each with the Error body.
+ * Each route gets its own hook with its access baked in (reading `request.routeOptions` builds
+ * an object per call); one global hook covers only requests that matched no route.
  */
 export function installGuard<Deps>(
   app: FastifyInstance,
@@ -62,7 +60,8 @@ export function installGuard<Deps>(
     const method = methods[0] === 'HEAD' ? 'GET' : methods[0];
     // With authentication off every operation is public: no key is looked up for access.
     const access = options.authentication ? (byRoute.get(`${method} ${route.url}`) ?? 'public') : 'public';
-    route.config = { ...(route.config as object), guard: { access } satisfies RouteGuard };
+    const existing = route.onRequest === undefined ? [] : [route.onRequest].flat();
+    route.onRequest = [guardFor(access), ...existing] as typeof route.onRequest;
   });
 
   const limits = options.rateLimit
@@ -123,44 +122,50 @@ export function installGuard<Deps>(
   };
 
   const major = version.split('.')[0] as string;
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('api-version', version);
-    const asked = request.headers['api-version'];
-    if (asked !== undefined && !acceptsVersion(asked, major)) {
-      done(
-        petstoreErrors.error(
-          'unsupported_version',
-          `API-Version ${JSON.stringify(asked)} is not served here: this server speaks ${version}. Send API-Version: ${major} (or leave it out).`,
-        ),
-      );
-      return;
-    }
-    const access = (request.routeOptions.config as { guard?: RouteGuard }).guard?.access ?? 'public';
-    const authorization = request.headers.authorization;
-    const secret = authorization === undefined ? undefined : bearerSecret(authorization);
-    // A key sent to a public operation is resolved too, so its requests count against the key
-    // rather than the address (and a wrong key there is simply ignored).
-    const known = secret === undefined ? undefined : keys.cached(secret);
-    if (known !== undefined || secret === undefined || (!limits && access === 'public')) {
-      try {
-        finish(request, reply, access, known, secret !== undefined);
-        done();
-      } catch (error) {
-        done(error as Error);
+  const guardFor =
+    (access: Access) => (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
+      reply.header('api-version', version);
+      const asked = request.headers['api-version'];
+      if (asked !== undefined && !acceptsVersion(asked, major)) {
+        done(
+          petstoreErrors.error(
+            'unsupported_version',
+            `API-Version ${JSON.stringify(asked)} is not served here: this server speaks ${version}. Send API-Version: ${major} (or leave it out).`,
+          ),
+        );
+        return;
       }
-      return;
-    }
-    keys.resolve(secret).then(
-      (key) => {
+      const authorization = request.headers.authorization;
+      const secret = authorization === undefined ? undefined : bearerSecret(authorization);
+      // A key sent to a public operation is resolved too, so its requests count against the key
+      // rather than the address (and a wrong key there is simply ignored).
+      const known = secret === undefined ? undefined : keys.cached(secret);
+      if (known !== undefined || secret === undefined || (!limits && access === 'public')) {
         try {
-          finish(request, reply, access, key, true);
+          finish(request, reply, access, known, secret !== undefined);
           done();
         } catch (error) {
           done(error as Error);
         }
-      },
-      (error: Error) => done(error),
-    );
+        return;
+      }
+      keys.resolve(secret).then(
+        (key) => {
+          try {
+            finish(request, reply, access, key, true);
+            done();
+          } catch (error) {
+            done(error as Error);
+          }
+        },
+        (error: Error) => done(error),
+      );
+    };
+  // Requests that matched no route: the version header and the per-address limit only.
+  const unrouted = guardFor('public');
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.is404) unrouted(request, reply, done);
+    else done();
   });
 }
 
