@@ -95,10 +95,54 @@ export function petstoreDocument(
   for (const op of operations) {
     const entry = paths[op.path]?.[op.method.toLowerCase()];
     const access = op.access ?? 'public';
-    if (entry) entry.security = access === 'public' ? [] : [{ apiKey: [access] }];
+    if (!entry) continue;
+    entry.security = access === 'public' ? [] : [{ apiKey: [access] }];
+    // The guard's headers, on every answer it lets through or refuses.
+    for (const [status, response] of Object.entries(
+      entry.responses as Record<string, { headers?: object }>,
+    )) {
+      response.headers = { ...response.headers, ...GUARD_HEADERS, ...(STATUS_HEADERS[status] ?? {}) };
+    }
   }
   return document;
 }
+
+const GUARD_HEADERS = {
+  'API-Version': {
+    description: 'The interface version that answered (see Versioning)',
+    schema: { type: 'string', example: INTERFACE_VERSION },
+  },
+  'RateLimit-Policy': {
+    description:
+      'The rate-limit policy that applies: `"key"` (per API key) or `"address"` (per client address), with its quota `q` and window `w` in seconds (IETF RateLimit header fields)',
+    schema: { type: 'string', example: '"key";q=600;w=60' },
+  },
+  RateLimit: {
+    description: 'Requests `r` left in the current window and seconds `t` until it resets',
+    schema: { type: 'string', example: '"key";r=599;t=42' },
+  },
+};
+
+const STATUS_HEADERS: Record<string, Record<string, unknown>> = {
+  '401': {
+    'WWW-Authenticate': {
+      description: '`Bearer realm="petstore"`, with `error="invalid_token"` when the key sent is not valid',
+      schema: { type: 'string' },
+    },
+  },
+  '403': {
+    'WWW-Authenticate': {
+      description: '`Bearer realm="petstore", error="insufficient_scope", scope="<the scope needed>"`',
+      schema: { type: 'string' },
+    },
+  },
+  '429': {
+    'Retry-After': {
+      description: 'Seconds until the window resets',
+      schema: { type: 'integer', minimum: 1 },
+    },
+  },
+};
 
 export function toYaml(document: Record<string, unknown>): string {
   return stringify(document, { aliasDuplicateObjects: false, lineWidth: 0 });

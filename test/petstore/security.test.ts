@@ -83,8 +83,21 @@ for (const dialect of testDialects()) {
       it(`${method} ${path} (${op.operationId}) enforces what it declares`, async () => {
         const url = urlOf(path);
         const scope = requiredScope(op);
-        const send = (authorization: string) =>
-          ps.request(method, url, method === 'POST' || method === 'PUT' ? {} : undefined, { authorization });
+        const send = async (authorization: string) => {
+          const answer = await ps.request(
+            method,
+            url,
+            method === 'POST' || method === 'PUT' ? {} : undefined,
+            {
+              authorization,
+            },
+          );
+          // The headers the document declares on every answer.
+          assert.equal(answer.headers['api-version'], '1.0.0');
+          assert.match(String(answer.headers['ratelimit-policy']), /^"(key|address)";q=1000000;w=60$/);
+          assert.match(String(answer.headers.ratelimit), /^"(key|address)";r=\d+;t=\d+$/);
+          return answer;
+        };
         if (scope === null) {
           for (const answer of [await send(''), await send('Bearer pk_unknown')]) {
             assert.ok(
@@ -159,6 +172,27 @@ for (const dialect of testDialects()) {
       const missing = await ps.request('DELETE', '/keys/999999');
       assert.equal(missing.status, 404);
       assert.equal((missing.body as { code: string }).code, 'key_not_found');
+    });
+
+    it('a key revoked by another process stops working once the key cache time has passed', async () => {
+      const created = await ps.request<{ id: number; secret: string }>('POST', '/keys', {
+        name: 'elsewhere',
+        scopes: ['store'],
+      });
+      const auth = { authorization: `Bearer ${created.body.secret}` };
+      assert.equal((await ps.request('GET', '/store/orders', undefined, auth)).status, 200);
+      // Another process sharing the database revokes it: this one's cache does not know yet.
+      await ps.database.db
+        .updateTable('api_keys')
+        .set({ revoked_at: ps.clock.now().toISOString() })
+        .where('id', '=', created.body.id)
+        .execute();
+      ps.clock.advance(9_999);
+      assert.equal((await ps.request('GET', '/store/orders', undefined, auth)).status, 200);
+      ps.clock.advance(1);
+      const refused = await ps.request('GET', '/store/orders', undefined, auth);
+      assert.equal(refused.status, 401);
+      assert.equal(refused.headers['www-authenticate'], 'Bearer realm="petstore", error="invalid_token"');
     });
   });
 }

@@ -54,6 +54,16 @@ export const locationHeader: Record<string, HeaderSpec> = {
   Location: { description: 'Path of the created resource', schema: { type: 'string' } },
 };
 
+/** The answer of a create that takes an Idempotency-Key. */
+export const createdHeaders: Record<string, HeaderSpec> = {
+  ...locationHeader,
+  'Idempotent-Replayed': {
+    description:
+      '`true` when this is the remembered answer to an earlier request with the same Idempotency-Key',
+    schema: { type: 'string', enum: ['true'] },
+  },
+};
+
 /** Sends a page: the items as the body, the next page's URL in `Link: rel="next"`. */
 export function sendPage<T>(
   reply: FastifyReply,
