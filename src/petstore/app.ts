@@ -43,7 +43,7 @@ export function buildPetstoreApp(options: PetstoreAppOptions): FastifyInstance {
     keys,
     idempotencyTtlMs: limits.idempotencyTtlMs,
   };
-  const operations = petstoreOperations(options.deprecation);
+  const operations = installDeadline(app, petstoreOperations(options.deprecation), limits.requestTimeoutMs);
   installErrorHandling(app, operations, petstoreErrors, { bodyLimit: BODY_LIMIT_BYTES });
   installGuard(app, operations, keys, options.clock, {
     authentication: options.authentication ?? true,
@@ -51,7 +51,6 @@ export function buildPetstoreApp(options: PetstoreAppOptions): FastifyInstance {
     trustLoopbackProxy: options.trustLoopbackProxy ?? false,
     interfaceVersion: INTERFACE_VERSION,
   });
-  installDeadline(app, limits.requestTimeoutMs);
   // Expired Idempotency-Key records are replaced when their key comes back; the rest are swept
   // hourly so the table stays about one expiry period of creates.
   let sweeper: NodeJS.Timeout | undefined;

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { HeaderSpec, ParameterSpec } from '../../lib/http-api/index.ts';
 import { petstoreErrors } from '../errors.ts';
 
@@ -8,7 +8,8 @@ import { petstoreErrors } from '../errors.ts';
  * version column on every table or a bump in every write path.
  */
 export function etagOf(resource: unknown): string {
-  return `"${createHash('sha256').update(JSON.stringify(resource)).digest('base64url').slice(0, 27)}"`;
+  // The one-shot hash(): no Hash object per read.
+  return `"${hash('sha256', JSON.stringify(resource), 'base64url').slice(0, 27)}"`;
 }
 
 export const etagHeader: Record<string, HeaderSpec> = {
