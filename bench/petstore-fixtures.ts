@@ -1,14 +1,57 @@
 import type { BareResponses } from './bare-server.ts';
-import { type Answer, call, contentHeaders, expectCall } from './support/http.ts';
+import { type Answer, contentHeaders } from './support/http.ts';
 
 /**
  * The Petstore suite's data and reference answers: what is seeded through the API, what the
  * Petstore answers on each benchmarked request, and the bare server's copy of those answers.
  */
 export const PETS = 30;
+
+/**
+ * The admin key every benchmarked Petstore registers (PETSTORE_ADMIN_KEY): seeding, checks and
+ * the authenticated requests under load send it.
+ */
+export const BENCH_KEY = `pk_${'b'.repeat(43)}`;
+export const AUTHORIZATION = `Bearer ${BENCH_KEY}`;
+
+/** Answers whose `RateLimit` field (requests left, seconds to the reset) moves from one answer to the next. */
+const VARYING_HEADERS = ['ratelimit'];
+
+/** One request with the bench key, read whole. */
+export async function call(base: string, method: string, path: string, body?: unknown): Promise<Answer> {
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers:
+      body === undefined
+        ? { authorization: AUTHORIZATION }
+        : { authorization: AUTHORIZATION, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(10_000),
+  });
+  return {
+    status: response.status,
+    headers: Object.fromEntries(response.headers.entries()),
+    body: await response.text(),
+  };
+}
+
+/** `call`, failing unless the answer has the expected status. */
+export async function expectCall(
+  base: string,
+  method: string,
+  path: string,
+  status: number,
+  body?: unknown,
+): Promise<Answer> {
+  const answer = await call(base, method, path, body);
+  if (answer.status !== status) {
+    throw new Error(`${method} ${base}${path} answered ${answer.status}, expected ${status}: ${answer.body}`);
+  }
+  return answer;
+}
 export const MAX_STOCK = 1_000_000;
 
-export type EndpointKey = 'getPet' | 'listPets' | 'placeOrder';
+export type EndpointKey = 'getPet' | 'listPets' | 'placeOrder' | 'getInventory';
 
 export interface Seed {
   /** The pet `GET /pets/{petId}` reads. */
@@ -50,6 +93,7 @@ export type Reference = Record<EndpointKey, { method: string; path: string; answ
 export async function captureAnswers(url: string, seed: Seed): Promise<Reference> {
   const getPet = await expectCall(url, 'GET', `/pets/${seed.getPetId}`, 200);
   const listPets = await expectCall(url, 'GET', '/pets', 200);
+  const getInventory = await expectCall(url, 'GET', `/store/inventory/${seed.getPetId}`, 200);
   const items = JSON.parse(listPets.body) as unknown[];
   if (items.length !== 20) throw new Error(`GET /pets answered ${items.length} pets, expected a page of 20`);
   const placeOrder = await expectCall(url, 'POST', '/store/orders', 201, {
@@ -59,13 +103,14 @@ export async function captureAnswers(url: string, seed: Seed): Promise<Reference
   return {
     getPet: { method: 'GET', path: `/pets/${seed.getPetId}`, answer: getPet },
     listPets: { method: 'GET', path: '/pets', answer: listPets },
+    getInventory: { method: 'GET', path: `/store/inventory/${seed.getPetId}`, answer: getInventory },
     placeOrder: { method: 'POST', path: '/store/orders', answer: placeOrder },
   };
 }
 
 /** The bare server's configuration: the GET answers verbatim, orders echoed with new ids. */
 export function bareResponses(reference: Reference): BareResponses {
-  const fixed = (['getPet', 'listPets'] as const).map((key) => ({
+  const fixed = (['getPet', 'listPets', 'getInventory'] as const).map((key) => ({
     method: reference[key].method,
     url: reference[key].path,
     status: reference[key].answer.status,
@@ -96,12 +141,12 @@ export async function expectSameAnswers(
   url: string,
   reference: Reference,
   who: string,
-  keys: readonly EndpointKey[] = ['getPet', 'listPets', 'placeOrder'],
+  keys: readonly EndpointKey[] = ['getPet', 'listPets', 'getInventory', 'placeOrder'],
 ): Promise<void> {
   const withoutIds = (text: string) => text.replace(/^\{"id":\d+,/, '{"id":0,').replace(/\/\d+$/, '/0');
   const headers = (answer: Answer) =>
     JSON.stringify(
-      Object.entries(contentHeaders(answer))
+      Object.entries(contentHeaders(answer, VARYING_HEADERS))
         .map(([name, value]) => [name, withoutIds(value)])
         .sort(),
     );

@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
+  AUTHORIZATION,
+  BENCH_KEY,
   bareResponses,
   captureAnswers,
   type EndpointKey,
@@ -24,7 +26,6 @@ import {
   type SuiteReport,
 } from './support/report.ts';
 import { freePort, type RunningServer, startServer } from './support/servers.ts';
-import { writeJsonRequestScript } from './support/wrk.ts';
 
 /**
  * The Petstore API under load (issue 2): GET /pets/{petId}, GET /pets (a 20-item page) and
@@ -41,7 +42,8 @@ export const petstoreSuite: Suite = {
 
 const ROOT = resolve(import.meta.dirname, '..');
 
-type TargetKind = 'bare' | 'sqlite' | 'postgres';
+/** `open`: the SQLite Petstore with authentication and rate limiting off, to price them. */
+type TargetKind = 'bare' | 'sqlite' | 'postgres' | 'open';
 
 interface Target {
   readonly kind: TargetKind;
@@ -55,6 +57,8 @@ interface Endpoint {
   readonly path: string;
   /** wrk Lua script for requests other than a plain GET. */
   readonly script?: string;
+  /** The targets that run it, when not every one. */
+  readonly targets?: readonly TargetKind[];
 }
 
 interface Measurement extends RunFigures {
@@ -97,6 +101,17 @@ export async function runPetstoreSuite(
       log('PostgreSQL left out (BENCH_POSTGRES_URL=off)');
     }
 
+    log('starting the Petstore on SQLite with authentication and rate limiting off');
+    const open = await startPetstore(config, 'Petstore (SQLite, no auth, no rate limit)', {
+      DATA_DIR: join(work, 'open'),
+      DATABASE_URL: '',
+      PETSTORE_AUTHENTICATION: 'off',
+      PETSTORE_RATE_LIMIT: 'off',
+    });
+    cleanups.push(open.stop);
+    await seedPetstore(open.url);
+    targets.push({ kind: 'open', label: 'Petstore, SQLite, open', server: open });
+
     log('starting the bare node:http server');
     const responsesFile = join(work, 'bare-responses.json');
     writeFileSync(responsesFile, JSON.stringify(bareResponses(reference)));
@@ -114,16 +129,27 @@ export async function runPetstoreSuite(
     await expectSameAnswers(bare.url, reference, 'the bare server');
     targets.unshift({ kind: 'bare', label: 'bare node:http', server: bare });
 
+    // Public reads go without a key (limited per client address); the store's operations send
+    // the key, so they pay for its lookup, the per-key limit and the scope check.
     const endpoints: Endpoint[] = [
       { key: 'getPet', label: 'GET /pets/{petId}', path: `/pets/${seed.getPetId}` },
-      { key: 'listPets', label: 'GET /pets', path: '/pets' },
+      { key: 'listPets', label: 'GET /pets', path: '/pets', targets: ['bare', 'sqlite', 'postgres'] },
+      {
+        key: 'getInventory',
+        label: 'GET /store/inventory/{petId} (key)',
+        path: `/store/inventory/${seed.getPetId}`,
+        script: writeRequestScript(work, 'get-inventory', 'GET'),
+      },
       {
         key: 'placeOrder',
-        label: 'POST /store/orders',
+        label: 'POST /store/orders (key)',
         path: '/store/orders',
-        script: writeJsonRequestScript(work, 'place-order', 'POST', { petId: seed.orderPetId, quantity: 1 }),
+        script: writeRequestScript(work, 'place-order', 'POST', { petId: seed.orderPetId, quantity: 1 }),
+        targets: ['bare', 'sqlite', 'postgres'],
       },
     ];
+    const runs = (endpoint: Endpoint, target: Target) =>
+      endpoint.targets === undefined || endpoint.targets.includes(target.kind);
 
     const measure = async (round: number, target: Target, endpoint: Endpoint, seconds: number) => {
       const url = target.server.url;
@@ -156,7 +182,7 @@ export async function runPetstoreSuite(
     if (config.warmupSeconds > 0) {
       log(`warm-up: ${config.warmupSeconds} s per server and endpoint`);
       for (const endpoint of endpoints) {
-        for (const target of targets) {
+        for (const target of targets.filter((t) => runs(endpoint, t))) {
           const m = await measure(0, target, endpoint, config.warmupSeconds);
           if (m.problem) problems.push(`warm-up, ${target.label}, ${endpoint.label}: ${m.problem}`);
         }
@@ -167,7 +193,9 @@ export async function runPetstoreSuite(
     for (let round = 1; round <= config.rounds; round++) {
       for (const endpoint of endpoints) {
         // Rotate the order each round so no server always runs first (or right after another).
-        const order = targets.map((_, i) => targets[(i + round - 1) % targets.length] as Target);
+        const order = targets
+          .map((_, i) => targets[(i + round - 1) % targets.length] as Target)
+          .filter((t) => runs(endpoint, t));
         for (const target of order) {
           const m = await measure(round, target, endpoint, config.durationSeconds);
           measurements.push(m);
@@ -180,10 +208,12 @@ export async function runPetstoreSuite(
     }
 
     // The GET answers must still be the bytes the bare server copied.
-    for (const target of targets) {
-      await expectSameAnswers(target.server.url, reference, target.label, ['getPet', 'listPets']).catch(
-        (error: Error) => problems.push(error.message),
-      );
+    for (const target of targets.filter((t) => t.kind !== 'open')) {
+      await expectSameAnswers(target.server.url, reference, target.label, [
+        'getPet',
+        'listPets',
+        'getInventory',
+      ]).catch((error: Error) => problems.push(error.message));
     }
 
     return summarize(config, targets, endpoints, measurements, problems);
@@ -232,7 +262,9 @@ function summarize(
   const figures: Record<string, Record<string, unknown>> = {};
   for (const endpoint of endpoints) {
     const bare = stats('bare', endpoint.key).requestsPerSecond;
-    for (const target of targets) {
+    for (const target of targets.filter(
+      (t) => endpoint.targets === undefined || endpoint.targets.includes(t.kind),
+    )) {
       const s = stats(target.kind, endpoint.key);
       const vsBare = s.requestsPerSecond / bare;
       const vsBareGetPet = s.requestsPerSecond / bareGet;
@@ -257,7 +289,24 @@ function summarize(
   const sqliteOrder = stats('sqlite', 'placeOrder');
   const versus = (rps: number) =>
     `${formatRatio(rps / bareGet)} (${formatRate(rps)} vs ${formatRate(bareGet)} req/s)`;
+  // The price of authentication plus rate limiting: the same SQLite Petstore with both off.
+  const guardedInventory = stats('sqlite', 'getInventory').requestsPerSecond;
+  const openInventory = stats('open', 'getInventory').requestsPerSecond;
+  const guardedGet = sqliteGet.requestsPerSecond;
+  const openGet = stats('open', 'getPet').requestsPerSecond;
+  const guardRatio = (guarded: number, open: number) =>
+    `${formatRatio(guarded / open)} (${formatRate(guarded)} vs ${formatRate(open)} req/s)`;
   const checks: Check[] = [
+    {
+      label: 'GET /store/inventory/{petId} with a key: with auth + rate limit >= 85% of without (SQLite)',
+      passed: guardedInventory / openInventory >= 0.85,
+      measured: guardRatio(guardedInventory, openInventory),
+    },
+    {
+      label: 'GET /pets/{petId} without a key: with rate limit (per address) >= 85% of without (SQLite)',
+      passed: guardedGet / openGet >= 0.85,
+      measured: guardRatio(guardedGet, openGet),
+    },
     {
       label: 'SQLite GET /pets/{petId} >= 70% of the bare server',
       passed: sqliteGet.requestsPerSecond / bareGet >= 0.7,
@@ -311,7 +360,18 @@ function summarize(
     checks,
     problems,
     warnings,
-    data: { figures, measurements },
+    data: {
+      figures,
+      measurements,
+      guard: {
+        getInventory: {
+          with: guardedInventory,
+          without: openInventory,
+          ratio: guardedInventory / openInventory,
+        },
+        getPet: { with: guardedGet, without: openGet, ratio: guardedGet / openGet },
+      },
+    },
   };
 }
 
@@ -327,7 +387,32 @@ async function startPetstore(
     cwd: ROOT,
     cpu: config.serverCpu,
     port: await freePort(),
-    env: { ...env, LOG_LEVEL: 'silent' },
+    env: {
+      // Limits high enough never to refuse the load: the limiter still counts every request.
+      PETSTORE_ADMIN_KEY: BENCH_KEY,
+      PETSTORE_RATE_LIMIT_PER_KEY: '100000000',
+      PETSTORE_RATE_LIMIT_PER_ADDRESS: '100000000',
+      ...env,
+      LOG_LEVEL: 'silent',
+    },
     readyPath: '/openapi.json',
   });
+}
+
+/** A wrk Lua script sending `method` with the bench key (and a JSON body); returns its path. */
+function writeRequestScript(dir: string, name: string, method: string, body?: unknown): string {
+  const path = join(dir, `${name}.lua`);
+  const lua = (text: string) => `"${text.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`;
+  writeFileSync(
+    path,
+    [
+      `wrk.method = ${lua(method)}`,
+      `wrk.headers["Authorization"] = ${lua(AUTHORIZATION)}`,
+      ...(body === undefined
+        ? []
+        : [`wrk.body = ${lua(JSON.stringify(body))}`, 'wrk.headers["Content-Type"] = "application/json"']),
+      '',
+    ].join('\n'),
+  );
+  return path;
 }

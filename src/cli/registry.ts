@@ -1,6 +1,7 @@
 import type { CommandSpec, GroupSpec } from './command.ts';
 import { deployCommand } from './commands/deploy.ts';
 import { domainsGroup } from './commands/domains.ts';
+import { keysGroup } from './commands/keys.ts';
 import { loginCommand } from './commands/login.ts';
 import { logoutCommand } from './commands/logout.ts';
 import { projectsGroup } from './commands/projects.ts';
@@ -18,6 +19,7 @@ export const COMMANDS: readonly (CommandSpec | GroupSpec)[] = [
   deployCommand,
   domainsGroup,
   webhooksGroup,
+  keysGroup,
 ];
 
 export function isGroup(entry: CommandSpec | GroupSpec): entry is GroupSpec {

@@ -1,4 +1,9 @@
-export { loadPetstoreConfig, type PetstoreConfig, petstoreSettings } from './petstore.ts';
+export {
+  loadPetstoreConfig,
+  type PetstoreConfig,
+  petstoreAppSettings,
+  petstoreSettings,
+} from './petstore.ts';
 export { loadPlatformConfig, type PlatformConfig, platformSettings } from './platform.ts';
 export {
   ConfigError,

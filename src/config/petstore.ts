@@ -23,6 +23,69 @@ export const petstoreSettings = {
     default: new Date('2027-06-30T00:00:00Z'),
     parse: parse.date,
   },
+  adminKey: {
+    env: 'PETSTORE_ADMIN_KEY',
+    description:
+      'An admin API key (pk_ and 43 base64url characters) registered at start with every scope; without it, the first start prints a new one once',
+    default: undefined as string | undefined,
+    parse: (raw: string): string | undefined => {
+      if (!/^pk_[A-Za-z0-9_-]{43}$/.test(raw)) {
+        throw new Error(
+          'expected pk_ followed by 43 base64url characters (A-Z a-z 0-9 _ -), e.g. from kennel keys create',
+        );
+      }
+      return raw;
+    },
+  },
+  rateLimitPerKey: {
+    env: 'PETSTORE_RATE_LIMIT_PER_KEY',
+    description: 'Requests per window for each API key',
+    default: 600,
+    parse: parse.integer(1, 100_000_000),
+  },
+  rateLimitPerAddress: {
+    env: 'PETSTORE_RATE_LIMIT_PER_ADDRESS',
+    description: 'Requests per window for each client address without a key',
+    default: 60,
+    parse: parse.integer(1, 100_000_000),
+  },
+  rateLimitWindowSeconds: {
+    env: 'PETSTORE_RATE_LIMIT_WINDOW_SECONDS',
+    description: 'Length of the rate-limit window in seconds',
+    default: 60,
+    parse: parse.integer(1, 86_400),
+  },
+  rateLimit: {
+    env: 'PETSTORE_RATE_LIMIT',
+    description: 'on, or off to turn rate limiting off (benchmarks)',
+    default: 'on' as const,
+    parse: parse.oneOf(['on', 'off'] as const),
+  },
+  authentication: {
+    env: 'PETSTORE_AUTHENTICATION',
+    description: 'on, or off to make every operation public: for benchmarks only, never in production',
+    default: 'on' as const,
+    parse: parse.oneOf(['on', 'off'] as const),
+  },
+  requestTimeoutMs: {
+    env: 'PETSTORE_REQUEST_TIMEOUT_MS',
+    description: 'How long a request may run before it is answered 503 request_timeout',
+    default: 10_000,
+    parse: parse.integer(100, 600_000),
+  },
+  idempotencyHours: {
+    env: 'PETSTORE_IDEMPOTENCY_HOURS',
+    description: 'How long an Idempotency-Key is remembered',
+    default: 24,
+    parse: parse.integer(1, 720),
+  },
+  keyCacheSeconds: {
+    env: 'PETSTORE_KEY_CACHE_SECONDS',
+    description:
+      'How long a process trusts a looked-up API key (a revocation elsewhere takes this long to apply)',
+    default: 10,
+    parse: parse.integer(0, 3600),
+  },
 } as const;
 
 export type PetstoreConfig = ValuesOf<typeof petstoreSettings>;
@@ -35,4 +98,20 @@ export function loadPetstoreConfig(env: Record<string, string | undefined>): Pet
     );
   }
   return config;
+}
+
+/** The limits and switches `buildPetstoreApp` takes, from the configuration. */
+export function petstoreAppSettings(config: PetstoreConfig) {
+  const windowSeconds = config.rateLimitWindowSeconds;
+  return {
+    limits: {
+      perKey: { quota: config.rateLimitPerKey, windowSeconds },
+      perAddress: { quota: config.rateLimitPerAddress, windowSeconds },
+      requestTimeoutMs: config.requestTimeoutMs,
+      idempotencyTtlMs: config.idempotencyHours * 3_600_000,
+      keyCacheMs: config.keyCacheSeconds * 1000,
+    },
+    rateLimit: config.rateLimit === 'on',
+    authentication: config.authentication === 'on',
+  };
 }

@@ -1,7 +1,12 @@
 import { join, resolve } from 'node:path';
-import { ConfigError, loadPetstoreConfig } from '../config/index.ts';
+import { ConfigError, loadPetstoreConfig, petstoreAppSettings } from '../config/index.ts';
 import { systemClock } from '../lib/clock.ts';
-import { buildPetstoreApp, type PetstoreTables, petstoreMigrations } from '../petstore/index.ts';
+import {
+  buildPetstoreApp,
+  ensureAdminKey,
+  type PetstoreTables,
+  petstoreMigrations,
+} from '../petstore/index.ts';
 import { migrateToLatest, openDatabase } from '../storage/index.ts';
 
 /** `npm run petstore`: the Petstore API alone. */
@@ -22,12 +27,23 @@ async function main(): Promise<void> {
       : { kind: 'sqlite', file: join(resolve(config.dataDir), 'petstore.db') },
   );
   await migrateToLatest(database.db, database.dialect, 'petstore', petstoreMigrations);
+  const settings = petstoreAppSettings(config);
   const app = buildPetstoreApp({
     database,
     clock: systemClock,
     deprecation: { deprecatedAt: config.deprecatedAt, sunsetAt: config.sunsetAt },
     logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
+    ...settings,
   });
+  if (!settings.authentication) {
+    app.log.warn(
+      'PETSTORE_AUTHENTICATION=off: every operation is public. Never run this way outside benchmarks.',
+    );
+  }
+  const firstKey = await ensureAdminKey(
+    { database, db: database.db, dialect: database.dialect, clock: systemClock },
+    config.adminKey,
+  );
   const shutdown = async (signal: string) => {
     app.log.info({ signal }, 'shutting down');
     await app.close();
@@ -37,6 +53,12 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));
   const address = await app.listen({ port: config.port, host: config.host });
+  if (firstKey) {
+    // Shown once, on the terminal, never in the logs.
+    process.stdout.write(
+      `\n  The Petstore's first admin API key (every scope; shown this once, stored only as a hash):\n    ${firstKey.secret}\n  Send it as Authorization: Bearer <key>; create narrower keys with kennel keys create.\n\n`,
+    );
+  }
   app.log.info(
     { address, storage: database.dialect, openapi: `${address}/openapi.json` },
     `Petstore API listening on ${address} (${database.dialect})`,

@@ -6,7 +6,7 @@ import { hostname as machineName } from 'node:os';
 import { join, resolve } from 'node:path';
 import { sql } from 'kysely';
 import { collectDefaultMetrics, Registry } from 'prom-client';
-import { ConfigError, loadPetstoreConfig, loadPlatformConfig } from '../config/index.ts';
+import { ConfigError, loadPetstoreConfig, loadPlatformConfig, petstoreAppSettings } from '../config/index.ts';
 import {
   CertificateCache,
   createEdgeHandler,
@@ -22,6 +22,7 @@ import { drainServers } from '../lib/drain-servers.ts';
 import { parseSealingKey, type SealingKey } from '../lib/sealed-box.ts';
 import {
   buildPetstoreApp,
+  ensureAdminKey,
   type PetstoreTables,
   petstoreDocument,
   petstoreMigrations,
@@ -105,7 +106,20 @@ async function main(): Promise<void> {
   const petstoreDb: Database<PetstoreTables> = openDatabase(where('petstore.db'));
   await migrateToLatest(petstoreDb.db, petstoreDb.dialect, 'petstore', petstoreMigrations);
   const deprecation = { deprecatedAt: petstoreConfig.deprecatedAt, sunsetAt: petstoreConfig.sunsetAt };
-  const petstore = buildPetstoreApp({ database: petstoreDb, clock: systemClock, deprecation, logger });
+  const petstoreSettings = petstoreAppSettings(petstoreConfig);
+  const petstore = buildPetstoreApp({
+    database: petstoreDb,
+    clock: systemClock,
+    deprecation,
+    logger,
+    ...petstoreSettings,
+    // The edge proxies every request from loopback and adds the client's address.
+    trustLoopbackProxy: true,
+  });
+  const petstoreKey = await ensureAdminKey(
+    { database: petstoreDb, db: petstoreDb.db, dialect: petstoreDb.dialect, clock: systemClock },
+    petstoreConfig.adminKey,
+  );
   const petstoreUrl = await petstore.listen({ port: config.petstorePort, host: '127.0.0.1' });
 
   const platformDb: Database<PlatformTables> = openDatabase(where('kennel.db'));
@@ -126,7 +140,7 @@ async function main(): Promise<void> {
     slug: 'petstore',
     name: 'Petstore API',
     originUrl: petstoreUrl,
-    document: JSON.stringify(petstoreDocument(deprecation)),
+    document: JSON.stringify(petstoreDocument(deprecation, petstoreSettings.limits)),
   });
   const api = buildManagementApp(ctx, { logger });
   // Operations: metrics (served on the operator listener only) and this node's health.
@@ -303,6 +317,12 @@ async function main(): Promise<void> {
       '',
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
+  }
+  if (petstoreKey) {
+    // Shown once, on the terminal, never in the logs.
+    process.stdout.write(
+      `\n  The Petstore's first admin API key (every scope; shown this once, stored only as a hash):\n    ${petstoreKey.secret}\n  Send it as Authorization: Bearer <key>; create narrower keys with kennel keys create.\n\n`,
+    );
   }
   api.log.info(
     {

@@ -4,9 +4,14 @@ import { createJsonApi, installErrorHandling, registerOperations } from '../lib/
 import type { Database } from '../storage/index.ts';
 import type { PetstoreTables } from './db-schema.ts';
 import { petstoreErrors } from './errors.ts';
-import { BODY_LIMIT_BYTES, petstoreDocument, toYaml } from './openapi.ts';
+import { DEFAULT_LIMITS, type PetstoreLimits } from './limits.ts';
+import { BODY_LIMIT_BYTES, INTERFACE_VERSION, petstoreDocument, toYaml } from './openapi.ts';
 import { type PetstoreDeps, petstoreOperations } from './routes/index.ts';
 import { schemas } from './schemas.ts';
+import { installDeadline } from './security/install-deadline.ts';
+import { installGuard } from './security/install-guard.ts';
+import { KeyService } from './security/key-service.ts';
+import { purgeExpiredIdempotency } from './store/idempotency.ts';
 import { createPetstoreStore } from './store/index.ts';
 
 export interface PetstoreAppOptions {
@@ -15,22 +20,56 @@ export interface PetstoreAppOptions {
   readonly deprecation: PetstoreDeps['deprecation'];
   /** Pino options or false; JSON logs to stdout by default. */
   readonly logger?: boolean | { level: string };
+  readonly limits?: PetstoreLimits;
+  /** false: no rate limiting (benchmarks compare with and without). */
+  readonly rateLimit?: boolean;
+  /** false: every operation public, no key checked. For benchmarks only. */
+  readonly authentication?: boolean;
+  /** Take the client address from X-Forwarded-For when the peer is loopback (behind the edge). */
+  readonly trustLoopbackProxy?: boolean;
 }
 
 /** Builds the Petstore API; the caller listens (or injects, in tests). */
 export function buildPetstoreApp(options: PetstoreAppOptions): FastifyInstance {
   const app = createJsonApi({ bodyLimit: BODY_LIMIT_BYTES, logger: options.logger });
+  const limits = options.limits ?? DEFAULT_LIMITS;
+  const store = createPetstoreStore(options.database, options.clock);
+  const keys = new KeyService(store.context, { cacheMs: limits.keyCacheMs });
 
   const deps: PetstoreDeps = {
-    store: createPetstoreStore(options.database, options.clock),
+    store,
     clock: options.clock,
     deprecation: options.deprecation,
+    keys,
+    idempotencyTtlMs: limits.idempotencyTtlMs,
   };
-  const operations = petstoreOperations(options.deprecation);
+  const operations = installDeadline(app, petstoreOperations(options.deprecation), limits.requestTimeoutMs);
   installErrorHandling(app, operations, petstoreErrors, { bodyLimit: BODY_LIMIT_BYTES });
+  installGuard(app, operations, keys, options.clock, {
+    authentication: options.authentication ?? true,
+    rateLimit: options.rateLimit === false ? false : { perKey: limits.perKey, perAddress: limits.perAddress },
+    trustLoopbackProxy: options.trustLoopbackProxy ?? false,
+    interfaceVersion: INTERFACE_VERSION,
+  });
+  // Expired Idempotency-Key records are replaced when their key comes back; the rest are swept
+  // hourly so the table stays about one expiry period of creates.
+  let sweeper: NodeJS.Timeout | undefined;
+  app.addHook('onReady', (done) => {
+    sweeper = setInterval(() => {
+      purgeExpiredIdempotency(store.context).catch((error: unknown) =>
+        app.log.error({ err: error }, 'sweeping expired idempotency keys failed'),
+      );
+    }, 3_600_000);
+    sweeper.unref();
+    done();
+  });
+  app.addHook('onClose', (_app, done) => {
+    clearInterval(sweeper);
+    done();
+  });
   registerOperations(app, operations, schemas, deps);
 
-  const document = petstoreDocument(options.deprecation);
+  const document = petstoreDocument(options.deprecation, limits);
   const json = JSON.stringify(document, null, 2);
   const yaml = toYaml(document);
   app.get('/openapi.json', (_req, reply) => reply.type('application/json; charset=utf-8').send(json));

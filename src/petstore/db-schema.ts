@@ -14,6 +14,31 @@ export interface PetstoreTables {
     complete: number | boolean;
     created_at: string;
   };
+  api_keys: {
+    id: Generated<number>;
+    name: string;
+    /** The key's first characters, shown in lists so people can tell keys apart. */
+    prefix: string;
+    /** SHA-256 of the whole key, hex; the key itself is never stored. */
+    secret_hash: string;
+    /** Space-separated scope names. */
+    scopes: string;
+    created_at: string;
+    revoked_at: string | null;
+  };
+  idempotency_keys: {
+    /** The key that sent the request (0 when authentication is off); keys do not share records. */
+    api_key_id: number;
+    operation: string;
+    key: string;
+    /** SHA-256 of the request body as validated, so a retry with another body is told apart. */
+    fingerprint: string;
+    status: number;
+    body: string;
+    location: string | null;
+    created_at: string;
+    expires_at: string;
+  };
 }
 
 export const petstoreMigrations: Record<string, DialectMigration> = {
@@ -55,6 +80,39 @@ export const petstoreMigrations: Record<string, DialectMigration> = {
         .addColumn('created_at', 'text', (c) => c.notNull())
         .execute();
       await db.schema.createIndex('orders_pet_id').on('orders').columns(['pet_id', 'id']).execute();
+    },
+  },
+  '0002_keys_idempotency': {
+    async up(db, dialect) {
+      const id = idColumnType(dialect);
+      await db.schema
+        .createTable('api_keys')
+        .addColumn('id', id, (c) => (dialect === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey()))
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('prefix', 'text', (c) => c.notNull())
+        .addColumn('secret_hash', 'text', (c) => c.notNull().unique())
+        .addColumn('scopes', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('revoked_at', 'text')
+        .execute();
+      await db.schema
+        .createTable('idempotency_keys')
+        .addColumn('api_key_id', 'bigint', (c) => c.notNull())
+        .addColumn('operation', 'text', (c) => c.notNull())
+        .addColumn('key', 'text', (c) => c.notNull())
+        .addColumn('fingerprint', 'text', (c) => c.notNull())
+        .addColumn('status', 'integer', (c) => c.notNull())
+        .addColumn('body', 'text', (c) => c.notNull())
+        .addColumn('location', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('idempotency_keys_pk', ['api_key_id', 'operation', 'key'])
+        .execute();
+      await db.schema
+        .createIndex('idempotency_keys_expires_at')
+        .on('idempotency_keys')
+        .column('expires_at')
+        .execute();
     },
   },
 };

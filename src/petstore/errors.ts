@@ -4,6 +4,38 @@ import { commonErrors } from '../lib/http-api/index.ts';
 /** Every code the Petstore API answers with. docs/errors.md lists them; a test keeps it in step. */
 export const petstoreErrors = defineErrorCatalog({
   ...commonErrors,
+  unauthenticated: {
+    status: 401,
+    meaning:
+      'The operation needs an API key and none was sent, or the key is not valid (revoked or mistyped). WWW-Authenticate says which.',
+  },
+  forbidden: {
+    status: 403,
+    meaning: "The API key lacks the scope the operation needs (the document's `security`).",
+  },
+  rate_limited: {
+    status: 429,
+    meaning:
+      'The key (or, without a key, the client address) sent more requests than its rate limit allows; Retry-After says when to try again.',
+  },
+  precondition_failed: {
+    status: 412,
+    meaning:
+      'If-Match names a version (ETag) the resource no longer has: someone changed it since you read it.',
+  },
+  idempotency_key_reused: {
+    status: 422,
+    meaning: 'The Idempotency-Key was already used with a different request body.',
+  },
+  key_not_found: { status: 404, meaning: 'No API key has this id.' },
+  unsupported_version: {
+    status: 400,
+    meaning: 'The API-Version request header asks for an interface version this server does not serve.',
+  },
+  request_timeout: {
+    status: 503,
+    meaning: 'The request took longer than the documented time limit; it may or may not have taken effect.',
+  },
   pet_not_found: { status: 404, meaning: 'No pet has this id (it never existed or was deleted).' },
   category_not_found: { status: 404, meaning: 'No category has this id.' },
   order_not_found: { status: 404, meaning: 'No order has this id (it never existed or was cancelled).' },

@@ -1,6 +1,7 @@
 import { stringify } from 'yaml';
 import { buildOpenApiDocument } from '../lib/http-api/index.ts';
 import { petstoreErrors } from './errors.ts';
+import { DEFAULT_LIMITS, type PetstoreLimits } from './limits.ts';
 import type { PetstoreDeps } from './routes/index.ts';
 import { petstoreOperations } from './routes/index.ts';
 import { MAX_PAGE_SIZE } from './routes/shared.ts';
@@ -10,7 +11,7 @@ import { ORDER_TRANSITIONS, STATUS_TABLE } from './stock-rules.ts';
 export const INTERFACE_VERSION = '1.0.0';
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
-function description(): string {
+function description(limits: PetstoreLimits): string {
   const statusRows = STATUS_TABLE.map((r) => `| ${r.when} | \`${r.status}\` |`).join('\n');
   const orderRows = ORDER_TRANSITIONS.map((t) => {
     const q = 'q';
@@ -40,30 +41,108 @@ ${orderRows}
 
 Every answer that is not 2xx has the \`Error\` body \`{ code, message, status }\`; \`status\` equals the HTTP status and \`message\` says what to do. Each operation lists its codes per status in \`x-error-codes\`.
 
+## Authentication
+
+Reading pets and categories is public. Everything else needs an API key, sent as \`Authorization: Bearer <key>\`, holding the scope the operation's \`security\` names: \`pets:write\` to change pets and categories, \`store\` (store staff) for orders and the inventory, \`admin\` to manage keys (and webhook subscriptions). Without a valid key the answer is 401 with \`WWW-Authenticate: Bearer\`; with a key that lacks the scope, 403. Keys look like \`pk_\` and 43 characters; an admin creates them with \`POST /keys\` or \`kennel keys create\`, and the secret is shown once. A revoked key stops working at once on the server that revoked it and within ${limits.keyCacheMs / 1000} s on others sharing its database.
+
 ## Limits
 
-Bodies up to ${BODY_LIMIT_BYTES} bytes (413 \`body_too_large\` above). Lists return at most ${MAX_PAGE_SIZE} items per page (default 20); follow \`Link: rel="next"\`.
+- Rate limits, per fixed window: ${limits.perKey.quota} requests per ${limits.perKey.windowSeconds} s per API key, ${limits.perAddress.quota} per ${limits.perAddress.windowSeconds} s per client address for requests without a key. Every answer carries \`RateLimit-Policy\` (e.g. \`"key";q=${limits.perKey.quota};w=${limits.perKey.windowSeconds}\`) and \`RateLimit\` (\`"key";r=<left>;t=<seconds to the reset>\`), the IETF RateLimit header fields; above the limit the answer is 429 \`rate_limited\` with \`Retry-After\`.
+- Bodies up to ${BODY_LIMIT_BYTES} bytes (413 \`body_too_large\` above).
+- Lists return at most ${MAX_PAGE_SIZE} items per page (default 20); follow \`Link: rel="next"\`.
+- A request may take ${limits.requestTimeoutMs / 1000} s; past that it is answered 503 \`request_timeout\` (a change may still have been made: read before retrying, or retry with the same Idempotency-Key).
+
+## Safe retries and concurrent edits
+
+\`POST /pets\` and \`POST /store/orders\` take an \`Idempotency-Key\` header (1–255 visible characters): a retry with the same key and the same body, by the same API key, answers the first answer again (with \`Idempotent-Replayed: true\`) and creates nothing; the same key with another body is refused with 422 \`idempotency_key_reused\`. Keys are remembered for ${limits.idempotencyTtlMs / 3_600_000} hours after the first answer. Only successful answers are remembered: after an error the same key may be used again.
+
+Single reads and updates answer with a strong \`ETag\`. \`PUT\` and \`DELETE\` on pets, categories and inventory entries honour \`If-Match\`: when it names none of the resource's current ETags the change is refused with 412 \`precondition_failed\`, so two clients cannot silently overwrite each other.
 
 ## Versioning
 
-This is version ${INTERFACE_VERSION} of the interface, described in OpenAPI 3.0.3. A deprecated operation is marked \`deprecated\` with its sunset date in \`x-sunset\`, and answers with \`Deprecation\`, \`Sunset\` and \`Link: rel="successor-version"\` headers until then.`;
+This is version ${INTERFACE_VERSION} of the interface, described in OpenAPI 3.0.3. Every answer names it in the \`API-Version\` header. A client may send \`API-Version\` with the major version it was written for (\`1\`, or a full \`1.x.y\`); another major version is refused with 400 \`unsupported_version\`. Within 1.x changes are additive only: new operations, new optional request fields, new response fields, new error codes on new conditions; nothing is removed or renamed and no field changes meaning. A deprecated operation is marked \`deprecated\` with its sunset date in \`x-sunset\`, keeps working at least until that date, and answers with \`Deprecation\`, \`Sunset\` and \`Link: rel="successor-version"\` headers until then.`;
 }
 
 /** The Petstore's OpenAPI 3.0.3 document, built from the operations the server registers. */
-export function petstoreDocument(deprecation: PetstoreDeps['deprecation']): Record<string, unknown> {
-  return buildOpenApiDocument({
-    info: { title: 'Petstore API', version: INTERFACE_VERSION, description: description() },
+export function petstoreDocument(
+  deprecation: PetstoreDeps['deprecation'],
+  limits: PetstoreLimits = DEFAULT_LIMITS,
+): Record<string, unknown> {
+  const operations = petstoreOperations(deprecation);
+  const document = buildOpenApiDocument({
+    info: { title: 'Petstore API', version: INTERFACE_VERSION, description: description(limits) },
     servers: [{ url: '/', description: 'This server' }],
     tags: [
       { name: 'Pets', description: 'Pets and the categories they belong to' },
       { name: 'Store', description: 'Orders and the stock inventory' },
+      { name: 'Admin', description: 'API keys' },
     ],
     schemas,
-    operations: petstoreOperations(deprecation),
+    operations,
     errors: petstoreErrors.specs,
     errorSchema: 'Error',
+    securitySchemes: {
+      apiKey: {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'A Petstore API key (`pk_…`), sent as `Authorization: Bearer <key>`',
+      },
+    },
   });
+  // Each operation's requirement, from the same `access` the guard enforces: public reads need
+  // nothing, the rest one scope (OpenAPI 3.0 lists scopes for bearer schemes too).
+  const paths = document.paths as Record<string, Record<string, Record<string, unknown>>>;
+  for (const op of operations) {
+    const entry = paths[op.path]?.[op.method.toLowerCase()];
+    const access = op.access ?? 'public';
+    if (!entry) continue;
+    entry.security = access === 'public' ? [] : [{ apiKey: [access] }];
+    // The guard's headers, on every answer it lets through or refuses.
+    for (const [status, response] of Object.entries(
+      entry.responses as Record<string, { headers?: object }>,
+    )) {
+      response.headers = { ...response.headers, ...GUARD_HEADERS, ...(STATUS_HEADERS[status] ?? {}) };
+    }
+  }
+  return document;
 }
+
+const GUARD_HEADERS = {
+  'API-Version': {
+    description: 'The interface version that answered (see Versioning)',
+    schema: { type: 'string', example: INTERFACE_VERSION },
+  },
+  'RateLimit-Policy': {
+    description:
+      'The rate-limit policy that applies: `"key"` (per API key) or `"address"` (per client address), with its quota `q` and window `w` in seconds (IETF RateLimit header fields)',
+    schema: { type: 'string', example: '"key";q=600;w=60' },
+  },
+  RateLimit: {
+    description: 'Requests `r` left in the current window and seconds `t` until it resets',
+    schema: { type: 'string', example: '"key";r=599;t=42' },
+  },
+};
+
+const STATUS_HEADERS: Record<string, Record<string, unknown>> = {
+  '401': {
+    'WWW-Authenticate': {
+      description: '`Bearer realm="petstore"`, with `error="invalid_token"` when the key sent is not valid',
+      schema: { type: 'string' },
+    },
+  },
+  '403': {
+    'WWW-Authenticate': {
+      description: '`Bearer realm="petstore", error="insufficient_scope", scope="<the scope needed>"`',
+      schema: { type: 'string' },
+    },
+  },
+  '429': {
+    'Retry-After': {
+      description: 'Seconds until the window resets',
+      schema: { type: 'integer', minimum: 1 },
+    },
+  },
+};
 
 export function toYaml(document: Record<string, unknown>): string {
   return stringify(document, { aliasDuplicateObjects: false, lineWidth: 0 });

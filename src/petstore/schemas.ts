@@ -155,6 +155,65 @@ export const schemas: Record<string, JsonSchema> = {
     },
     additionalProperties: false,
   },
+  Scope: {
+    type: 'string',
+    enum: ['pets:write', 'store', 'admin'],
+    description:
+      'What a key may do: `pets:write` changes pets and categories, `store` is store staff (orders and inventory), `admin` manages keys and webhook subscriptions.',
+    example: 'pets:write',
+  },
+  NewApiKey: {
+    type: 'object',
+    required: ['name', 'scopes'],
+    properties: {
+      name: name('What the key is for, so people can tell keys apart', 'shop front'),
+      scopes: {
+        type: 'array',
+        minItems: 1,
+        maxItems: 3,
+        uniqueItems: true,
+        items: ref('Scope'),
+        description: 'The scopes the key gets, at least one',
+      },
+    },
+    additionalProperties: false,
+  },
+  ApiKey: {
+    type: 'object',
+    required: ['id', 'name', 'prefix', 'scopes', 'createdAt'],
+    description: 'An API key as lists show it: never its secret, only its first characters.',
+    properties: {
+      id: id('Identifier of the key'),
+      name: { type: 'string', description: 'What the key is for' },
+      prefix: { type: 'string', description: 'The first 11 characters of the key', example: 'pk_Xb3kP0qz' },
+      scopes: { type: 'array', items: ref('Scope') },
+      createdAt: { type: 'string', format: 'date-time' },
+      revokedAt: {
+        type: 'string',
+        format: 'date-time',
+        description: 'When the key was revoked; absent while live',
+      },
+    },
+    additionalProperties: false,
+  },
+  CreatedApiKey: {
+    type: 'object',
+    required: ['id', 'name', 'prefix', 'scopes', 'createdAt', 'secret'],
+    description: 'A new key, with its secret: shown in this answer only, stored only as a SHA-256 hash.',
+    properties: {
+      id: id('Identifier of the key'),
+      name: { type: 'string', description: 'What the key is for' },
+      prefix: { type: 'string', description: 'The first 11 characters of the key', example: 'pk_Xb3kP0qz' },
+      scopes: { type: 'array', items: ref('Scope') },
+      createdAt: { type: 'string', format: 'date-time' },
+      secret: {
+        type: 'string',
+        pattern: '^pk_[A-Za-z0-9_-]{43}$',
+        description: 'The key, to send as `Authorization: Bearer <secret>`. Shown once.',
+      },
+    },
+    additionalProperties: false,
+  },
   Error: {
     type: 'object',
     required: ['code', 'message', 'status'],

@@ -129,7 +129,7 @@ for (const dialect of testDialects()) {
       assert.match((await call('petstore.platform.test', '/openapi.yaml')).text, /^openapi: 3\.0\.3/m);
       const created = await call('petstore.platform.test', '/api/categories', {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${petstore.adminKey}` },
         body: JSON.stringify({ name: 'Dogs' }),
       });
       assert.equal(created.status, 201);

@@ -26,7 +26,7 @@ for (const dialect of testDialects()) {
         Array.from({ length: 200 }, async () => {
           const response = await fetch(`${base}/store/orders`, {
             method: 'POST',
-            headers: { 'content-type': 'application/json' },
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${ps.adminKey}` },
             body: JSON.stringify({ petId, quantity: 1 }),
           });
           const text = await response.text();
@@ -74,15 +74,16 @@ for (const dialect of testDialects()) {
       for (let i = 0; i < 10; i++) {
         ids.push((await ps.request<{ id: number }>('POST', '/store/orders', { petId, quantity: 2 })).body.id);
       }
+      const auth = { authorization: `Bearer ${ps.adminKey}` };
       // Each order gets a complete and a cancel at once: exactly one of them wins.
       const results = await Promise.all(
         ids.flatMap((id) => [
-          fetch(`${base}/store/orders/${id}/complete`, { method: 'POST' }).then((r) => ({
+          fetch(`${base}/store/orders/${id}/complete`, { method: 'POST', headers: auth }).then((r) => ({
             id,
             op: 'complete',
             status: r.status,
           })),
-          fetch(`${base}/store/orders/${id}`, { method: 'DELETE' }).then((r) => ({
+          fetch(`${base}/store/orders/${id}`, { method: 'DELETE', headers: auth }).then((r) => ({
             id,
             op: 'cancel',
             status: r.status,

@@ -6,6 +6,14 @@ import { openDatabase } from '../../src/storage/index.ts';
 import { createTestStorage, type TestStorage, testDialects } from '../support/databases.ts';
 import { processStorage, type RunningProcess, startProcess, storageEnv } from '../support/processes.ts';
 
+/** Registered at each start through PETSTORE_ADMIN_KEY; every call sends it. */
+const ADMIN_KEY = `pk_${'d'.repeat(43)}`;
+const AUTH = { authorization: `Bearer ${ADMIN_KEY}` };
+
+function petstoreEnv(location: Parameters<typeof storageEnv>[0]): Record<string, string> {
+  return { ...storageEnv(location), PETSTORE_ADMIN_KEY: ADMIN_KEY, PETSTORE_RATE_LIMIT_PER_KEY: '100000000' };
+}
+
 async function call<T>(
   base: string,
   method: string,
@@ -15,8 +23,8 @@ async function call<T>(
   const response = await fetch(`${base}${path}`, {
     method,
     ...(body === undefined
-      ? {}
-      : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+      ? { headers: AUTH }
+      : { headers: { ...AUTH, 'content-type': 'application/json' }, body: JSON.stringify(body) }),
   });
   const text = await response.text();
   return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
@@ -32,7 +40,7 @@ async function allOrders(base: string, petId: number): Promise<Order[]> {
   const orders: Order[] = [];
   let path: string | undefined = `/store/orders?petId=${petId}&limit=100`;
   while (path) {
-    const response = await fetch(`${base}${path}`);
+    const response = await fetch(`${base}${path}`, { headers: AUTH });
     orders.push(...((await response.json()) as Order[]));
     path = /^<([^>]+)>/.exec(response.headers.get('link') ?? '')?.[1];
   }
@@ -52,7 +60,7 @@ for (const dialect of testDialects()) {
     });
 
     it('keeps its data across a restart', async () => {
-      server = await startProcess('petstore.ts', storageEnv(storage.location));
+      server = await startProcess('petstore.ts', petstoreEnv(storage.location));
       const category = await call<{ id: number }>(server.url, 'POST', '/categories', { name: 'Kept' });
       const pet = await call<{ id: number }>(server.url, 'POST', '/pets', {
         name: 'Lasting',
@@ -62,7 +70,7 @@ for (const dialect of testDialects()) {
       await call(server.url, 'POST', '/store/orders', { petId: pet.body.id, quantity: 3 });
       await server.stop('SIGTERM');
 
-      server = await startProcess('petstore.ts', storageEnv(storage.location));
+      server = await startProcess('petstore.ts', petstoreEnv(storage.location));
       assert.deepEqual((await call(server.url, 'GET', `/pets?id=${pet.body.id}`)).body, [
         { id: pet.body.id, name: 'Lasting', categoryId: category.body.id, status: 'available' },
       ]);
@@ -77,7 +85,7 @@ for (const dialect of testDialects()) {
 
     it('comes back consistent after SIGKILL in the middle of a stream of orders', async () => {
       const STOCK = 100_000;
-      server = await startProcess('petstore.ts', storageEnv(storage.location));
+      server = await startProcess('petstore.ts', petstoreEnv(storage.location));
       const base = server.url;
       const category = await call<{ id: number }>(base, 'POST', '/categories', { name: 'Crash' });
       const pet = await call<{ id: number }>(base, 'POST', '/pets', {
@@ -122,7 +130,7 @@ for (const dialect of testDialects()) {
         `only ${acknowledged.size} orders before the kill; the test proves nothing`,
       );
 
-      server = await startProcess('petstore.ts', storageEnv(storage.location));
+      server = await startProcess('petstore.ts', petstoreEnv(storage.location));
       const orders = await allOrders(server.url, petId);
       const item = await call<{ quantity: number; status: string }>(
         server.url,

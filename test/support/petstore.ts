@@ -3,6 +3,9 @@ import type { FastifyInstance } from 'fastify';
 import { type Clock, ManualClock } from '../../src/lib/clock.ts';
 import {
   buildPetstoreApp,
+  DEFAULT_LIMITS,
+  ensureAdminKey,
+  type PetstoreLimits,
   type PetstoreTables,
   petstoreDocument,
   petstoreMigrations,
@@ -30,6 +33,8 @@ export interface TestPetstore {
   readonly storage: TestStorage;
   readonly clock: ManualClock;
   readonly contract: ContractChecker;
+  /** A key with every scope, sent by `request` unless the headers carry `authorization` ('' sends none). */
+  readonly adminKey: string;
   request<T = unknown>(
     method: string,
     url: string,
@@ -43,16 +48,30 @@ export interface TestPetstore {
 
 const contracts = new Map<string, ContractChecker>();
 
+/** Limits high enough that tests which do not test limits never meet them. */
+export const TEST_LIMITS: PetstoreLimits = {
+  ...DEFAULT_LIMITS,
+  perKey: { quota: 1_000_000, windowSeconds: 60 },
+  perAddress: { quota: 1_000_000, windowSeconds: 60 },
+};
+
 export async function startPetstore(
   dialect: Dialect,
-  options: { clock?: ManualClock } = {},
+  options: { clock?: ManualClock; limits?: PetstoreLimits } = {},
 ): Promise<TestPetstore> {
   const storage = await createTestStorage(dialect);
   const database = openDatabase<PetstoreTables>(storage.location);
   await migrateToLatest(database.db, database.dialect, 'petstore', petstoreMigrations);
   const clock = options.clock ?? new ManualClock('2026-11-22T12:00:00Z');
-  const app = buildPetstoreApp({ database, clock: clock as Clock, deprecation: TEST_DEPRECATION });
+  const limits = options.limits ?? TEST_LIMITS;
+  const app = buildPetstoreApp({ database, clock: clock as Clock, deprecation: TEST_DEPRECATION, limits });
   await app.ready();
+  const admin = await ensureAdminKey(
+    { database, db: database.db, dialect: database.dialect, clock },
+    undefined,
+  );
+  if (!admin) throw new Error('a fresh Petstore database already had keys');
+  const adminKey = admin.secret;
   const key = 'petstore';
   let contract = contracts.get(key);
   if (!contract) {
@@ -66,7 +85,10 @@ export async function startPetstore(
     storage,
     clock,
     contract: checker,
-    async request(method, url, body, headers = {}) {
+    adminKey,
+    async request(method, url, body, given = {}) {
+      const headers: Record<string, string> = { authorization: `Bearer ${adminKey}`, ...given };
+      if (headers.authorization === '') delete headers.authorization;
       const hasBody = body !== undefined;
       const response = await app.inject({
         method: method as 'GET',

@@ -6,6 +6,7 @@ export const cancelOrder = defineOperation<PetstoreDeps, { orderId: number }>({
   method: 'DELETE',
   path: '/store/orders/{orderId}',
   tags: ['Store'],
+  access: 'store',
   summary: 'Cancel an order',
   description:
     'Cancels an open order: it is deleted and its units return to the stock (the pet becomes `available` again). A complete order cannot be cancelled (409 `order_already_complete`).',

@@ -6,6 +6,7 @@ export const completeOrder = defineOperation<PetstoreDeps, { orderId: number }>(
   method: 'POST',
   path: '/store/orders/{orderId}/complete',
   tags: ['Store'],
+  access: 'store',
   summary: 'Complete an order',
   description:
     'Marks an open order fulfilled: `complete` becomes true and `shipDate` the time of completion. Its units leave the store for good; when they were the last ones and no other order is open, the pet becomes `sold`. A complete order answers 409 `order_already_complete`.',

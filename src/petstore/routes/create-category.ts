@@ -7,6 +7,7 @@ export const createCategory = defineOperation<PetstoreDeps, unknown, unknown, Ne
   method: 'POST',
   path: '/categories',
   tags: ['Pets'],
+  access: 'pets:write',
   summary: 'Add a category',
   description: 'Adds a category. Names are unique regardless of case.',
   requestBody: { description: 'The new category', schema: ref('NewCategory') },

@@ -1,4 +1,6 @@
 import { defineOperation } from '../../lib/http-api/index.ts';
+import type { Category } from '../store/index.ts';
+import { ifMatchCheck, ifMatchParam } from './etag.ts';
 import { idParam, type PetstoreDeps } from './shared.ts';
 
 export const deleteCategory = defineOperation<PetstoreDeps, { categoryId: number }>({
@@ -6,14 +8,18 @@ export const deleteCategory = defineOperation<PetstoreDeps, { categoryId: number
   method: 'DELETE',
   path: '/categories/{categoryId}',
   tags: ['Pets'],
+  access: 'pets:write',
   summary: 'Delete a category',
   description:
     'Deletes a category that no pet belongs to; while pets still use it the answer is 409 `category_in_use`.',
-  parameters: [idParam('categoryId', 'category')],
+  parameters: [idParam('categoryId', 'category'), ifMatchParam],
   responses: { 204: { description: 'The category was deleted' } },
-  errors: ['category_not_found', 'category_in_use'],
-  async handler({ params }, reply, { store }) {
-    await store.deleteCategory(params.categoryId);
+  errors: ['category_not_found', 'category_in_use', 'precondition_failed'],
+  async handler({ params, headers }, reply, { store }) {
+    await store.deleteCategory(
+      params.categoryId,
+      ifMatchCheck<Category>(headers, `Category ${params.categoryId}`),
+    );
     return reply.code(204).send();
   },
 });

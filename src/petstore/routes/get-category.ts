@@ -1,4 +1,5 @@
 import { defineOperation, ref } from '../../lib/http-api/index.ts';
+import { etagHeader, etagOf } from './etag.ts';
 import { idParam, type PetstoreDeps } from './shared.ts';
 
 export const getCategory = defineOperation<PetstoreDeps, { categoryId: number }>({
@@ -6,10 +7,15 @@ export const getCategory = defineOperation<PetstoreDeps, { categoryId: number }>
   method: 'GET',
   path: '/categories/{categoryId}',
   tags: ['Pets'],
+  access: 'public',
   summary: 'Read a category',
   description: 'Reads one category.',
   parameters: [idParam('categoryId', 'category')],
-  responses: { 200: { description: 'The category', schema: ref('Category') } },
+  responses: { 200: { description: 'The category', schema: ref('Category'), headers: etagHeader } },
   errors: ['category_not_found'],
-  handler: ({ params }, _reply, { store }) => store.readCategory(params.categoryId),
+  async handler({ params }, reply, { store }) {
+    const category = await store.readCategory(params.categoryId);
+    reply.header('etag', etagOf(category));
+    return category;
+  },
 });

@@ -1,4 +1,5 @@
 import { defineOperation, ref } from '../../lib/http-api/index.ts';
+import { etagHeader, etagOf } from './etag.ts';
 import { idParam, type PetstoreDeps } from './shared.ts';
 
 export const getInventory = defineOperation<PetstoreDeps, { petId: number }>({
@@ -6,10 +7,17 @@ export const getInventory = defineOperation<PetstoreDeps, { petId: number }>({
   method: 'GET',
   path: '/store/inventory/{petId}',
   tags: ['Store'],
+  access: 'store',
   summary: "Read a pet's stock",
   description: 'Reads the stock of one pet: the units that can still be ordered, and its status.',
   parameters: [idParam('petId', 'pet')],
-  responses: { 200: { description: 'The inventory entry', schema: ref('InventoryItem') } },
+  responses: {
+    200: { description: 'The inventory entry', schema: ref('InventoryItem'), headers: etagHeader },
+  },
   errors: ['inventory_not_found'],
-  handler: ({ params }, _reply, { store }) => store.readInventory(params.petId),
+  async handler({ params }, reply, { store }) {
+    const item = await store.readInventory(params.petId);
+    reply.header('etag', etagOf(item));
+    return item;
+  },
 });

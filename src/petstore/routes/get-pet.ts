@@ -1,5 +1,6 @@
 import { defineOperation, ref } from '../../lib/http-api/index.ts';
 import { petstoreErrors } from '../errors.ts';
+import { etagOf } from './etag.ts';
 import { idParam, type PetstoreDeps } from './shared.ts';
 
 const day = (date: Date) => date.toISOString().slice(0, 10);
@@ -14,6 +15,7 @@ export function getPet(deprecation: PetstoreDeps['deprecation']) {
     method: 'GET',
     path: '/pets/{petId}',
     tags: ['Pets'],
+    access: 'public',
     summary: 'Read a pet (deprecated)',
     description: `Reads one pet. **Deprecated** since ${day(deprecation.deprecatedAt)}, sunset on ${day(deprecation.sunsetAt)}: use \`GET /pets?id={petId}\`, which reads one pet or many in one call. Until the sunset every answer carries \`Deprecation\` (RFC 9745), \`Sunset\` (RFC 8594) and a \`Link\` to the successor (rel="successor-version"); from the sunset date on it answers 410 \`operation_sunset\`.`,
     deprecated: true,
@@ -36,6 +38,10 @@ export function getPet(deprecation: PetstoreDeps['deprecation']) {
             description: 'The successor operation, rel="successor-version"',
             schema: { type: 'string' },
           },
+          ETag: {
+            description: 'The version of the pet (strong); send it back in If-Match to change it safely',
+            schema: { type: 'string' },
+          },
         },
       },
     },
@@ -49,8 +55,13 @@ export function getPet(deprecation: PetstoreDeps['deprecation']) {
           { headers: { sunset: sunsetHeader, link: successor } },
         );
       }
-      reply.header('deprecation', deprecationHeader).header('sunset', sunsetHeader).header('link', successor);
-      return store.readPet(params.petId);
+      const pet = await store.readPet(params.petId);
+      reply
+        .header('deprecation', deprecationHeader)
+        .header('sunset', sunsetHeader)
+        .header('link', successor)
+        .header('etag', etagOf(pet));
+      return pet;
     },
   });
 }

@@ -9,6 +9,7 @@ import { getCategory } from './get-category.ts';
 import { getInventory } from './get-inventory.ts';
 import { getOrder } from './get-order.ts';
 import { getPet } from './get-pet.ts';
+import { createApiKey, listApiKeys, revokeApiKey } from './keys.ts';
 import { listCategories } from './list-categories.ts';
 import { listInventory } from './list-inventory.ts';
 import { listOrders } from './list-orders.ts';
@@ -21,8 +22,24 @@ import { updatePet } from './update-pet.ts';
 
 export type { PetstoreDeps } from './shared.ts';
 
-/** Every Petstore operation, in the order the document lists them. */
+/**
+ * Every Petstore operation, in the order the document lists them, each declaring the codes the
+ * guard in front of it can answer: 429 everywhere, 401 and 403 where a key is needed.
+ */
 export function petstoreOperations(deprecation: PetstoreDeps['deprecation']): AnyOperation<PetstoreDeps>[] {
+  return definedOperations(deprecation).map((op) => ({
+    ...op,
+    errors: [
+      ...op.errors,
+      ...((op.access ?? 'public') === 'public' ? [] : ['unauthenticated', 'forbidden']),
+      'rate_limited',
+      'unsupported_version',
+      'request_timeout',
+    ],
+  }));
+}
+
+function definedOperations(deprecation: PetstoreDeps['deprecation']): AnyOperation<PetstoreDeps>[] {
   return [
     listPets,
     createPet,
@@ -42,5 +59,8 @@ export function petstoreOperations(deprecation: PetstoreDeps['deprecation']): An
     listInventory,
     getInventory,
     setStock,
+    createApiKey,
+    listApiKeys,
+    revokeApiKey,
   ];
 }

@@ -6,6 +6,7 @@ export const listCategories = defineOperation<PetstoreDeps, unknown, { limit?: n
   method: 'GET',
   path: '/categories',
   tags: ['Pets'],
+  access: 'public',
   summary: 'List categories',
   description: 'Lists categories in id order, paginated like `GET /pets` (`Link: rel="next"`).',
   parameters: pageParams,

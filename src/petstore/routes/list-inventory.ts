@@ -6,6 +6,7 @@ export const listInventory = defineOperation<PetstoreDeps, unknown, { limit?: nu
   method: 'GET',
   path: '/store/inventory',
   tags: ['Store'],
+  access: 'store',
   summary: 'List inventory',
   description: 'Lists the stock of every pet in pet id order, paginated like `GET /pets`.',
   parameters: pageParams,

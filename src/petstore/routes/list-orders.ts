@@ -14,6 +14,7 @@ export const listOrders = defineOperation<PetstoreDeps, unknown, Query>({
   method: 'GET',
   path: '/store/orders',
   tags: ['Store'],
+  access: 'store',
   summary: 'List orders',
   description:
     "Lists every customer's orders, in id order, paginated like `GET /pets`. This is store staff's view of the business, so interactive testing is disabled in the API reference (`x-hideTryItPanel`): a console on a public page must not invite visitors to page through other people's orders.",

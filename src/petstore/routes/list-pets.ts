@@ -16,6 +16,7 @@ export const listPets = defineOperation<PetstoreDeps, unknown, Query>({
   method: 'GET',
   path: '/pets',
   tags: ['Pets'],
+  access: 'public',
   summary: 'List pets',
   description:
     'Lists pets in id order, optionally filtered by status, category or ids. Paginated: when more pets match, the `Link` header carries the next page (rel="next"); the body is always a `Pets` array. `?id=` is the successor of the deprecated `GET /pets/{petId}`: it reads one pet, or up to 100 in one call.',

@@ -1,5 +1,6 @@
 import { defineOperation, ref } from '../../lib/http-api/index.ts';
-import type { NewCategory } from '../store/index.ts';
+import type { Category, NewCategory } from '../store/index.ts';
+import { etagHeader, etagOf, ifMatchCheck, ifMatchParam } from './etag.ts';
 import { idParam, type PetstoreDeps } from './shared.ts';
 
 export const updateCategory = defineOperation<PetstoreDeps, { categoryId: number }, unknown, NewCategory>({
@@ -7,11 +8,17 @@ export const updateCategory = defineOperation<PetstoreDeps, { categoryId: number
   method: 'PUT',
   path: '/categories/{categoryId}',
   tags: ['Pets'],
+  access: 'pets:write',
   summary: 'Update a category',
   description: "Replaces a category's name and description (a description left out is removed).",
-  parameters: [idParam('categoryId', 'category')],
+  parameters: [idParam('categoryId', 'category'), ifMatchParam],
   requestBody: { description: 'The category as it should be', schema: ref('NewCategory') },
-  responses: { 200: { description: 'The updated category', schema: ref('Category') } },
-  errors: ['category_not_found', 'category_name_taken'],
-  handler: ({ params, body }, _reply, { store }) => store.updateCategory(params.categoryId, body),
+  responses: { 200: { description: 'The updated category', schema: ref('Category'), headers: etagHeader } },
+  errors: ['category_not_found', 'category_name_taken', 'precondition_failed'],
+  async handler({ params, body, headers }, reply, { store }) {
+    const check = ifMatchCheck<Category>(headers, `Category ${params.categoryId}`);
+    const category = await store.updateCategory(params.categoryId, body, check);
+    reply.header('etag', etagOf(category));
+    return category;
+  },
 });

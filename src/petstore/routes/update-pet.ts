@@ -1,5 +1,6 @@
 import { defineOperation, ref } from '../../lib/http-api/index.ts';
-import type { NewPet } from '../store/index.ts';
+import type { NewPet, Pet } from '../store/index.ts';
+import { etagHeader, etagOf, ifMatchCheck, ifMatchParam } from './etag.ts';
 import { idParam, type PetstoreDeps } from './shared.ts';
 
 export const updatePet = defineOperation<PetstoreDeps, { petId: number }, unknown, NewPet>({
@@ -7,12 +8,17 @@ export const updatePet = defineOperation<PetstoreDeps, { petId: number }, unknow
   method: 'PUT',
   path: '/pets/{petId}',
   tags: ['Pets'],
+  access: 'pets:write',
   summary: 'Update a pet',
   description:
     "Replaces a pet's name and category. `status` may be sent but must equal the pet's current status: status follows stock and open orders, so change stock with `PUT /store/inventory/{petId}` instead.",
-  parameters: [idParam('petId', 'pet')],
+  parameters: [idParam('petId', 'pet'), ifMatchParam],
   requestBody: { description: 'The pet as it should be', schema: ref('NewPet') },
-  responses: { 200: { description: 'The updated pet', schema: ref('Pet') } },
-  errors: ['pet_not_found', 'unknown_category', 'pet_status_conflict'],
-  handler: ({ params, body }, _reply, { store }) => store.updatePet(params.petId, body),
+  responses: { 200: { description: 'The updated pet', schema: ref('Pet'), headers: etagHeader } },
+  errors: ['pet_not_found', 'unknown_category', 'pet_status_conflict', 'precondition_failed'],
+  async handler({ params, body, headers }, reply, { store }) {
+    const pet = await store.updatePet(params.petId, body, ifMatchCheck<Pet>(headers, `Pet ${params.petId}`));
+    reply.header('etag', etagOf(pet));
+    return pet;
+  },
 });

@@ -1,6 +1,14 @@
 import { isForeignKeyViolation, isUniqueViolation, transact } from '../../storage/index.ts';
 import { petstoreErrors } from '../errors.ts';
-import { type Category, decodeCursor, type Page, pageOf, type StoreContext, toCategory } from './context.ts';
+import {
+  type Category,
+  decodeCursor,
+  type Page,
+  type PetstoreTrx,
+  pageOf,
+  type StoreContext,
+  toCategory,
+} from './context.ts';
 
 export interface NewCategory {
   name: string;
@@ -63,7 +71,18 @@ export async function listCategories(
   return { items: page.items.map(toCategory), next: page.next };
 }
 
-export async function updateCategory(ctx: StoreContext, id: number, input: NewCategory): Promise<Category> {
+export async function updateCategory(
+  ctx: StoreContext,
+  id: number,
+  input: NewCategory,
+  check?: (current: Category) => void,
+): Promise<Category> {
+  if (check) {
+    return transact(ctx.db, async (trx) => {
+      await checkCategory(ctx, trx, id, check);
+      return updateCategory({ ...ctx, db: trx }, id, input);
+    });
+  }
   try {
     const row = await ctx.db
       .updateTable('categories')
@@ -80,7 +99,25 @@ export async function updateCategory(ctx: StoreContext, id: number, input: NewCa
 }
 
 /** Deletes a category no pet belongs to. */
-export async function deleteCategory(ctx: StoreContext, id: number): Promise<void> {
+/** Reads (and, on PostgreSQL, locks) a category and runs an If-Match check on it. */
+async function checkCategory(
+  ctx: StoreContext,
+  trx: PetstoreTrx,
+  id: number,
+  check: (current: Category) => void,
+): Promise<void> {
+  let select = trx.selectFrom('categories').select(['id', 'name', 'description']).where('id', '=', id);
+  if (ctx.dialect === 'postgres') select = select.forUpdate();
+  const row = await select.executeTakeFirst();
+  if (!row) throw notFound(id);
+  check(toCategory(row));
+}
+
+export async function deleteCategory(
+  ctx: StoreContext,
+  id: number,
+  check?: (current: Category) => void,
+): Promise<void> {
   const inUse = () =>
     petstoreErrors.error(
       'category_in_use',
@@ -88,6 +125,7 @@ export async function deleteCategory(ctx: StoreContext, id: number): Promise<voi
     );
   try {
     await transact(ctx.db, async (trx) => {
+      if (check) await checkCategory(ctx, trx, id, check);
       const pet = await trx
         .selectFrom('pets')
         .select('id')

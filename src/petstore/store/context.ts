@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Clock } from '../../lib/clock.ts';
-import type { Database, Dialect } from '../../storage/index.ts';
+import { type Database, type Dialect, transact } from '../../storage/index.ts';
 import type { PetstoreTables } from '../db-schema.ts';
 import { petstoreErrors } from '../errors.ts';
 import { type PetStatus, type StockLevels, statusOf } from '../stock-rules.ts';
@@ -134,4 +134,13 @@ export function pageOf<T extends object>(rows: T[], limit: number, idOf: (row: T
   if (rows.length <= limit) return { items: rows, next: null };
   const items = rows.slice(0, limit);
   return { items, next: encodeCursor(idOf(items[items.length - 1] as T)) };
+}
+
+/** Runs `work` in the caller's transaction when there is one, else in a new one. */
+export function inTransaction<T>(
+  ctx: StoreContext,
+  outer: PetstoreTrx | undefined,
+  work: (trx: PetstoreTrx) => Promise<T>,
+): Promise<T> {
+  return outer ? work(outer) : transact(ctx.db, work);
 }

@@ -9,6 +9,7 @@ import {
   updateCategory,
 } from './categories.ts';
 import type { StoreContext } from './context.ts';
+import { runIdempotent } from './idempotency.ts';
 import { listInventory, readInventory, setStock } from './inventory.ts';
 import { cancelOrder, completeOrder, listOrders, placeOrder, readOrder } from './orders.ts';
 import { createPet, deletePet, petLister, petReader, updatePet } from './pets.ts';
@@ -26,6 +27,8 @@ const bind = <F extends (ctx: StoreContext, ...args: never[]) => unknown>(ctx: S
 export function createPetstoreStore(database: Database<PetstoreTables>, clock: Clock) {
   const ctx: StoreContext = { database, db: database.db, dialect: database.dialect, clock };
   return {
+    /** For the key service and idempotency records, which share the database. */
+    context: ctx,
     createPet: bind(ctx, createPet),
     readPet: petReader(ctx),
     listPets: petLister(ctx),
@@ -44,6 +47,7 @@ export function createPetstoreStore(database: Database<PetstoreTables>, clock: C
     readInventory: bind(ctx, readInventory),
     listInventory: bind(ctx, listInventory),
     setStock: bind(ctx, setStock),
+    runIdempotent: bind(ctx, runIdempotent),
   };
 }
 

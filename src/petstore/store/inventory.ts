@@ -44,8 +44,23 @@ export async function listInventory(
 }
 
 /** Sets the units available to order; units held by open orders are not touched. */
-export async function setStock(ctx: StoreContext, petId: number, quantity: number): Promise<InventoryItem> {
+export async function setStock(
+  ctx: StoreContext,
+  petId: number,
+  quantity: number,
+  check?: (current: InventoryItem) => void,
+): Promise<InventoryItem> {
   return transact(ctx.db, async (trx) => {
+    if (check) {
+      let select = trx
+        .selectFrom('inventory')
+        .select(['pet_id', 'quantity', 'status'])
+        .where('pet_id', '=', petId);
+      if (ctx.dialect === 'postgres') select = select.forUpdate();
+      const current = await select.executeTakeFirst();
+      if (!current) throw notFound(petId);
+      check(toInventoryItem(current));
+    }
     const row = await trx
       .updateTable('inventory')
       .set({ quantity })

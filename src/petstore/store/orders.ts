@@ -9,6 +9,7 @@ import {
 } from '../stock-rules.ts';
 import {
   decodeCursor,
+  inTransaction,
   type Order,
   type Page,
   type PetstoreTrx,
@@ -47,7 +48,7 @@ const insufficientStock = (petId: number, stock: number, quantity: number) =>
   );
 
 /** Places an order: its units move from stock to reserved in the same transaction. */
-export async function placeOrder(ctx: StoreContext, input: NewOrder): Promise<Order> {
+export async function placeOrder(ctx: StoreContext, input: NewOrder, outer?: PetstoreTrx): Promise<Order> {
   const transition = orderTransition(null, 'place');
   if (!transition) throw new Error('the state table has no row for placing an order');
   const stockDelta = transition.stockDelta(input.quantity);
@@ -55,7 +56,7 @@ export async function placeOrder(ctx: StoreContext, input: NewOrder): Promise<Or
   const shipDate = input.shipDate === undefined ? null : new Date(input.shipDate).toISOString();
   const createdAt = ctx.clock.now().toISOString();
   const { sqlite } = ctx.database;
-  if (sqlite) {
+  if (sqlite && !outer) {
     // SQLite: the same guarded UPDATE as shiftStock and the INSERT, as one synchronous
     // transaction; no await between its statements, so nothing queues behind a lock.
     return sqlite.writeSync((statement) => {
@@ -86,7 +87,7 @@ export async function placeOrder(ctx: StoreContext, input: NewOrder): Promise<Or
       });
     });
   }
-  return transact(ctx.db, async (trx) => {
+  return inTransaction(ctx, outer, async (trx) => {
     const levels = await shiftStock(trx, input.petId, stockDelta, reservedDelta);
     if (!levels) {
       const item = await trx

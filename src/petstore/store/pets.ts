@@ -1,7 +1,16 @@
 import { isForeignKeyViolation, prepareQuery, transact } from '../../storage/index.ts';
 import { petstoreErrors } from '../errors.ts';
 import { INITIAL_STOCK_BY_STATUS, type PetStatus, statusOf } from '../stock-rules.ts';
-import { decodeCursor, type Page, type Pet, pageOf, type StoreContext, toPet } from './context.ts';
+import {
+  decodeCursor,
+  inTransaction,
+  type Page,
+  type Pet,
+  type PetstoreTrx,
+  pageOf,
+  type StoreContext,
+  toPet,
+} from './context.ts';
 
 export interface NewPet {
   name: string;
@@ -27,7 +36,7 @@ const unknownCategory = (id: number) =>
   );
 
 /** Creates a pet and its inventory entry; the initial stock follows the requested status. */
-export async function createPet(ctx: StoreContext, input: NewPet): Promise<Pet> {
+export async function createPet(ctx: StoreContext, input: NewPet, outer?: PetstoreTrx): Promise<Pet> {
   const requested = input.status ?? 'available';
   const stock = INITIAL_STOCK_BY_STATUS[requested];
   if (stock === null) {
@@ -37,7 +46,7 @@ export async function createPet(ctx: StoreContext, input: NewPet): Promise<Pet> 
     );
   }
   try {
-    return await transact(ctx.db, async (trx) => {
+    return await inTransaction(ctx, outer, async (trx) => {
       const category = await trx
         .selectFrom('categories')
         .select('id')
@@ -130,16 +139,24 @@ export async function listPets(ctx: StoreContext, filter: PetFilter): Promise<Pa
  * Replaces a pet's name and category. `status` may be sent but must equal the status the state
  * table gives now: status follows stock and orders, it is not set directly.
  */
-export async function updatePet(ctx: StoreContext, id: number, input: NewPet): Promise<Pet> {
+export async function updatePet(
+  ctx: StoreContext,
+  id: number,
+  input: NewPet,
+  check?: (current: Pet) => void,
+): Promise<Pet> {
   try {
     return await transact(ctx.db, async (trx) => {
-      const current = await trx
+      let select = trx
         .selectFrom('pets')
         .innerJoin('inventory', 'inventory.pet_id', 'pets.id')
-        .select(['pets.id', 'inventory.status'])
-        .where('pets.id', '=', id)
-        .executeTakeFirst();
+        .select(['pets.id', 'pets.name', 'pets.category_id', 'inventory.status'])
+        .where('pets.id', '=', id);
+      // With If-Match, no other change may land between the check and the update.
+      if (check && ctx.dialect === 'postgres') select = select.forNoKeyUpdate();
+      const current = await select.executeTakeFirst();
       if (!current) throw petNotFound(id);
+      check?.(toPet(current));
       if (input.status !== undefined && input.status !== current.status) {
         throw petstoreErrors.error(
           'pet_status_conflict',
@@ -166,13 +183,26 @@ export async function updatePet(ctx: StoreContext, id: number, input: NewPet): P
 }
 
 /** Deletes a pet and its inventory entry; refused while any order names it. */
-export async function deletePet(ctx: StoreContext, id: number): Promise<void> {
+export async function deletePet(
+  ctx: StoreContext,
+  id: number,
+  check?: (current: Pet) => void,
+): Promise<void> {
   await transact(ctx.db, async (trx) => {
     // Lock the inventory row first, in the same order placeOrder takes its locks, so a
     // concurrent order either lands before (and blocks the delete) or finds no pet.
-    let lock = trx.selectFrom('inventory').select('pet_id').where('pet_id', '=', id);
+    let lock = trx.selectFrom('inventory').select(['pet_id', 'status']).where('pet_id', '=', id);
     if (ctx.dialect === 'postgres') lock = lock.forUpdate();
-    if (!(await lock.executeTakeFirst())) throw petNotFound(id);
+    const locked = await lock.executeTakeFirst();
+    if (!locked) throw petNotFound(id);
+    if (check) {
+      const pet = await trx
+        .selectFrom('pets')
+        .select(['id', 'name', 'category_id'])
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow();
+      check(toPet({ ...pet, status: locked.status }));
+    }
     const order = await trx
       .selectFrom('orders')
       .select('id')

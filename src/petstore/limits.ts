@@ -1,0 +1,23 @@
+import type { RateLimitPolicy } from './security/rate-limiter.ts';
+
+/** The Petstore's configurable limits; the document's description states the values in force. */
+export interface PetstoreLimits {
+  /** Requests per window for each API key. */
+  readonly perKey: RateLimitPolicy;
+  /** Requests per window for each client address sending no (known) key. */
+  readonly perAddress: RateLimitPolicy;
+  /** How long a request may run before it is answered 503 `request_timeout`. */
+  readonly requestTimeoutMs: number;
+  /** How long an Idempotency-Key is remembered. */
+  readonly idempotencyTtlMs: number;
+  /** How long a process trusts a key it has looked up before asking the database again. */
+  readonly keyCacheMs: number;
+}
+
+export const DEFAULT_LIMITS: PetstoreLimits = {
+  perKey: { quota: 600, windowSeconds: 60 },
+  perAddress: { quota: 60, windowSeconds: 60 },
+  requestTimeoutMs: 10_000,
+  idempotencyTtlMs: 24 * 60 * 60 * 1000,
+  keyCacheMs: 10_000,
+};
