@@ -8,11 +8,15 @@ import { createTestStorage } from '../support/databases.ts';
 import { requestAs } from '../support/http.ts';
 import { startProcess, storageEnv } from '../support/processes.ts';
 
+/** The Petstore's admin key (writes need a key), given rather than printed at first start. */
+const ADMIN_KEY = `pk_${'k'.repeat(43)}`;
+
 const env = (extra: Record<string, string>) => ({
   HTTP_PORT: '0',
   HTTPS_PORT: '0',
   PETSTORE_PORT: '0',
   KENNEL_ADMIN_PASSWORD: 'a long enough password',
+  PETSTORE_ADMIN_KEY: ADMIN_KEY,
   ...extra,
 });
 
@@ -31,7 +35,7 @@ describe('backups of the SQLite files while the platform runs (POST /backup, ope
       const edgePort = Number(new URL(server.url).port);
       const created = await requestAs(edgePort, 'petstore.localhost', '/api/categories', {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_KEY}` },
         body: JSON.stringify({ name: 'Backed up' }),
       });
       assert.equal(created.status, 201);

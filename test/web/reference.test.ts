@@ -113,7 +113,7 @@ describe('the published API reference in Chromium', () => {
     const call = (path: string, body: unknown) =>
       requestAs(port, 'petstore.localhost', path, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${petstore.adminKey}` },
         body: JSON.stringify(body),
       });
     assert.equal((await call('/api/categories', { name: 'Dogs' })).status, 201);
