@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { domainsSuite } from './domains.ts';
 import { petstoreSuite } from './petstore.ts';
+import { referenceSuite } from './reference.ts';
 import { BENCH_SETTINGS, type BenchConfig, loadBenchConfig } from './support/config.ts';
 import { renderChecks, renderTable, type Suite, type SuiteReport } from './support/report.ts';
 import { stopAllServers } from './support/servers.ts';
@@ -12,7 +13,7 @@ import { stopAllServers } from './support/servers.ts';
  * Exit status 1 when a measurement failed (or, with BENCH_ENFORCE=1, when a target was missed).
  * See docs/benchmarks.md.
  */
-const SUITES: readonly Suite[] = [petstoreSuite, domainsSuite];
+const SUITES: readonly Suite[] = [petstoreSuite, domainsSuite, referenceSuite];
 
 function usage(): string {
   return [

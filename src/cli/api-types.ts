@@ -110,6 +110,8 @@ export interface DomainEvent {
   action: string;
   outcome: string;
   detail?: Record<string, unknown> | null;
+  /** The webhook event the entry sent, and its delivery state. */
+  webhook?: { id: string; type: string; state: string; attempts: number; deliveredAt: string | null } | null;
 }
 
 export interface DomainDetail {
@@ -121,4 +123,39 @@ export interface ApplyResult {
   added: string[];
   removed: string[];
   yaml: string;
+}
+
+export interface WebhookEndpoint {
+  teamId: number;
+  url: string;
+  secretHint: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface WebhookEndpointSet {
+  endpoint: WebhookEndpoint;
+  /** Only when created or rotated: shown this once. */
+  secret: string | null;
+}
+
+export interface WebhookDelivery {
+  id: string;
+  type: string;
+  state: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  nextAttemptAt?: string | null;
+  lastStatus?: number | null;
+  lastError?: string | null;
+  createdAt: string;
+  deliveredAt?: string | null;
+  payload: Record<string, unknown>;
+  log: {
+    attempt: number;
+    at: string;
+    statusCode: number | null;
+    durationMs: number;
+    error: string | null;
+    ok: boolean;
+  }[];
 }

@@ -6,6 +6,7 @@ import { loginCommand } from './commands/login.ts';
 import { logoutCommand } from './commands/logout.ts';
 import { projectsGroup } from './commands/projects.ts';
 import { teamsGroup } from './commands/teams.ts';
+import { webhooksGroup } from './commands/webhooks.ts';
 import { whoamiCommand } from './commands/whoami.ts';
 
 /** Every command of `kennel`, in the order `kennel --help` lists them. */
@@ -18,6 +19,7 @@ export const COMMANDS: readonly (CommandSpec | GroupSpec)[] = [
   deployCommand,
   domainsGroup,
   keysGroup,
+  webhooksGroup,
 ];
 
 export function isGroup(entry: CommandSpec | GroupSpec): entry is GroupSpec {

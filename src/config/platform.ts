@@ -55,7 +55,7 @@ export const platformSettings = {
   certificateKeys: {
     env: 'CERT_KEYS',
     description:
-      'Keys sealing certificate private keys, id:base64(32 bytes), comma-separated, the first seals; unset = a key file in DATA_DIR',
+      'Keys sealing certificate private keys and webhook signing secrets, id:base64(32 bytes), comma-separated, the first seals; unset = a key file in DATA_DIR',
     default: [] as string[],
     parse: list((raw) => {
       const [id, key] = raw.split(':');
@@ -110,6 +110,23 @@ export const platformSettings = {
     description: 'Port of the Petstore API, the origin of the first project',
     default: 4010,
     parse: parse.port,
+  },
+  webhookTargets: {
+    env: 'WEBHOOK_TARGETS',
+    description:
+      'Where team webhooks may be delivered: public (public addresses over https) or private (also loopback and private networks; http to loopback); see docs/webhooks.md',
+    default: 'public' as const,
+    parse: parse.oneOf(['public', 'private'] as const),
+  },
+  webhookTimeoutMs: {
+    env: 'WEBHOOK_TIMEOUT',
+    description: 'Time limit of one webhook delivery attempt (connect, send, answer)',
+    default: 10_000,
+    parse: (raw: string) => {
+      const ms = duration(raw);
+      if (ms < 100 || ms > 60_000) throw new Error('expected a duration from 100ms to 60s');
+      return ms;
+    },
   },
   logLevel: {
     env: 'LOG_LEVEL',
@@ -171,6 +188,30 @@ export const platformSettings = {
     description: 'How often verified domains are re-checked',
     default: 6 * 3_600_000,
     parse: duration,
+  },
+  shutdownTimeoutMs: {
+    env: 'SHUTDOWN_TIMEOUT',
+    description:
+      'On SIGTERM/SIGINT, how long requests in flight may take to finish before their connections are cut',
+    default: 30_000,
+    parse: duration,
+  },
+  metricsPort: {
+    env: 'METRICS_PORT',
+    description: 'Port of the operator listener (/metrics, /healthz, /readyz); off = none',
+    default: 9464 as number | 'off',
+    parse: (raw: string): number | 'off' => {
+      if (raw === 'off') return 'off';
+      if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65535)
+        throw new Error('expected a port from 0 to 65535, or off');
+      return Number(raw);
+    },
+  },
+  metricsHost: {
+    env: 'METRICS_HOST',
+    description: 'Address of the operator listener; keep it private (metrics name every project)',
+    default: '127.0.0.1',
+    parse: parse.host,
   },
   adminEmail: {
     env: 'KENNEL_ADMIN_EMAIL',

@@ -2,10 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { ApiError } from '../lib/api-error.ts';
+import { escapeHtml } from '../lib/html.ts';
 import type { PlatformContext } from '../platform/context.ts';
+import { REFERENCE_PREFIX, referenceAssets } from '../web/reference/index.ts';
 import { edgeErrors } from './errors.ts';
 import { type OriginProxy, sendError } from './proxy.ts';
-import { DocumentCache } from './published-site.ts';
+import { DocumentCache, sendReferencePage } from './published-site.ts';
 import { RoutingTable } from './routing-table.ts';
 
 export interface EdgeDeps {
@@ -19,9 +21,48 @@ export interface EdgeDeps {
   readonly challenges?: { answer(token: string): Promise<string | undefined> };
   /** The HTTPS port to redirect to (omitted from URLs when 443). */
   readonly httpsPort?: number;
+  /** Operations: health answers, metrics, access logs (src/edge/observe-requests.ts). */
+  readonly hooks?: EdgeHooks;
+}
+
+/** One request as the operations hooks see it; `serve` fills in what routing learns. */
+export interface EdgeExchange {
+  readonly requestId: string;
+  readonly host: string;
+  /** `performance.now()` when the request arrived. */
+  readonly startedAt: number;
+  /** The project's slug once routing found one (else a reserved label, see observe-requests.ts). */
+  project: string | undefined;
+  /** Milliseconds spent forwarding to the origin and streaming its answer back, when proxied. */
+  upstreamMs: number | undefined;
+  /**
+   * The connection and its bytes written before this response, so the hooks can count the
+   * response's own (Node detaches the socket from the request before 'close').
+   */
+  socket: { readonly bytesWritten: number } | undefined;
+  bytesBefore: number;
+}
+
+/**
+ * What operations hang on the edge. Kept to three calls so the request path pays for one small
+ * object and two clock reads when no hooks are given. `finished` runs in a 'close' listener:
+ * it must not throw.
+ */
+export interface EdgeHooks {
+  /** Before routing: answers operator paths (health checks) itself and returns true. */
+  intercept(req: IncomingMessage, res: ServerResponse, exchange: EdgeExchange): boolean;
+  /** Once per routed request, when its response has ended or the connection dropped. */
+  finished(req: IncomingMessage, res: ServerResponse, exchange: EdgeExchange): void;
+  /** The edge failed to serve the request (a bug or a database error), with the request id. */
+  failed(exchange: EdgeExchange, error: unknown): void;
 }
 
 const CHALLENGE_PREFIX = '/.well-known/acme-challenge/';
+/** Project labels for requests that are not for a project (metrics and logs). */
+export const PLATFORM_LABEL = '_platform';
+export const ACME_LABEL = '_acme';
+export const REDIRECT_LABEL = '_redirect';
+export const UNKNOWN_LABEL = '_unknown';
 
 /** The hostname a request is for: Host without port, lowercase, no trailing dot. */
 export function hostOf(req: IncomingMessage): string {
@@ -43,7 +84,7 @@ function notFoundPage(error: ApiError, host: string): string {
   const safe = host.replace(/[^a-z0-9.:[\]-]/g, '');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Not found</title>
 <style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem;color:#1d2433}</style></head>
-<body><h1>Nothing here</h1><p>${error.message}</p><p><small>${safe}</small></p></body></html>`;
+<body><h1>Nothing here</h1><p>${escapeHtml(error.message)}</p><p><small>${safe}</small></p></body></html>`;
 }
 
 function refuse(
@@ -94,7 +135,8 @@ export function createEdgeHandler(deps: EdgeDeps): {
 } {
   const { ctx } = deps;
   const table = new RoutingTable(ctx.db, ctx.config.platformDomain, ctx.clock);
-  const documents = new DocumentCache(ctx.db);
+  const reference = referenceAssets();
+  const documents = new DocumentCache(ctx.db, reference);
   const unsubscribe = ctx.changes.subscribe(() => {
     table.invalidate();
     deps.certificates?.clear();
@@ -129,12 +171,12 @@ export function createEdgeHandler(deps: EdgeDeps): {
     }
   }
 
-  async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const host = hostOf(req);
-    const requestId = requestIdOf(req);
+  async function serve(req: IncomingMessage, res: ServerResponse, exchange: EdgeExchange): Promise<void> {
+    const { host, requestId } = exchange;
     const proto = (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
     const url = req.url ?? '/';
     if (proto === 'http' && url.startsWith(CHALLENGE_PREFIX) && deps.challenges) {
+      exchange.project = ACME_LABEL;
       const answer = await deps.challenges.answer(url.slice(CHALLENGE_PREFIX.length).split('?')[0] ?? '');
       res.writeHead(answer === undefined ? 404 : 200, {
         'content-type': 'text/plain',
@@ -144,6 +186,10 @@ export function createEdgeHandler(deps: EdgeDeps): {
       return;
     }
     if (host === ctx.config.platformDomain) {
+      exchange.project = PLATFORM_LABEL;
+      // The control plane logs and answers with the edge's request id.
+      req.headers['x-request-id'] = requestId;
+      res.setHeader('x-request-id', requestId);
       deps.platformApp.routing(req, res);
       return;
     }
@@ -161,6 +207,7 @@ export function createEdgeHandler(deps: EdgeDeps): {
       );
       return;
     }
+    exchange.project = route.kind === 'project' ? route.slug : REDIRECT_LABEL;
     const path = url.split('?')[0] ?? '/';
     const api = path === '/api' || path.startsWith('/api/');
     if (route.kind === 'redirect' || (route.primaryHost !== undefined && !api)) {
@@ -181,6 +228,7 @@ export function createEdgeHandler(deps: EdgeDeps): {
     }
     if (api) {
       const forwardedPath = url.slice(4) || '/';
+      const upstreamStart = performance.now();
       await deps.proxy.forward(
         req,
         res,
@@ -192,6 +240,22 @@ export function createEdgeHandler(deps: EdgeDeps): {
           proto,
           requestId,
         },
+      );
+      exchange.upstreamMs = performance.now() - upstreamStart;
+      return;
+    }
+    // The reference's own files: a reserved path outside /api, never proxied (see web/reference).
+    if (path.startsWith(REFERENCE_PREFIX)) {
+      if (reference.serve(req, res, path, { 'x-request-id': requestId })) return;
+      refuse(
+        req,
+        res,
+        edgeErrors.error(
+          'page_not_found',
+          'No such file: the reference may have been updated; reload the page.',
+        ),
+        host,
+        requestId,
       );
       return;
     }
@@ -208,13 +272,7 @@ export function createEdgeHandler(deps: EdgeDeps): {
       return;
     }
     if (published && path === '/') {
-      const { html } = published;
-      res.writeHead(200, {
-        'content-type': 'text/html; charset=utf-8',
-        'content-length': Buffer.byteLength(html),
-        'x-request-id': requestId,
-      });
-      res.end(html);
+      sendReferencePage(req, res, published, requestId);
       return;
     }
     refuse(
@@ -232,7 +290,22 @@ export function createEdgeHandler(deps: EdgeDeps): {
   return {
     table,
     handle(req, res) {
-      serve(req, res).catch((error: unknown) => {
+      const exchange: EdgeExchange = {
+        requestId: requestIdOf(req),
+        host: hostOf(req),
+        startedAt: performance.now(),
+        project: undefined,
+        upstreamMs: undefined,
+        socket: undefined,
+        bytesBefore: 0,
+      };
+      const { hooks } = deps;
+      if (hooks) {
+        if (hooks.intercept(req, res, exchange)) return;
+        res.once('close', () => hooks.finished(req, res, exchange));
+      }
+      serve(req, res, exchange).catch((error: unknown) => {
+        hooks?.failed(exchange, error);
         if (res.headersSent) {
           res.destroy(error as Error);
           return;
@@ -242,7 +315,7 @@ export function createEdgeHandler(deps: EdgeDeps): {
           edgeErrors.error('origin_unreachable', 'The edge failed to serve this request. Try again.', {
             cause: error,
           }),
-          requestIdOf(req),
+          exchange.requestId,
         );
       });
     },

@@ -16,6 +16,14 @@ export const edgeErrors = defineErrorCatalog({
   },
   edge_error: { status: 500, meaning: 'The edge itself failed; it is logged with the request id.' },
   origin_timeout: { status: 504, meaning: "The project's origin did not answer in time." },
+  // The operator listener (METRICS_PORT):
+  backup_method_not_allowed: { status: 405, meaning: 'A backup is written with POST /backup.' },
+  backup_not_available: {
+    status: 409,
+    meaning: 'The node stores its data in PostgreSQL, which is backed up with pg_dump.',
+  },
+  backup_running: { status: 409, meaning: 'A backup is being written; one at a time.' },
+  backup_failed: { status: 500, meaning: 'Writing the backup failed; the reason is logged.' },
 });
 
 export type EdgeErrorCode = keyof typeof edgeErrors.specs;

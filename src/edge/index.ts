@@ -1,6 +1,18 @@
 export { CertificateCache } from './certificate-cache.ts';
-export { createEdgeHandler, type EdgeDeps, hostOf } from './edge-server.ts';
+export {
+  createEdgeHandler,
+  type EdgeDeps,
+  type EdgeExchange,
+  type EdgeHooks,
+  hostOf,
+  PLATFORM_LABEL,
+  UNKNOWN_LABEL,
+} from './edge-server.ts';
 export { edgeErrors } from './errors.ts';
+export { LIVENESS_PATH, NodeHealth, READINESS_PATH, type Readiness } from './health.ts';
+export { EdgeMetrics, type ProxyErrorKind, proxyErrorKind, statusClass } from './metrics.ts';
+export { type EdgeLogger, observeRequests } from './observe-requests.ts';
+export { createOperatorHandler } from './operator-server.ts';
 export { OriginProxy, type ProxyOptions } from './proxy.ts';
 export { type Route, RoutingTable } from './routing-table.ts';
 export { createTlsServer } from './tls-server.ts';

@@ -21,6 +21,8 @@ export interface ProxyOptions {
   readonly connectTimeoutMs: number;
   /** Waiting for the origin's response headers, then between body chunks. */
   readonly responseTimeoutMs: number;
+  /** Told of every failed forward (metrics and logs); `answered` when headers had gone out. */
+  readonly onError?: (error: unknown, requestId: string, answered: boolean) => void;
 }
 
 export interface ForwardedFor {
@@ -105,6 +107,7 @@ export class OriginProxy {
       for await (const chunk of answer.body) res.write(chunk);
       res.end();
     } catch (error) {
+      this.#options.onError?.(error, forwarded.requestId, res.headersSent);
       if (res.headersSent) {
         res.destroy(error as Error);
         return;

@@ -46,3 +46,9 @@ export function parseSealingKey(text: string): SealingKey {
   }
   return { id, key };
 }
+
+/** The id of the key a value was sealed with, or undefined when it is not a sealed value. */
+export function sealedWith(sealed: string): string | undefined {
+  const [version, id] = sealed.split(':', 2);
+  return version === 'v1' && id ? id : undefined;
+}

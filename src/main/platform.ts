@@ -4,9 +4,21 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname as machineName } from 'node:os';
 import { join, resolve } from 'node:path';
+import { sql } from 'kysely';
+import { collectDefaultMetrics, Registry } from 'prom-client';
 import { ConfigError, loadPetstoreConfig, loadPlatformConfig, petstoreAppSettings } from '../config/index.ts';
-import { CertificateCache, createEdgeHandler, createTlsServer, OriginProxy } from '../edge/index.ts';
+import {
+  CertificateCache,
+  createEdgeHandler,
+  createOperatorHandler,
+  createTlsServer,
+  EdgeMetrics,
+  NodeHealth,
+  OriginProxy,
+  observeRequests,
+} from '../edge/index.ts';
 import { systemClock } from '../lib/clock.ts';
+import { drainServers } from '../lib/drain-servers.ts';
 import { parseSealingKey, type SealingKey } from '../lib/sealed-box.ts';
 import {
   buildPetstoreApp,
@@ -16,11 +28,13 @@ import {
   petstoreMigrations,
 } from '../petstore/index.ts';
 import { buildManagementApp } from '../platform/api/app.ts';
+import { SqliteBackups } from '../platform/backups.ts';
 import { bootstrapPlatform } from '../platform/bootstrap.ts';
 import { AcmeIssuer } from '../platform/certificates/acme-issuer.ts';
 import { obtainDueCertificates } from '../platform/certificates/certificate-job.ts';
 import { CertificateStore, databaseChallenges } from '../platform/certificates/certificate-store.ts';
 import { InternalIssuer } from '../platform/certificates/internal-issuer.ts';
+import { resealSecrets } from '../platform/certificates/reseal-secrets.ts';
 import { startChangeRelay } from '../platform/change-relay.ts';
 import { ChangeFeed } from '../platform/changes.ts';
 import type { PlatformContext } from '../platform/context.ts';
@@ -28,6 +42,8 @@ import { type PlatformTables, platformMigrations } from '../platform/db-schema.t
 import { checkDueDomains } from '../platform/domains/check-due-domains.ts';
 import { createDnsResolver } from '../platform/domains/dns-check.ts';
 import { startPeriodic } from '../platform/jobs/periodic.ts';
+import { PlatformMetrics } from '../platform/metrics.ts';
+import { startWebhookWorker } from '../platform/webhooks/index.ts';
 import { type Database, migrateToLatest, openDatabase, type StorageLocation } from '../storage/index.ts';
 
 /**
@@ -45,6 +61,8 @@ function sealingKeys(configured: readonly string[], dataDir: string): SealingKey
     });
   return [parseSealingKey(readFileSync(file, 'utf8').trim())];
 }
+
+const urlOf = (host: string, port: number) => `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
 /** The ACME issuer from configuration; its account key is kept (sealed) in the database. */
 async function acmeIssuer(
@@ -106,7 +124,11 @@ async function main(): Promise<void> {
 
   const platformDb: Database<PlatformTables> = openDatabase(where('kennel.db'));
   await migrateToLatest(platformDb.db, platformDb.dialect, 'platform', platformMigrations);
+  const keys = sealingKeys(config.certificateKeys, config.dataDir);
+  // Webhook signing secrets are sealed with the certificate keys; the worker is woken on enqueue.
+  const webhookWake = { listener: () => {} };
   const ctx: PlatformContext = {
+    webhooks: { keys, wake: () => webhookWake.listener() },
     db: platformDb.db,
     dialect: platformDb.dialect,
     clock: systemClock,
@@ -121,17 +143,34 @@ async function main(): Promise<void> {
     document: JSON.stringify(petstoreDocument(deprecation, petstoreSettings.limits)),
   });
   const api = buildManagementApp(ctx, { logger });
+  // Operations: metrics (served on the operator listener only) and this node's health.
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const platformMetrics = new PlatformMetrics(registry, ctx);
+  const health = new NodeHealth({ pingDatabase: () => sql`select 1`.execute(ctx.db), timeoutMs: 2_000 });
   const checker = startPeriodic(
     config.domainCheckEveryMs,
     () => checkDueDomains(ctx),
-    (error) => api.log.error({ err: error }, 'domain checks failed'),
+    (error) => {
+      platformMetrics.passFailed('domain_checks');
+      api.log.error({ err: error }, 'domain checks failed');
+    },
   );
   const nodeId = `${machineName()}:${process.pid}`;
   // Certificates: the internal CA unless an ACME directory is configured.
-  const store = new CertificateStore(ctx.db, sealingKeys(config.certificateKeys, config.dataDir));
+  // Rotation: whatever an earlier sealing key sealed is re-sealed under the first key now.
+  const resealed = await resealSecrets(ctx.db, keys);
+  if (resealed.resealed > 0)
+    api.log.info(
+      { resealed: resealed.resealed, key: keys[0]?.id, before: resealed.before },
+      'secrets re-sealed',
+    );
+  const store = new CertificateStore(ctx.db, keys);
   const ca = await store.internalCa(systemClock.now());
   writeFileSync(join(resolve(config.dataDir), 'kennel-root.pem'), ca.certificatePem);
-  const issuer = config.acmeDirectoryUrl ? await acmeIssuer(config, store) : new InternalIssuer(ca);
+  const issuer = platformMetrics.countOrders(
+    config.acmeDirectoryUrl ? await acmeIssuer(config, store) : new InternalIssuer(ca),
+  );
   const challenges = databaseChallenges(ctx.db, () => systemClock.now());
   const defaultCertificate = await new InternalIssuer(ca).issue(config.platformDomain);
   const certificates = new CertificateCache(store, defaultCertificate);
@@ -145,8 +184,17 @@ async function main(): Promise<void> {
         nodeId,
         leaseMs: 5 * 60_000,
       }),
-    (error) => api.log.error({ err: error }, 'certificate job failed'),
+    (error) => {
+      platformMetrics.passFailed('certificates');
+      api.log.error({ err: error }, 'certificate job failed');
+    },
   );
+
+  const webhooks = startWebhookWorker(ctx, {
+    nodeId,
+    onError: (error) => api.log.error({ err: error }, 'webhook delivery failed'),
+  });
+  webhookWake.listener = () => webhooks.wake();
 
   // Several nodes on one PostgreSQL hear each other's changes (removed domains, new certificates).
   const relay = config.databaseUrl
@@ -162,7 +210,12 @@ async function main(): Promise<void> {
   // The edge answers every host: the platform domain is the control plane, <slug>.<domain> and
   // verified custom domains are published projects.
   await api.ready();
-  const proxy = new OriginProxy({ connectTimeoutMs: 5_000, responseTimeoutMs: 30_000 });
+  const observed = observeRequests({ health, metrics: new EdgeMetrics(registry), logger: api.log });
+  const proxy = new OriginProxy({
+    connectTimeoutMs: 5_000,
+    responseTimeoutMs: 30_000,
+    onError: observed.onProxyError,
+  });
   const edge = createEdgeHandler({
     ctx,
     platformApp: api,
@@ -170,6 +223,7 @@ async function main(): Promise<void> {
     certificates,
     challenges,
     httpsPort: config.httpsPort,
+    hooks: observed.hooks,
   });
   const server = createServer(edge.handle);
   const tlsServer = createTlsServer({
@@ -178,27 +232,72 @@ async function main(): Promise<void> {
     ticketKeys: await store.ticketKeys(systemClock.now()),
     handle: edge.handle,
   });
-  const shutdown = async (signal: string) => {
-    api.log.info({ signal }, 'shutting down');
-    await checker.stop();
-    await certificateJob.stop();
-    await relay?.close();
-    await Promise.all([
-      new Promise((done) => server.close(done)),
-      new Promise((done) => tlsServer.close(done)),
-    ]);
-    edge.close();
-    await proxy.close();
-    await api.close();
-    await petstore.close();
-    await platformDb.close();
-    await petstoreDb.close();
-    process.exit(0);
+  const operator =
+    config.metricsPort === 'off'
+      ? undefined
+      : createServer(
+          createOperatorHandler({
+            registry,
+            health,
+            ...(platformDb.sqlite && {
+              backup: new SqliteBackups({
+                databases: [
+                  { name: 'kennel', database: platformDb },
+                  { name: 'petstore', database: petstoreDb },
+                ],
+                dir: join(resolve(config.dataDir), 'backups'),
+                clock: systemClock,
+              }),
+            }),
+            onError: (error) => api.log.error({ err: error }, 'collecting metrics failed'),
+          }),
+        );
+
+  /**
+   * Graceful shutdown: readiness turns 503 at once, the public listeners stop accepting, requests
+   * in flight finish (bounded by SHUTDOWN_TIMEOUT), then jobs, connections and databases close.
+   * A second signal cuts the remaining connections at once.
+   */
+  let stopping: Promise<void> | undefined;
+  const shutdown = (signal: string) => {
+    if (stopping) {
+      api.log.warn({ signal }, 'second signal: cutting the connections still open');
+      server.closeAllConnections();
+      tlsServer.closeAllConnections();
+      return;
+    }
+    stopping = (async () => {
+      api.log.info({ signal, timeoutMs: config.shutdownTimeoutMs }, 'shutting down: draining connections');
+      health.startDraining();
+      const jobs = Promise.all([checker.stop(), certificateJob.stop(), webhooks.stop()]);
+      const { forced } = await drainServers([server, tlsServer], { timeoutMs: config.shutdownTimeoutMs });
+      if (forced) api.log.warn({ timeoutMs: config.shutdownTimeoutMs }, 'drain timed out: connections cut');
+      await jobs;
+      edge.close();
+      // Forwards cut by a forced drain may still wait on their origin: do not wait for them long.
+      await Promise.race([proxy.close(), new Promise((done) => setTimeout(done, 1_000).unref())]);
+      await relay?.close();
+      await api.close();
+      await petstore.close();
+      if (operator) await drainServers([operator], { timeoutMs: 1_000 });
+      await platformDb.close();
+      await petstoreDb.close();
+      api.log.info({ signal }, 'stopped');
+    })().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        api.log.fatal({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
   };
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
-  process.once('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
   await new Promise<void>((done) => server.listen(config.httpPort, config.host, done));
   await new Promise<void>((done) => tlsServer.listen(config.httpsPort, config.host, done));
+  const { metricsPort } = config;
+  if (operator && metricsPort !== 'off')
+    await new Promise<void>((done) => operator.listen(metricsPort, config.metricsHost, done));
   const { port } = server.address() as AddressInfo;
   const address = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   if (first) {
@@ -228,6 +327,7 @@ async function main(): Promise<void> {
       petstore: petstoreUrl,
       storage: platformDb.dialect,
       root: join(resolve(config.dataDir), 'kennel-root.pem'),
+      ...(operator && { metrics: urlOf(config.metricsHost, (operator.address() as AddressInfo).port) }),
     },
     `Kennel listening on ${address}: dashboard and API at http://${config.platformDomain}:${port}, projects at http://<slug>.${config.platformDomain}:${port}`,
   );

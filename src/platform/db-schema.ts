@@ -1,5 +1,11 @@
 import { type Generated, sql } from 'kysely';
-import { booleanColumnType, type DialectMigration, idColumnType } from '../storage/index.ts';
+import {
+  booleanColumnType,
+  createOutboxTables,
+  type DialectMigration,
+  idColumnType,
+  type OutboxTables,
+} from '../storage/index.ts';
 
 /**
  * The control plane's tables. Timestamps are ISO 8601 UTC text in both dialects; secrets are
@@ -110,11 +116,63 @@ export interface PlatformTables {
   acme_challenges: { token: string; key_authorization: string; hostname: string; created_at: string };
   /** Platform-wide secrets and keys (the internal CA), sealed where secret. */
   platform_keys: { name: string; value: string; created_at: string };
+  /** A team's webhook endpoint (at most one): the URL and its signing secret, sealed. */
+  webhook_endpoints: {
+    team_id: number;
+    url: string;
+    secret_sealed: string;
+    created_at: string;
+    updated_at: string;
+  };
+  /** The platform's webhook outbox (src/storage/webhook-outbox.ts): endpoint_key is `team:<id>`. */
+  webhook_messages: {
+    seq: Generated<number>;
+    id: string;
+    endpoint_key: string;
+    subject: string | null;
+    type: string;
+    body: string;
+    state: string;
+    attempts: number;
+    next_attempt_at: string | null;
+    lease_owner: string | null;
+    lease_until: string | null;
+    last_status: number | null;
+    last_error: string | null;
+    created_at: string;
+    delivered_at: string | null;
+  };
+  webhook_attempts: {
+    id: Generated<number>;
+    message_id: string;
+    attempt: number;
+    at: string;
+    status_code: number | null;
+    duration_ms: number;
+    error: string | null;
+    ok: number;
+  };
 }
+
+/** The platform's outbox tables, as `WebhookOutbox` is told. */
+export const PLATFORM_OUTBOX: OutboxTables = { messages: 'webhook_messages', attempts: 'webhook_attempts' };
 
 const now = sql`CURRENT_TIMESTAMP`;
 
 export const platformMigrations: Record<string, DialectMigration> = {
+  '0003_webhooks': {
+    async up(db, dialect) {
+      await db.schema
+        .createTable('webhook_endpoints')
+        .addColumn('team_id', 'bigint', (c) => c.primaryKey().references('teams.id').onDelete('cascade'))
+        .addColumn('url', 'text', (c) => c.notNull())
+        .addColumn('secret_sealed', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+      await createOutboxTables(db, dialect, PLATFORM_OUTBOX);
+    },
+  },
   '0002_certificates': {
     async up(db) {
       await db.schema

@@ -25,6 +25,8 @@ export const platformErrors = defineErrorCatalog({
   deploy_not_found: { status: 404, meaning: 'The project has no deploy with this id.' },
   domain_not_found: { status: 404, meaning: 'The project has no domain with this hostname.' },
   token_not_found: { status: 404, meaning: 'You have no API token with this id.' },
+  webhook_not_found: { status: 404, meaning: 'The team has no webhook endpoint.' },
+  delivery_not_found: { status: 404, meaning: "The team's webhook has no message with this id." },
   slug_taken: { status: 409, meaning: 'Another project already uses this slug.' },
   email_taken: { status: 409, meaning: 'Another account already uses this email.' },
   already_member: { status: 409, meaning: 'The user is already a member of the team.' },
@@ -47,6 +49,11 @@ export const platformErrors = defineErrorCatalog({
     status: 422,
     meaning:
       'The platform’s own domain and its subdomains cannot be custom domains; every project already has one.',
+  },
+  invalid_webhook_url: {
+    status: 422,
+    meaning:
+      'The webhook URL is not allowed: https:// required (http:// only to loopback), no credentials, and no private address unless the platform allows them.',
   },
   invalid_domain_config: {
     status: 422,

@@ -9,3 +9,13 @@ export { isForeignKeyViolation, isUniqueViolation } from './errors.ts';
 export { booleanColumnType, type DialectMigration, idColumnType, migrateToLatest } from './migrate.ts';
 export { prepareQuery } from './prepared.ts';
 export { transact } from './transact.ts';
+export {
+  createOutboxTables,
+  type MessageState,
+  type NewMessage,
+  type OutboxAttempt,
+  type OutboxMessage,
+  type OutboxTables,
+  WebhookOutbox,
+} from './webhook-outbox.ts';
+export { type ResolveEndpoint, WebhookWorker, type WebhookWorkerOptions } from './webhook-worker.ts';

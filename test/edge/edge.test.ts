@@ -170,6 +170,13 @@ for (const dialect of testDialects()) {
       const html = await call('undeployed.platform.test', '/', { headers: { accept: 'text/html' } });
       assert.equal(html.status, 404);
       assert.match(String(html.headers['content-type']), /^text\/html/);
+      // The path is echoed in the message: it must come back as text, never as markup.
+      const probe = await call('petstore.platform.test', '/x<script>alert(1)</script>', {
+        headers: { accept: 'text/html' },
+      });
+      assert.equal(probe.status, 404);
+      assert.doesNotMatch(probe.text, /<script>/);
+      assert.match(probe.text, /There is no page at \/x&lt;script&gt;alert\(1\)&lt;\/script&gt;/);
       assert.equal(
         (await call('shop.example.test', '/api/pets')).status,
         404,

@@ -249,6 +249,38 @@ for (const dialect of testDialects()) {
           body: { yaml: 'domains:\n  names: []\n', prune: true },
           expect: [404],
         },
+        getWebhookEndpoint: { method: 'GET', url: `/api/v1/teams/${ids.teamId}/webhook`, expect: [404] },
+        setWebhookEndpoint: {
+          method: 'PUT',
+          url: `/api/v1/teams/${ids.teamId}/webhook`,
+          body: { url: 'https://evil.example.test/hook' },
+          expect: [404],
+        },
+        removeWebhookEndpoint: {
+          method: 'DELETE',
+          url: `/api/v1/teams/${ids.teamId}/webhook`,
+          expect: [404],
+        },
+        rotateWebhookSecret: {
+          method: 'POST',
+          url: `/api/v1/teams/${ids.teamId}/webhook/secret`,
+          expect: [404],
+        },
+        sendWebhookTestEvent: {
+          method: 'POST',
+          url: `/api/v1/teams/${ids.teamId}/webhook/test`,
+          expect: [404],
+        },
+        listWebhookDeliveries: {
+          method: 'GET',
+          url: `/api/v1/teams/${ids.teamId}/webhook/deliveries`,
+          expect: [404],
+        },
+        redeliverWebhook: {
+          method: 'POST',
+          url: `/api/v1/teams/${ids.teamId}/webhook/deliveries/msg_x/redeliver`,
+          expect: [404],
+        },
       };
       const paths = managementDocument().paths as Record<string, Record<string, { operationId: string }>>;
       const operationIds = Object.values(paths).flatMap((item) =>

@@ -1,5 +1,6 @@
 import { loadPlatformConfig, type PlatformConfig } from '../../src/config/index.ts';
 import { ManualClock } from '../../src/lib/clock.ts';
+import { parseSealingKey } from '../../src/lib/sealed-box.ts';
 import { createTeam, setPlan } from '../../src/platform/accounts/teams.ts';
 import { createUser } from '../../src/platform/accounts/users.ts';
 import { ChangeFeed } from '../../src/platform/changes.ts';
@@ -14,8 +15,13 @@ export interface TestPlatform {
   readonly clock: ManualClock;
   readonly database: Database<PlatformTables>;
   readonly storage: TestStorage;
+  /** What `ctx.webhooks.wake()` calls: a test running a webhook worker points it at the worker. */
+  readonly webhookWake: { listener: () => void };
   close(): Promise<void>;
 }
+
+/** The sealing key of test platforms (webhook secrets; certificate tests bring their own). */
+export const TEST_SEALING_KEY = parseSealingKey(`t1:${Buffer.alloc(32, 9).toString('base64')}`);
 
 /** A control plane on a fresh database, with a manual clock and the given settings (env names). */
 export async function startPlatformContext(
@@ -27,6 +33,7 @@ export async function startPlatformContext(
   await migrateToLatest(database.db, database.dialect, 'platform', platformMigrations);
   const clock = new ManualClock('2026-11-22T12:00:00Z');
   const config: PlatformConfig = loadPlatformConfig({ PLATFORM_DOMAIN: 'platform.test', ...env });
+  const webhookWake = { listener: () => {} };
   return {
     ctx: {
       db: database.db,
@@ -35,7 +42,9 @@ export async function startPlatformContext(
       config,
       changes: new ChangeFeed(),
       resolver: createDnsResolver({ servers: config.dnsServers, timeoutMs: 1000, tries: 2 }),
+      webhooks: { keys: [TEST_SEALING_KEY], wake: () => webhookWake.listener() },
     },
+    webhookWake,
     clock,
     database,
     storage,

@@ -38,7 +38,7 @@ export function storageEnv(location: StorageLocation): Record<string, string> {
 export async function startProcess(entry: string, env: Record<string, string>): Promise<RunningProcess> {
   const child = spawn(NODE, [join(ROOT, 'src', 'main', entry)], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'info', ...env },
+    env: { PATH: process.env.PATH ?? '', PORT: '0', METRICS_PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -72,12 +72,15 @@ function printCheck(out: Output, result: CheckResult, verified: boolean, extra?:
   }
 }
 
-function detailText(detail: Record<string, unknown> | null | undefined): string {
-  if (!detail) return '';
-  return Object.entries(detail)
-    .filter(([key, value]) => key !== 'message' && value !== null && value !== undefined)
-    .map(([key, value]) => `${key}=${Array.isArray(value) ? value.join(',') : String(value)}`)
-    .join(' ');
+function detailText(
+  detail: Record<string, unknown> | null | undefined,
+  webhook?: { type: string; state: string } | null,
+): string {
+  const parts = Object.entries(detail ?? {})
+    .filter(([key, value]) => key !== 'message' && key !== 'webhook' && value !== null && value !== undefined)
+    .map(([key, value]) => `${key}=${Array.isArray(value) ? value.join(',') : String(value)}`);
+  if (webhook) parts.push(`webhook=${webhook.type}:${webhook.state}`);
+  return parts.join(' ');
 }
 
 async function runCheck(call: Call, kind: 'verify' | 'reverify'): Promise<number> {
@@ -220,7 +223,7 @@ export const domainsGroup: GroupSpec = {
           out.line('History:');
           out.table(
             ['When', 'Who', 'Action', 'State after', 'Detail'],
-            detail.history.map((e) => [e.at, e.actor, e.action, e.outcome, detailText(e.detail)]),
+            detail.history.map((e) => [e.at, e.actor, e.action, e.outcome, detailText(e.detail, e.webhook)]),
             '  ',
           );
         });

@@ -14,12 +14,20 @@ import { projectRoutes } from './routes/projects.ts';
 import { sessionRoutes } from './routes/session.ts';
 import { teamRoutes } from './routes/teams.ts';
 import { tokenRoutes } from './routes/tokens.ts';
+import { webhookRoutes } from './routes/webhooks.ts';
 import { platformSchemas } from './schemas.ts';
 
 export const API_BODY_LIMIT = 6 * 1024 * 1024;
 
 export function managementOperations(): AnyOperation<PlatformContext>[] {
-  return [...sessionRoutes, ...tokenRoutes, ...teamRoutes, ...projectRoutes, ...domainRoutes];
+  return [
+    ...sessionRoutes,
+    ...tokenRoutes,
+    ...teamRoutes,
+    ...projectRoutes,
+    ...domainRoutes,
+    ...webhookRoutes,
+  ];
 }
 
 /** The management API's OpenAPI 3.0.3 document, built from the operations it registers. */
@@ -38,6 +46,10 @@ export function managementDocument(): Record<string, unknown> {
       { name: 'Teams', description: 'Teams, members, plans' },
       { name: 'Projects', description: 'Projects and deploys' },
       { name: 'Domains', description: 'Custom domains: add, verify, re-verify, remove, YAML configuration' },
+      {
+        name: 'Webhooks',
+        description: "A team's webhook endpoint, its delivery log, redelivery (docs/webhooks.md)",
+      },
     ],
     schemas: platformSchemas,
     operations,

@@ -71,6 +71,74 @@ export const platformSchemas: Record<string, JsonSchema> = {
       },
     ],
   },
+  WebhookEndpointChange: {
+    type: 'object',
+    required: ['url'],
+    additionalProperties: false,
+    properties: {
+      url: text('Where events are POSTed: https:// (http:// only to loopback), see docs/webhooks.md', {
+        minLength: 1,
+        maxLength: 2000,
+      }),
+    },
+  },
+  WebhookEndpoint: {
+    type: 'object',
+    required: ['teamId', 'url', 'secretHint', 'createdAt', 'updatedAt'],
+    properties: {
+      teamId: id('Team id'),
+      url: text('Where events are POSTed'),
+      secretHint: text('The last characters of the signing secret, to recognise it'),
+      createdAt: text('Creation time', { format: 'date-time' }),
+      updatedAt: text('Last change', { format: 'date-time' }),
+    },
+  },
+  WebhookEndpointSet: {
+    type: 'object',
+    required: ['endpoint', 'secret'],
+    properties: {
+      endpoint: ref('WebhookEndpoint'),
+      secret: {
+        type: 'string',
+        nullable: true,
+        description:
+          'The signing secret (whsec_…), only when the endpoint is created or its secret rotated: shown this once',
+      },
+    },
+  },
+  WebhookDelivery: {
+    type: 'object',
+    required: ['id', 'type', 'state', 'attempts', 'createdAt', 'payload', 'log'],
+    properties: {
+      id: text('Message id: the webhook-id header, the same on every attempt'),
+      type: text('Event type, e.g. domain.verified'),
+      state: text('pending (being attempted or waiting for a retry), delivered, failed (retries exhausted)', {
+        enum: ['pending', 'delivered', 'failed'],
+      }),
+      attempts: { type: 'integer', minimum: 0, description: 'Attempts in the current schedule' },
+      nextAttemptAt: nullableText('When the next attempt is due'),
+      lastStatus: { type: 'integer', nullable: true, description: 'HTTP status of the last attempt' },
+      lastError: nullableText('Why the last attempt failed'),
+      createdAt: text('When the event happened', { format: 'date-time' }),
+      deliveredAt: nullableText('When it was delivered'),
+      payload: { type: 'object', additionalProperties: true, description: 'The body as sent' },
+      log: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['attempt', 'at', 'statusCode', 'durationMs', 'error', 'ok'],
+          properties: {
+            attempt: { type: 'integer', minimum: 1 },
+            at: text('When', { format: 'date-time' }),
+            statusCode: { type: 'integer', nullable: true },
+            durationMs: { type: 'integer', minimum: 0 },
+            error: nullableText('Why it failed'),
+            ok: { type: 'boolean' },
+          },
+        },
+      },
+    },
+  },
   Team: {
     type: 'object',
     required: ['id', 'name', 'plan'],
@@ -252,9 +320,24 @@ export const platformSchemas: Record<string, JsonSchema> = {
     properties: {
       at: text('When'),
       actor: text('Who: user:<email> or system'),
-      action: text('What: add, verify, reverify, background, remove, taken_over, checks_stopped'),
+      action: text(
+        'What: add, verify, reverify, background, remove, taken_over, checks_stopped, certificate_issued, certificate_renewed, certificate_failed',
+      ),
       outcome: text('The state after it'),
       detail: { type: 'object', nullable: true, additionalProperties: true },
+      webhook: {
+        type: 'object',
+        nullable: true,
+        description: "The webhook event this entry sent to the team's endpoint (docs/webhooks.md)",
+        required: ['id', 'type', 'state', 'attempts', 'deliveredAt'],
+        properties: {
+          id: text('Message id, the webhook-id header'),
+          type: text('Event type'),
+          state: text('pending, delivered or failed', { enum: ['pending', 'delivered', 'failed'] }),
+          attempts: { type: 'integer', minimum: 0 },
+          deliveredAt: nullableText('When it was delivered'),
+        },
+      },
     },
   },
   DomainDetail: {

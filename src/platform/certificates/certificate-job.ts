@@ -1,9 +1,17 @@
 import type { Transaction } from 'kysely';
 import { backoffDelay } from '../../lib/backoff.ts';
+import { transact } from '../../storage/index.ts';
 import type { PlatformContext, PlatformDb } from '../context.ts';
 import type { PlatformTables } from '../db-schema.ts';
 import { checkCaa } from '../domains/dns-check.ts';
+import { recordEvent } from '../domains/domain-store.ts';
 import { SERVED_STATES } from '../domains/lifecycle.ts';
+import {
+  domainSubject,
+  emitEvent,
+  type PlatformEventType,
+  teamOfDomain,
+} from '../webhooks/webhook-events.ts';
 import type { CertificateStore } from './certificate-store.ts';
 import { type ChallengeStore, type Issuer, IssuerError } from './issuer.ts';
 
@@ -113,7 +121,7 @@ export async function obtainDueCertificates(ctx: PlatformContext, deps: Certific
   const nowIso = now.toISOString();
   const due = await ctx.db
     .selectFrom('certificate_jobs')
-    .select(['domain_id', 'hostname', 'attempts'])
+    .select(['domain_id', 'hostname', 'attempts', 'state'])
     .where('next_attempt_at', '<=', nowIso)
     .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', nowIso)]))
     .orderBy('next_attempt_at')
@@ -143,13 +151,16 @@ export async function obtainDueCertificates(ctx: PlatformContext, deps: Certific
       await ctx.db.deleteFrom('certificate_jobs').where('domain_id', '=', job.domain_id).execute();
       continue;
     }
-    const settle = async (set: {
-      state: CertificateState;
-      reason: string | null;
-      attempts: number;
-      next: Date | null;
-    }) => {
-      await ctx.db
+    const settle = async (
+      set: {
+        state: CertificateState;
+        reason: string | null;
+        attempts: number;
+        next: Date | null;
+      },
+      db: Db = ctx.db,
+    ) => {
+      await db
         .updateTable('certificate_jobs')
         .set({
           state: set.state,
@@ -164,25 +175,83 @@ export async function obtainDueCertificates(ctx: PlatformContext, deps: Certific
         .where('lease_owner', '=', deps.nodeId)
         .execute();
     };
+    /**
+     * The domain's history entry and the team's webhook event, in the transaction that changes
+     * the certificate or the job: both exist exactly when the change does.
+     */
+    const announce = async (
+      trx: Transaction<PlatformTables>,
+      action: string,
+      type: PlatformEventType,
+      data: Record<string, unknown>,
+    ) => {
+      const at = ctx.clock.now();
+      const owner = await teamOfDomain(trx, job.domain_id);
+      const webhook = await emitEvent(trx, at, {
+        teamId: owner.team_id,
+        type,
+        subject: domainSubject(job.domain_id),
+        data: { hostname: job.hostname, project: owner.slug, ...data },
+      });
+      await recordEvent(trx, at, job.domain_id, 'system', action, domain.state, {
+        ...data,
+        ...(webhook ? { webhook } : {}),
+      });
+    };
+    // Sent when an order starts failing, not for every retry: the status shows the retries.
+    const failed = (trx: Transaction<PlatformTables>, reason: string, nextAttemptAt: Date | null) =>
+      announce(trx, 'certificate_failed', 'certificate.failed', {
+        reason,
+        nextAttemptAt: nextAttemptAt?.toISOString() ?? null,
+      });
     if (deps.issuer.name !== 'internal') {
       // Checked before every order (Pebble does not check CAA at all): an order the records
       // forbid never reaches the CA, and the reason says which record is in the way.
       const caa = await checkCaa(ctx.resolver, job.hostname, ctx.config.caaIdentifier);
       if (!caa.ok) {
-        await settle({ state: 'failed', reason: 'caa_forbids', attempts: job.attempts + 1, next: null });
+        await transact(ctx.db, async (trx) => {
+          await settle(
+            { state: 'failed', reason: 'caa_forbids', attempts: job.attempts + 1, next: null },
+            trx,
+          );
+          if (job.state !== 'failed') await failed(trx, 'caa_forbids', null);
+        });
+        if (job.state !== 'failed') ctx.webhooks?.wake();
         continue;
       }
     }
     try {
       const certificate = await deps.issuer.issue(job.hostname, deps.challenges);
-      await deps.store.save(job.hostname, certificate, ctx.clock.now());
       const lifetime = certificate.notAfter.getTime() - certificate.notBefore.getTime();
-      await settle({
-        state: 'issued',
-        reason: null,
-        attempts: 0,
-        next: new Date(certificate.notAfter.getTime() - lifetime / 3),
+      await transact(ctx.db, async (trx) => {
+        const previous = await trx
+          .selectFrom('certificates')
+          .select('not_after')
+          .where('hostname', '=', job.hostname)
+          .executeTakeFirst();
+        await deps.store.save(job.hostname, certificate, ctx.clock.now(), trx);
+        await settle(
+          {
+            state: 'issued',
+            reason: null,
+            attempts: 0,
+            next: new Date(certificate.notAfter.getTime() - lifetime / 3),
+          },
+          trx,
+        );
+        await announce(
+          trx,
+          previous ? 'certificate_renewed' : 'certificate_issued',
+          previous ? 'certificate.renewed' : 'certificate.issued',
+          {
+            issuer: certificate.issuer,
+            notBefore: certificate.notBefore.toISOString(),
+            notAfter: certificate.notAfter.toISOString(),
+            ...(previous ? { previousNotAfter: previous.not_after } : {}),
+          },
+        );
       });
+      ctx.webhooks?.wake();
       issued.push(job.hostname);
       ctx.changes.publish({ kind: 'certificates', projectId: 0 });
     } catch (error) {
@@ -190,12 +259,12 @@ export async function obtainDueCertificates(ctx: PlatformContext, deps: Certific
       const retryAfter = error instanceof IssuerError ? (error.retryAfterMs ?? 0) : 0;
       const delay = Math.max(retryAfter, backoffDelay(attempts, CERTIFICATE_BACKOFF));
       const message = error instanceof Error ? error.message : String(error);
-      await settle({
-        state: 'failed',
-        reason: message.slice(0, 500),
-        attempts,
-        next: new Date(ctx.clock.now().getTime() + delay),
+      const next = new Date(ctx.clock.now().getTime() + delay);
+      await transact(ctx.db, async (trx) => {
+        await settle({ state: 'failed', reason: message.slice(0, 500), attempts, next }, trx);
+        if (job.state !== 'failed') await failed(trx, message.slice(0, 500), next);
       });
+      if (job.state !== 'failed') ctx.webhooks?.wake();
     }
   }
   return issued;

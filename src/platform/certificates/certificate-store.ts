@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import type { Transaction } from 'kysely';
 import { open, type SealingKey, seal } from '../../lib/sealed-box.ts';
 import type { PlatformDb } from '../context.ts';
+import type { PlatformTables } from '../db-schema.ts';
 import { createInternalCa, type InternalCa } from './internal-issuer.ts';
 import type { ChallengeStore, IssuedCertificate } from './issuer.ts';
 
@@ -27,7 +29,13 @@ export class CertificateStore {
     this.#keys = keys;
   }
 
-  async save(hostname: string, issued: IssuedCertificate, now: Date): Promise<void> {
+  /** Saves (replaces) a hostname's certificate; in `db` when given, the caller's transaction. */
+  async save(
+    hostname: string,
+    issued: IssuedCertificate,
+    now: Date,
+    db: PlatformDb | Transaction<PlatformTables> = this.#db,
+  ): Promise<void> {
     const row = {
       hostname,
       issuer: issued.issuer,
@@ -37,7 +45,7 @@ export class CertificateStore {
       not_after: issued.notAfter.toISOString(),
       created_at: now.toISOString(),
     };
-    await this.#db
+    await db
       .insertInto('certificates')
       .values(row)
       .onConflict((oc) => oc.column('hostname').doUpdateSet(row))

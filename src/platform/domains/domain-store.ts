@@ -5,6 +5,7 @@ import type { Actor, PlatformContext, PlatformDb } from '../context.ts';
 import type { PlatformTables } from '../db-schema.ts';
 import { platformErrors } from '../errors.ts';
 import type { Project } from '../projects/projects.ts';
+import { platformOutbox } from '../webhooks/webhook-events.ts';
 import { DNS_CHECK_REASONS, type DnsCheckReason } from './dns-check.ts';
 import { type DomainState, SERVED_STATES } from './lifecycle.ts';
 import { type DnsRecordToCreate, recordsToCreate } from './records.ts';
@@ -163,6 +164,8 @@ export interface DomainEventView {
   action: string;
   outcome: string;
   detail: Record<string, unknown> | null;
+  /** The webhook event this entry sent to the team's endpoint, and whether it was delivered. */
+  webhook: { id: string; type: string; state: string; attempts: number; deliveredAt: string | null } | null;
 }
 
 export async function domainHistory(db: PlatformDb, domainId: number): Promise<DomainEventView[]> {
@@ -172,11 +175,26 @@ export async function domainHistory(db: PlatformDb, domainId: number): Promise<D
     .where('domain_id', '=', domainId)
     .orderBy('id')
     .execute();
-  return rows.map((r) => ({
-    at: r.at,
-    actor: r.actor,
-    action: r.action,
-    outcome: r.outcome,
-    detail: r.detail ? (JSON.parse(r.detail) as Record<string, unknown>) : null,
-  }));
+  const details = rows.map((r) => (r.detail ? (JSON.parse(r.detail) as Record<string, unknown>) : null));
+  const ids = details.flatMap((d) => (typeof d?.webhook === 'string' ? [d.webhook] : []));
+  const messages = new Map((await platformOutbox(db).list({ ids, limit: ids.length })).map((m) => [m.id, m]));
+  return rows.map((r, i) => {
+    const message = messages.get(details[i]?.webhook as string);
+    return {
+      at: r.at,
+      actor: r.actor,
+      action: r.action,
+      outcome: r.outcome,
+      detail: details[i] ?? null,
+      webhook: message
+        ? {
+            id: message.id,
+            type: message.type,
+            state: message.state,
+            attempts: message.attempts,
+            deliveredAt: message.deliveredAt,
+          }
+        : null,
+    };
+  });
 }

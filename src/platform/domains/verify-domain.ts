@@ -5,6 +5,7 @@ import { certificateStatuses, requestCertificate } from '../certificates/certifi
 import type { Actor, PlatformContext } from '../context.ts';
 import { platformErrors } from '../errors.ts';
 import { type Project, projectFor } from '../projects/projects.ts';
+import { domainSubject, emitEvent, type PlatformEventType } from '../webhooks/webhook-events.ts';
 import { checkDns, requireDomainPrerequisites } from './add-domain.ts';
 import type { DnsCheckOutcome } from './dns-check.ts';
 import {
@@ -70,9 +71,11 @@ export async function checkDomain(
     .executeTakeFirst();
   const proven = outcome.ok && rival !== undefined && (row.is_apex ? true : await provesOwnership(ctx, row));
   let event = eventFor(row.state as DomainState, outcome.ok, mode, rival !== undefined && !proven);
+  let emitted = false;
 
   const apply = async (chosen: DomainEvent) =>
     transact(ctx.db, async (trx) => {
+      emitted = false;
       const current = (await trx
         .selectFrom('domains')
         .selectAll()
@@ -130,7 +133,35 @@ export async function checkDomain(
         .where('id', '=', row.id)
         .returningAll()
         .executeTakeFirstOrThrow();
-      await recordEvent(trx, now, row.id, actor, mode, step.to, { reason, message: outcome.message });
+      // The team's webhook hears of the domain becoming served or no longer pointing here, in
+      // this transaction: the event exists exactly when the change and its history entry do.
+      const type: PlatformEventType | null =
+        step.to === 'verified' && current.state !== 'verified'
+          ? 'domain.verified'
+          : step.to === 'misconfigured' && current.state === 'verified'
+            ? 'domain.not_pointing'
+            : null;
+      const webhook = type
+        ? await emitEvent(trx, now, {
+            teamId: project.teamId,
+            type,
+            subject: domainSubject(row.id),
+            data: {
+              hostname: row.hostname,
+              project: project.slug,
+              state: step.to,
+              previousState: current.state,
+              reason,
+              message: outcome.message,
+            },
+          })
+        : null;
+      emitted = webhook !== null;
+      await recordEvent(trx, now, row.id, actor, mode, step.to, {
+        reason,
+        message: outcome.message,
+        ...(webhook ? { webhook } : {}),
+      });
       // A newly verified domain gets its certificate ordered; Re-verify starts a fresh attempt.
       if (step.to === 'verified' && (current.state !== 'verified' || mode === 'reverify')) {
         await requestCertificate(trx, row.id, row.hostname, now);
@@ -150,6 +181,7 @@ export async function checkDomain(
     event = 'check_passed_taken';
     updated = await apply(event);
   }
+  if (emitted) ctx.webhooks?.wake();
   if (updated.state !== row.state || rival) ctx.changes.publish({ kind: 'domains', projectId: project.id });
   if (rival && proven) ctx.changes.publish({ kind: 'domains', projectId: rival.project_id });
   const { ok, reason, message, remedy, found } = outcome;

@@ -1,0 +1,157 @@
+import { path } from '../api-client.ts';
+import type { WebhookDelivery, WebhookEndpoint, WebhookEndpointSet } from '../api-types.ts';
+import { type Call, defineCommand, type GroupSpec, positiveInteger } from '../command.ts';
+
+const teamOf = (call: Call) => positiveInteger(call, 'TEAM_ID', call.args.TEAM_ID ?? '');
+
+function showSecret(call: Call, secret: string): void {
+  call.out.line('');
+  call.out.line(`Signing secret (shown this once; store it with your receiver): ${secret}`);
+  call.out.line('Verify each request with a Standard Webhooks library (docs/webhooks.md).');
+}
+
+function outcome(d: WebhookDelivery): string {
+  if (d.state === 'delivered') return `delivered ${d.deliveredAt ?? ''}`.trim();
+  const last = d.lastError ?? (d.lastStatus ? `HTTP ${d.lastStatus}` : '');
+  if (d.state === 'failed') return `failed: ${last}`;
+  return d.attempts === 0 ? 'pending' : `retry at ${d.nextAttemptAt ?? '?'} (${last})`;
+}
+
+export const webhooksGroup: GroupSpec = {
+  name: 'webhooks',
+  summary: "A team's webhook: domain and certificate events, signed (team owners)",
+  description:
+    'Events (domain.verified, domain.not_pointing, certificate.issued, certificate.renewed, certificate.failed) of every project of a team are POSTed to its endpoint, signed per the Standard Webhooks specification, and retried for more than 24 hours. See docs/webhooks.md.',
+  commands: [
+    defineCommand({
+      name: 'webhooks show',
+      summary: "Show a team's webhook endpoint (never its secret)",
+      args: ['TEAM_ID'],
+      examples: ['kennel webhooks show 3'],
+      async run(call) {
+        const endpoint = await call.api().get<WebhookEndpoint>(path`/api/v1/teams/${teamOf(call)}/webhook`);
+        call.out.result(endpoint, () => {
+          call.out.line(`URL:     ${endpoint.url}`);
+          call.out.line(`Secret:  ${endpoint.secretHint} (rotate with kennel webhooks rotate-secret)`);
+          call.out.line(`Updated: ${endpoint.updatedAt}`);
+        });
+        return 0;
+      },
+    }),
+    defineCommand({
+      name: 'webhooks set',
+      summary: "Set a team's webhook URL; the first time, prints the signing secret once",
+      args: ['TEAM_ID', 'URL'],
+      description:
+        'The URL must be https:// (http:// only to a loopback host), without credentials; private addresses only where the platform allows them (WEBHOOK_TARGETS=private).',
+      examples: ['kennel webhooks set 3 https://hooks.example.com/kennel'],
+      async run(call) {
+        const set = await call
+          .api()
+          .put<WebhookEndpointSet>(path`/api/v1/teams/${teamOf(call)}/webhook`, { url: call.args.URL });
+        call.out.result(set, () => {
+          call.out.line(`Team ${set.endpoint.teamId}'s webhook now posts to ${set.endpoint.url}.`);
+          if (set.secret) showSecret(call, set.secret);
+          else call.out.line(`The signing secret is unchanged (${set.endpoint.secretHint}).`);
+        });
+        return 0;
+      },
+    }),
+    defineCommand({
+      name: 'webhooks rotate-secret',
+      summary: 'Replace the signing secret; prints the new one once',
+      args: ['TEAM_ID'],
+      examples: ['kennel webhooks rotate-secret 3'],
+      async run(call) {
+        const set = await call
+          .api()
+          .post<WebhookEndpointSet>(path`/api/v1/teams/${teamOf(call)}/webhook/secret`);
+        call.out.result(set, () => {
+          call.out.line('The old secret no longer signs.');
+          if (set.secret) showSecret(call, set.secret);
+        });
+        return 0;
+      },
+    }),
+    defineCommand({
+      name: 'webhooks remove',
+      summary: "Remove a team's webhook endpoint",
+      args: ['TEAM_ID'],
+      examples: ['kennel webhooks remove 3'],
+      async run(call) {
+        const id = teamOf(call);
+        await call.api().delete(path`/api/v1/teams/${id}/webhook`);
+        call.out.result({ removed: true, teamId: id }, () =>
+          call.out.line(`Team ${id} has no webhook any more.`),
+        );
+        return 0;
+      },
+    }),
+    defineCommand({
+      name: 'webhooks test',
+      summary: 'Send a webhook.test event to the endpoint',
+      args: ['TEAM_ID'],
+      examples: ['kennel webhooks test 3', 'kennel webhooks deliveries 3'],
+      async run(call) {
+        const id = teamOf(call);
+        const sent = await call.api().post<WebhookDelivery>(path`/api/v1/teams/${id}/webhook/test`);
+        call.out.result(sent, () =>
+          call.out.line(
+            `Queued ${sent.type} as ${sent.id}. Follow it with kennel webhooks deliveries ${id}.`,
+          ),
+        );
+        return 0;
+      },
+    }),
+    defineCommand({
+      name: 'webhooks deliveries',
+      summary: 'The delivery log: each message, its state and attempts, newest first',
+      args: ['TEAM_ID'],
+      options: {
+        limit: { type: 'string', value: 'N', description: 'At most N messages (1–200, default 50)' },
+      },
+      examples: ['kennel webhooks deliveries 3', 'kennel webhooks deliveries 3 --limit 5 --json'],
+      async run(call) {
+        const id = teamOf(call);
+        const limit = call.string('limit');
+        if (limit !== undefined && !(/^\d+$/.test(limit) && Number(limit) >= 1 && Number(limit) <= 200)) {
+          throw call.usage(`--limit must be a whole number from 1 to 200 (got "${limit}").`);
+        }
+        const list = await call
+          .api()
+          .get<WebhookDelivery[]>(
+            `${path`/api/v1/teams/${id}/webhook/deliveries`}${limit ? `?limit=${limit}` : ''}`,
+          );
+        call.out.result(list, () => {
+          if (list.length === 0) call.out.line('No webhook messages yet.');
+          else
+            call.out.table(
+              ['Message', 'Event', 'Created', 'Attempts', 'Outcome'],
+              list.map((d) => [d.id, d.type, d.createdAt, d.attempts, outcome(d)]),
+            );
+        });
+        return 0;
+      },
+    }),
+    defineCommand({
+      name: 'webhooks redeliver',
+      summary: 'Send a message again now, with a fresh retry schedule',
+      args: ['TEAM_ID', 'MESSAGE_ID'],
+      examples: ['kennel webhooks redeliver 3 msg_2b7…'],
+      async run(call) {
+        const id = teamOf(call);
+        const message = call.args.MESSAGE_ID ?? '';
+        if (!/^msg_[A-Za-z0-9_-]{1,64}$/.test(message)) {
+          throw call.usage(
+            `MESSAGE_ID must look like msg_… (got "${message}"); see kennel webhooks deliveries ${id}.`,
+          );
+        }
+        const again = await call
+          .api()
+          .post<WebhookDelivery>(path`/api/v1/teams/${id}/webhook/deliveries/${message}/redeliver`);
+        call.out.result(again, () => call.out.line(`${again.id} (${again.type}) is queued again.`));
+        return 0;
+      },
+    }),
+  ],
+};

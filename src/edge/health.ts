@@ -1,0 +1,111 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+export const LIVENESS_PATH = '/healthz';
+export const READINESS_PATH = '/readyz';
+
+export interface Readiness {
+  readonly ready: boolean;
+  readonly status: 'ready' | 'draining' | 'unready';
+  readonly checks: { readonly database: string };
+}
+
+/**
+ * Liveness and readiness of one node. Live while the process answers at all; ready while the
+ * database answers within the timeout and the node is not draining. Draining starts at the first
+ * shutdown signal and never ends, so a load balancer stops sending traffic before the listeners
+ * close.
+ */
+export class NodeHealth {
+  readonly #pingDatabase: () => Promise<unknown>;
+  readonly #timeoutMs: number;
+  #draining = false;
+
+  constructor(options: { pingDatabase: () => Promise<unknown>; timeoutMs: number }) {
+    this.#pingDatabase = options.pingDatabase;
+    this.#timeoutMs = options.timeoutMs;
+  }
+
+  get draining(): boolean {
+    return this.#draining;
+  }
+
+  startDraining(): void {
+    this.#draining = true;
+  }
+
+  async readiness(): Promise<Readiness> {
+    const database = await this.#database();
+    if (this.#draining) return { ready: false, status: 'draining', checks: { database } };
+    return database === 'ok'
+      ? { ready: true, status: 'ready', checks: { database } }
+      : { ready: false, status: 'unready', checks: { database } };
+  }
+
+  async #database(): Promise<string> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        this.#pingDatabase(),
+        new Promise((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`no answer within ${this.#timeoutMs} ms`)),
+            this.#timeoutMs,
+          );
+        }),
+      ]);
+      return 'ok';
+    } catch (error) {
+      return `failing: ${error instanceof Error ? error.message : String(error)}`;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * Answers `/healthz` and `/readyz` (GET or HEAD) and returns true; false for any other request.
+   * Answers carry `cache-control: no-store` so no cache in between replays an old state.
+   */
+  answer(req: IncomingMessage, res: ServerResponse, requestId: string): boolean {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path !== LIVENESS_PATH && path !== READINESS_PATH) return false;
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      send(res, req, 405, { status: 'method_not_allowed' }, requestId, { allow: 'GET, HEAD' });
+      return true;
+    }
+    if (path === LIVENESS_PATH) {
+      send(res, req, 200, { status: 'live' }, requestId);
+      return true;
+    }
+    this.readiness().then(
+      (readiness) =>
+        send(
+          res,
+          req,
+          readiness.ready ? 200 : 503,
+          { status: readiness.status, checks: readiness.checks },
+          requestId,
+        ),
+      (error: unknown) => res.destroy(error as Error),
+    );
+    return true;
+  }
+}
+
+function send(
+  res: ServerResponse,
+  req: IncomingMessage,
+  status: number,
+  body: unknown,
+  requestId: string,
+  headers: Record<string, string> = {},
+): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    'cache-control': 'no-store',
+    ...(requestId !== '' && { 'x-request-id': requestId }),
+    ...headers,
+  });
+  res.end(req.method === 'HEAD' ? undefined : text);
+}

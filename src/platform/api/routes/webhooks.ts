@@ -1,0 +1,149 @@
+import { defineOperation, ref } from '../../../lib/http-api/index.ts';
+import type { PlatformContext } from '../../context.ts';
+import {
+  getWebhookEndpoint,
+  listDeliveries,
+  redeliverMessage,
+  removeWebhookEndpoint,
+  rotateWebhookSecret,
+  sendTestEvent,
+  setWebhookEndpoint,
+} from '../../webhooks/index.ts';
+import { actorOf } from '../auth.ts';
+
+const TAG = ['Webhooks'];
+const teamId = {
+  name: 'teamId',
+  in: 'path' as const,
+  description: 'Team id',
+  schema: { type: 'integer', minimum: 1 },
+};
+const base = '/api/v1/teams/{teamId}/webhook';
+/** Team owners only: a member is forbidden, another team's id is not found. */
+const ownerErrors = ['unauthenticated', 'forbidden', 'team_not_found'];
+
+export const webhookRoutes = [
+  defineOperation<PlatformContext, { teamId: number }>({
+    operationId: 'getWebhookEndpoint',
+    method: 'GET',
+    path: base,
+    tags: TAG,
+    summary: "Read the team's webhook endpoint",
+    description: 'The URL and a hint of the signing secret (never the secret). Team owners only.',
+    parameters: [teamId],
+    responses: { 200: { description: 'The endpoint', schema: ref('WebhookEndpoint') } },
+    errors: [...ownerErrors, 'webhook_not_found'],
+    handler: ({ caller, params }, _reply, ctx) => getWebhookEndpoint(ctx, actorOf(caller), params.teamId),
+  }),
+  defineOperation<PlatformContext, { teamId: number }, unknown, { url: string }>({
+    operationId: 'setWebhookEndpoint',
+    method: 'PUT',
+    path: base,
+    tags: TAG,
+    summary: "Set the team's webhook endpoint",
+    description:
+      'Creates the endpoint (201, with its signing secret shown this once) or changes its URL (200, the secret is kept). Domain and certificate events of every project of the team are sent to it. Team owners only.',
+    parameters: [teamId],
+    requestBody: { description: 'The URL', schema: ref('WebhookEndpointChange') },
+    responses: {
+      200: { description: 'The URL changed', schema: ref('WebhookEndpointSet') },
+      201: { description: 'Created, with the secret', schema: ref('WebhookEndpointSet') },
+    },
+    errors: [...ownerErrors, 'csrf_failed', 'invalid_webhook_url'],
+    async handler({ caller, params, body }, reply, ctx) {
+      const result = await setWebhookEndpoint(ctx, actorOf(caller), params.teamId, body.url);
+      reply.code(result.created ? 201 : 200);
+      return { endpoint: result.endpoint, secret: result.secret };
+    },
+  }),
+  defineOperation<PlatformContext, { teamId: number }>({
+    operationId: 'removeWebhookEndpoint',
+    method: 'DELETE',
+    path: base,
+    tags: TAG,
+    summary: "Remove the team's webhook endpoint",
+    description: 'Events stop; messages not yet delivered fail at their next attempt. Team owners only.',
+    parameters: [teamId],
+    responses: { 204: { description: 'Removed' } },
+    errors: [...ownerErrors, 'csrf_failed', 'webhook_not_found'],
+    async handler({ caller, params }, reply, ctx) {
+      await removeWebhookEndpoint(ctx, actorOf(caller), params.teamId);
+      return reply.code(204).send();
+    },
+  }),
+  defineOperation<PlatformContext, { teamId: number }>({
+    operationId: 'rotateWebhookSecret',
+    method: 'POST',
+    path: `${base}/secret`,
+    tags: TAG,
+    summary: 'Rotate the signing secret',
+    description:
+      'A new signing secret, shown this once; the old one stops signing at once. Team owners only.',
+    parameters: [teamId],
+    responses: { 200: { description: 'The endpoint and its new secret', schema: ref('WebhookEndpointSet') } },
+    errors: [...ownerErrors, 'csrf_failed', 'webhook_not_found'],
+    handler: ({ caller, params }, _reply, ctx) => rotateWebhookSecret(ctx, actorOf(caller), params.teamId),
+  }),
+  defineOperation<PlatformContext, { teamId: number }>({
+    operationId: 'sendWebhookTestEvent',
+    method: 'POST',
+    path: `${base}/test`,
+    tags: TAG,
+    summary: 'Send a test event',
+    description:
+      'Queues a `webhook.test` event for the endpoint, delivered (and retried) like any other; follow it in the delivery log. Team owners only.',
+    parameters: [teamId],
+    responses: { 202: { description: 'The queued message', schema: ref('WebhookDelivery') } },
+    errors: [...ownerErrors, 'csrf_failed', 'webhook_not_found'],
+    async handler({ caller, params }, reply, ctx) {
+      reply.code(202);
+      return sendTestEvent(ctx, actorOf(caller), params.teamId);
+    },
+  }),
+  defineOperation<PlatformContext, { teamId: number }, { limit?: number }>({
+    operationId: 'listWebhookDeliveries',
+    method: 'GET',
+    path: `${base}/deliveries`,
+    tags: TAG,
+    summary: 'The delivery log',
+    description:
+      "The team's webhook messages, newest first, each with every attempt (time, status code, duration, error). Team owners only.",
+    parameters: [
+      teamId,
+      {
+        name: 'limit',
+        in: 'query',
+        description: 'At most this many messages (default 50)',
+        schema: { type: 'integer', minimum: 1, maximum: 200 },
+      },
+    ],
+    responses: { 200: { description: 'Messages', schema: { type: 'array', items: ref('WebhookDelivery') } } },
+    errors: ownerErrors,
+    handler: ({ caller, params, query }, _reply, ctx) =>
+      listDeliveries(ctx, actorOf(caller), params.teamId, query.limit ?? 50),
+  }),
+  defineOperation<PlatformContext, { teamId: number; messageId: string }>({
+    operationId: 'redeliverWebhook',
+    method: 'POST',
+    path: `${base}/deliveries/{messageId}/redeliver`,
+    tags: TAG,
+    summary: 'Redeliver a message',
+    description:
+      'Sends a message again now, with a fresh retry schedule (same webhook-id, so receivers can deduplicate). Team owners only.',
+    parameters: [
+      teamId,
+      {
+        name: 'messageId',
+        in: 'path',
+        description: 'Message id (msg_…)',
+        schema: { type: 'string', pattern: '^msg_[A-Za-z0-9_-]{1,64}$' },
+      },
+    ],
+    responses: { 202: { description: 'The message, pending again', schema: ref('WebhookDelivery') } },
+    errors: [...ownerErrors, 'csrf_failed', 'delivery_not_found', 'webhook_not_found'],
+    async handler({ caller, params }, reply, ctx) {
+      reply.code(202);
+      return redeliverMessage(ctx, actorOf(caller), params.teamId, params.messageId);
+    },
+  }),
+];

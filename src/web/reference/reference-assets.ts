@@ -1,0 +1,97 @@
+import { readFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { CompressedBody } from './compressed-body.ts';
+
+/**
+ * The path reserved on every published site for the reference's own files. It is outside `/api`
+ * (which is the project's), so it is never proxied and a project cannot shadow it.
+ */
+export const REFERENCE_PREFIX = '/_kennel/reference/';
+
+/** A year: asset URLs carry their content's hash, so a changed file is a new URL. */
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+
+const here = import.meta.dirname;
+const swaggerUi = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+
+/** Every file the reference page loads, by the name the page refers to it with. */
+const FILES = {
+  'swagger-ui-bundle.js': {
+    from: join(swaggerUi, 'swagger-ui-bundle.js'),
+    type: 'text/javascript; charset=utf-8',
+  },
+  'swagger-ui.css': { from: join(swaggerUi, 'swagger-ui.css'), type: 'text/css; charset=utf-8' },
+  'reference.js': { from: join(here, 'reference.js'), type: 'text/javascript; charset=utf-8' },
+  'reference.css': { from: join(here, 'reference.css'), type: 'text/css; charset=utf-8' },
+  'favicon.png': { from: join(swaggerUi, 'favicon-32x32.png'), type: 'image/png' },
+} satisfies Record<string, { from: string; type: string }>;
+
+export type ReferenceFile = keyof typeof FILES;
+
+export interface ReferenceAssets {
+  /** The versioned URL of a file, e.g. `/_kennel/reference/3q2Xk…/reference.js`. */
+  url(name: ReferenceFile): string;
+  /**
+   * Answers a request under REFERENCE_PREFIX: the file if the path names one at its current
+   * version (GET or HEAD), otherwise false and nothing is written.
+   */
+  serve(req: IncomingMessage, res: ServerResponse, path: string, headers?: Record<string, string>): boolean;
+  /** Starts compressing (if no request has yet) and settles when every Brotli copy is ready. */
+  compressed(): Promise<void>;
+}
+
+function stripSourceMap(content: Buffer, name: string): Buffer {
+  // The maps are not served (they would double the download for nobody); a dangling reference
+  // would only make browser tools ask for a file that is not there.
+  if (!name.endsWith('.js') && !name.endsWith('.css')) return content;
+  return Buffer.from(content.toString('utf8').replace(/\n\/[/*]# sourceMappingURL=\S+(?: \*\/)?\s*$/, '\n'));
+}
+
+function loadAssets(): ReferenceAssets {
+  const byPath = new Map<string, CompressedBody>();
+  const urls = new Map<string, string>();
+  for (const [name, { from, type }] of Object.entries(FILES)) {
+    const body = new CompressedBody(type, stripSourceMap(readFileSync(from), name));
+    const url = `${REFERENCE_PREFIX}${body.hash}/${name}`;
+    byPath.set(url, body);
+    urls.set(name, url);
+  }
+  let compressing: Promise<void> | undefined;
+  const compressAll = () => {
+    compressing ??= Promise.all([...byPath.values()].map((body) => body.compress())).then(() => {});
+    return compressing;
+  };
+  return {
+    url(name) {
+      return urls.get(name) as string;
+    },
+    serve(req, res, path, headers = {}) {
+      const body = byPath.get(path);
+      if (!body || (req.method !== 'GET' && req.method !== 'HEAD')) return false;
+      if (!compressing) {
+        // On the first request, not at import: a process that never serves the reference (most
+        // tests, the control plane alone) never pays for Brotli. Gzip is ready for this answer.
+        for (const each of byPath.values()) each.compressSoon();
+        void compressAll();
+      }
+      body.send(req, res, {
+        ...headers,
+        'cache-control': IMMUTABLE,
+        'x-content-type-options': 'nosniff',
+        'cross-origin-resource-policy': 'same-origin',
+      });
+      return true;
+    },
+    compressed: compressAll,
+  };
+}
+
+let shared: ReferenceAssets | undefined;
+
+/** The reference's files, read once per process (they ship with the code and never change). */
+export function referenceAssets(): ReferenceAssets {
+  shared ??= loadAssets();
+  return shared;
+}

@@ -1,0 +1,80 @@
+import { escapeHtml } from '../../lib/html.ts';
+import type { ReferenceAssets } from './reference-assets.ts';
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
+
+/** JSON inside `<script type="application/json">`: `<` escaped so no string can close the element. */
+const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
+
+/**
+ * The Content-Security-Policy of the reference page: everything from this site only. Styles allow
+ * inline attributes because Swagger UI's React components set `style` on elements; images allow
+ * `data:` for the icons its stylesheet embeds.
+ */
+export const REFERENCE_PAGE_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** The operations by tag as plain HTML: what a browser without JavaScript (or a crawler) sees. */
+function operationList(document: Record<string, unknown>): string {
+  const paths = (document.paths ?? {}) as Record<string, Record<string, Record<string, unknown>>>;
+  const byTag = new Map<string, string[]>();
+  for (const [path, item] of Object.entries(paths)) {
+    for (const [method, op] of Object.entries(item ?? {})) {
+      if (!METHODS.includes(method) || !op || typeof op !== 'object') continue;
+      const tags = (op.tags as string[] | undefined) ?? ['Operations'];
+      const sunset = op['x-sunset'] ? ` — sunset ${escapeHtml(op['x-sunset'])}` : '';
+      const badge = op.deprecated ? ` <span class="kennel-deprecated">deprecated${sunset}</span>` : '';
+      const row = `<li><code>${escapeHtml(method.toUpperCase())} /api${escapeHtml(path)}</code> ${escapeHtml(op.summary)}${badge}</li>`;
+      for (const tag of tags) byTag.set(tag, [...(byTag.get(tag) ?? []), row]);
+    }
+  }
+  return [...byTag].map(([tag, rows]) => `<h2>${escapeHtml(tag)}</h2><ul>${rows.join('')}</ul>`).join('');
+}
+
+/**
+ * A published site's front page: Swagger UI booted (by reference.js) with the deploy's document,
+ * embedded so the page needs no second round trip for it. Rendered once per deploy.
+ */
+export function renderReferencePage(document: Record<string, unknown>, assets: ReferenceAssets): string {
+  const info = (document.info ?? {}) as { title?: unknown; version?: unknown };
+  const title = escapeHtml(info.title || 'API');
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} — API reference</title>
+<meta name="description" content="API reference of ${title}, with a console to test it.">
+<link rel="icon" href="${assets.url('favicon.png')}">
+<link rel="stylesheet" href="${assets.url('swagger-ui.css')}">
+<link rel="stylesheet" href="${assets.url('reference.css')}">
+<script src="${assets.url('swagger-ui-bundle.js')}" defer></script>
+<script src="${assets.url('reference.js')}" defer></script>
+</head>
+<body>
+<a class="kennel-skip" href="#reference">Skip to the reference</a>
+<header class="kennel-header">
+<div class="kennel-header-inner">
+<p class="kennel-brand">${title} <span class="kennel-version">${escapeHtml(info.version)}</span></p>
+<nav aria-label="OpenAPI document"><a href="/openapi.json">openapi.json</a> <a href="/openapi.yaml">openapi.yaml</a></nav>
+</div>
+</header>
+<main id="reference" tabindex="-1">
+<div id="swagger-ui" aria-busy="true"></div>
+<noscript><div class="kennel-fallback"><h1>${title}</h1><p>The API is served under <code>/api/</code>. The interactive reference needs JavaScript; the operations are:</p>${operationList(document)}</div></noscript>
+</main>
+<script type="application/json" id="kennel-openapi">${scriptJson(document)}</script>
+</body>
+</html>
+`;
+}

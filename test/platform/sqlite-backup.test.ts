@@ -1,0 +1,114 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { describe, it } from 'node:test';
+import { createTestStorage } from '../support/databases.ts';
+import { requestAs } from '../support/http.ts';
+import { startProcess, storageEnv } from '../support/processes.ts';
+
+const env = (extra: Record<string, string>) => ({
+  HTTP_PORT: '0',
+  HTTPS_PORT: '0',
+  PETSTORE_PORT: '0',
+  KENNEL_ADMIN_PASSWORD: 'a long enough password',
+  ...extra,
+});
+
+const metricsUrlOf = (output: string) => {
+  const url = /"metrics":"(http:\/\/[^"]+)"/.exec(output)?.[1];
+  assert.ok(url, output);
+  return url;
+};
+
+describe('backups of the SQLite files while the platform runs (POST /backup, operator listener)', () => {
+  it('writes complete copies of kennel.db and petstore.db that open elsewhere; the node keeps serving', async () => {
+    const storage = await createTestStorage('sqlite');
+    const server = await startProcess('platform.ts', env(storageEnv(storage.location)));
+    try {
+      const metricsUrl = metricsUrlOf(server.output());
+      const edgePort = Number(new URL(server.url).port);
+      const created = await requestAs(edgePort, 'petstore.localhost', '/api/categories', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Backed up' }),
+      });
+      assert.equal(created.status, 201);
+
+      // The server holds the file exclusively: another connection cannot even read it.
+      const dataDir = join(storage.location.kind === 'sqlite' ? storage.location.file : '', '..');
+      assert.throws(
+        () => new DatabaseSync(join(dataDir, 'kennel.db')).prepare('select count(*) from users').get(),
+        /database is locked/,
+      );
+
+      const get = await fetch(`${metricsUrl}/backup`);
+      assert.equal(get.status, 405);
+      assert.equal(get.headers.get('allow'), 'POST');
+      assert.equal(((await get.json()) as { code: string }).code, 'backup_method_not_allowed');
+      const answer = await fetch(`${metricsUrl}/backup`, { method: 'POST' });
+      assert.equal(answer.status, 201);
+      const { files } = (await answer.json()) as {
+        files: { database: string; file: string; bytes: number }[];
+      };
+      assert.deepEqual(
+        files.map((f) => f.database),
+        ['kennel', 'petstore'],
+      );
+      for (const f of files) {
+        assert.match(f.file, new RegExp(`^${dataDir}/backups/${f.database}-\\d{8}T\\d{6}Z\\.db$`));
+        assert.ok(f.bytes > 0);
+      }
+      const kennel = new DatabaseSync((files[0] as { file: string }).file, { readOnly: true });
+      assert.deepEqual(
+        kennel
+          .prepare('select slug from projects')
+          .all()
+          .map((r) => r.slug),
+        ['petstore'],
+      );
+      assert.equal(kennel.prepare('pragma integrity_check').get()?.integrity_check, 'ok');
+      kennel.close();
+      const petstore = new DatabaseSync((files[1] as { file: string }).file, { readOnly: true });
+      assert.deepEqual(
+        petstore
+          .prepare('select name from categories')
+          .all()
+          .map((r) => r.name),
+        ['Backed up'],
+      );
+      petstore.close();
+
+      // A second backup gets files of its own, and the edge still serves.
+      const again = (await (await fetch(`${metricsUrl}/backup`, { method: 'POST' })).json()) as {
+        files: { file: string }[];
+      };
+      assert.notEqual(again.files[0]?.file, files[0]?.file);
+      assert.equal((await requestAs(edgePort, 'petstore.localhost', '/api/categories')).status, 200);
+    } finally {
+      await server.stop('SIGTERM');
+      await storage.drop();
+    }
+  });
+
+  it('on PostgreSQL answers 409 pointing to pg_dump', async () => {
+    const storage = await createTestStorage('postgres');
+    const server = await startProcess(
+      'platform.ts',
+      env({ ...storageEnv(storage.location), DATA_DIR: mkdtempSync(join(tmpdir(), 'kennel-backup-')) }),
+    );
+    try {
+      const answer = await fetch(`${metricsUrlOf(server.output())}/backup`, { method: 'POST' });
+      assert.equal(answer.status, 409);
+      assert.deepEqual(await answer.json(), {
+        code: 'backup_not_available',
+        message: 'This node stores its data in PostgreSQL: back it up with pg_dump (docs/operations.md).',
+        status: 409,
+      });
+    } finally {
+      await server.stop('SIGTERM');
+      await storage.drop();
+    }
+  });
+});
