@@ -161,7 +161,13 @@ const webhookSchemas: Record<string, JsonSchema> = {
       lastError: { type: 'string', nullable: true, description: 'Why the last attempt failed' },
       createdAt: dateTime('When the change happened'),
       deliveredAt: { ...dateTime('When a receiver first answered 2xx'), nullable: true },
-      payload: ref('WebhookEvent'),
+      // Free-form here: the exact body per event type is in the callbacks of createWebhookSubscription
+      // (a response schema with anyOf would make the serializer pick one branch and drop fields).
+      payload: {
+        type: 'object',
+        additionalProperties: true,
+        description: 'The body as sent: a WebhookEvent (`type`, `timestamp`, `data`)',
+      },
       log: {
         type: 'array',
         description: 'Every attempt, oldest first',
