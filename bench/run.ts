@@ -7,13 +7,14 @@ import { referenceSuite } from './reference.ts';
 import { BENCH_SETTINGS, type BenchConfig, loadBenchConfig } from './support/config.ts';
 import { renderChecks, renderTable, type Suite, type SuiteReport } from './support/report.ts';
 import { stopAllServers } from './support/servers.ts';
+import { webhooksSuite } from './webhooks.ts';
 
 /**
  * `npm run bench [-- <suite>...]`: runs the benchmark suites (all by default) and prints a summary.
  * Exit status 1 when a measurement failed (or, with BENCH_ENFORCE=1, when a target was missed).
  * See docs/benchmarks.md.
  */
-const SUITES: readonly Suite[] = [petstoreSuite, domainsSuite, referenceSuite];
+const SUITES: readonly Suite[] = [petstoreSuite, domainsSuite, referenceSuite, webhooksSuite];
 
 function usage(): string {
   return [
