@@ -10,6 +10,7 @@ import { BENCH_SETTINGS, type BenchConfig, loadBenchConfig } from './support/con
 import { renderChecks, renderTable, type Suite, type SuiteReport } from './support/report.ts';
 import { stopAllServers } from './support/servers.ts';
 import { tlsSuite } from './tls.ts';
+import { webhooksSuite } from './webhooks.ts';
 
 /**
  * `npm run bench [-- <suite>...]`: runs the benchmark suites (all by default) and prints a summary.
@@ -23,6 +24,7 @@ const SUITES: readonly Suite[] = [
   tlsSuite,
   acmeSuite,
   referenceSuite,
+  webhooksSuite,
 ];
 
 function usage(): string {

@@ -3,6 +3,7 @@ export {
   type PetstoreConfig,
   petstoreAppSettings,
   petstoreSettings,
+  petstoreWebhookSettings,
 } from './petstore.ts';
 export { loadPlatformConfig, type PlatformConfig, platformSettings } from './platform.ts';
 export {

@@ -1,3 +1,4 @@
+import type { SealingKey } from '../lib/sealed-box.ts';
 import { ConfigError, parse, readSettings, storageSettings, type ValuesOf } from './settings.ts';
 
 /** Everything the Petstore API reads from its environment, with defaults in one place. */
@@ -79,6 +80,37 @@ export const petstoreSettings = {
     default: 24,
     parse: parse.integer(1, 720),
   },
+  secretKeys: {
+    env: 'PETSTORE_SECRET_KEYS',
+    description:
+      'Keys sealing webhook signing secrets, id:base64(32 bytes), comma-separated, the first seals; unset = the key file petstore.key in DATA_DIR',
+    default: [] as string[],
+    parse: (raw: string): string[] =>
+      raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== '')
+        .map((item) => {
+          const [id, key] = item.split(':');
+          if (!id || !key || !/^[\w-]{1,32}$/.test(id) || Buffer.from(key, 'base64').length !== 32) {
+            throw new Error('expected id:key with a base64 32-byte key, e.g. k1:$(openssl rand -base64 32)');
+          }
+          return item;
+        }),
+  },
+  webhookTargets: {
+    env: 'PETSTORE_WEBHOOK_TARGETS',
+    description:
+      'Where webhook subscriptions may point: public (public addresses over https) or private (also loopback and private networks; http to loopback)',
+    default: 'public' as const,
+    parse: parse.oneOf(['public', 'private'] as const),
+  },
+  webhookTimeoutMs: {
+    env: 'PETSTORE_WEBHOOK_TIMEOUT_MS',
+    description: 'Time limit of one webhook delivery attempt (connect, send, answer), in milliseconds',
+    default: 10_000,
+    parse: parse.integer(100, 60_000),
+  },
   keyCacheSeconds: {
     env: 'PETSTORE_KEY_CACHE_SECONDS',
     description:
@@ -114,4 +146,9 @@ export function petstoreAppSettings(config: PetstoreConfig) {
     rateLimit: config.rateLimit === 'on',
     authentication: config.authentication === 'on',
   };
+}
+
+/** The webhook settings `buildPetstoreApp` takes, given the sealing keys (see src/main). */
+export function petstoreWebhookSettings(config: PetstoreConfig, keys: readonly SealingKey[]) {
+  return { keys, targets: config.webhookTargets, timeoutMs: config.webhookTimeoutMs };
 }

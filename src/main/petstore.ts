@@ -1,6 +1,12 @@
 import { join, resolve } from 'node:path';
-import { ConfigError, loadPetstoreConfig, petstoreAppSettings } from '../config/index.ts';
+import {
+  ConfigError,
+  loadPetstoreConfig,
+  petstoreAppSettings,
+  petstoreWebhookSettings,
+} from '../config/index.ts';
 import { systemClock } from '../lib/clock.ts';
+import { sealingKeysOrFile } from '../lib/sealing-key-file.ts';
 import {
   buildPetstoreApp,
   ensureAdminKey,
@@ -34,6 +40,11 @@ async function main(): Promise<void> {
     deprecation: { deprecatedAt: config.deprecatedAt, sunsetAt: config.sunsetAt },
     logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
     ...settings,
+    // Signing secrets are sealed; the delivery worker starts and stops with the app.
+    webhooks: petstoreWebhookSettings(
+      config,
+      sealingKeysOrFile(config.secretKeys, config.dataDir, 'petstore.key'),
+    ),
   });
   if (!settings.authentication) {
     app.log.warn(

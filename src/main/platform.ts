@@ -6,7 +6,13 @@ import { hostname as machineName } from 'node:os';
 import { join, resolve } from 'node:path';
 import { sql } from 'kysely';
 import { collectDefaultMetrics, Registry } from 'prom-client';
-import { ConfigError, loadPetstoreConfig, loadPlatformConfig, petstoreAppSettings } from '../config/index.ts';
+import {
+  ConfigError,
+  loadPetstoreConfig,
+  loadPlatformConfig,
+  petstoreAppSettings,
+  petstoreWebhookSettings,
+} from '../config/index.ts';
 import {
   CertificateCache,
   createEdgeHandler,
@@ -20,6 +26,7 @@ import {
 import { systemClock } from '../lib/clock.ts';
 import { drainServers } from '../lib/drain-servers.ts';
 import { parseSealingKey, type SealingKey } from '../lib/sealed-box.ts';
+import { sealingKeysOrFile } from '../lib/sealing-key-file.ts';
 import {
   buildPetstoreApp,
   ensureAdminKey,
@@ -115,6 +122,11 @@ async function main(): Promise<void> {
     ...petstoreSettings,
     // The edge proxies every request from loopback and adds the client's address.
     trustLoopbackProxy: true,
+    // The Petstore's own sealing key (its own file), as when it runs alone.
+    webhooks: petstoreWebhookSettings(
+      petstoreConfig,
+      sealingKeysOrFile(petstoreConfig.secretKeys, config.dataDir, 'petstore.key'),
+    ),
   });
   const petstoreKey = await ensureAdminKey(
     { database: petstoreDb, db: petstoreDb.db, dialect: petstoreDb.dialect, clock: systemClock },

@@ -4,6 +4,7 @@ import { createJsonApi, installErrorHandling, registerOperations } from '../lib/
 import type { Database } from '../storage/index.ts';
 import type { PetstoreTables } from './db-schema.ts';
 import { petstoreErrors } from './errors.ts';
+import { type PetstoreWebhooks, petstoreWebhookWorker, type WebhookSettings } from './events/index.ts';
 import { DEFAULT_LIMITS, type PetstoreLimits } from './limits.ts';
 import { BODY_LIMIT_BYTES, INTERFACE_VERSION, petstoreDocument, toYaml } from './openapi.ts';
 import { type PetstoreDeps, petstoreOperations } from './routes/index.ts';
@@ -27,13 +28,39 @@ export interface PetstoreAppOptions {
   readonly authentication?: boolean;
   /** Take the client address from X-Forwarded-For when the peer is loopback (behind the edge). */
   readonly trustLoopbackProxy?: boolean;
+  /**
+   * Webhooks: the keys sealing signing secrets and the target policy. Without them the
+   * subscriptions API answers 503 `webhooks_unavailable` (no secret could be kept).
+   */
+  readonly webhooks?: WebhookSettings & {
+    /** Time limit of one delivery attempt. */
+    readonly timeoutMs: number;
+    readonly pollMs?: number;
+    /** false: the worker is not started with the app (tests drive it with `runOnce`). */
+    readonly start?: boolean;
+  };
+}
+
+const workers = new WeakMap<FastifyInstance, PetstoreWebhooks>();
+
+/** The app's webhook worker, when webhooks are configured (tests drive it; mains need not). */
+export function petstoreWebhooksOf(app: FastifyInstance): PetstoreWebhooks | undefined {
+  return workers.get(app);
 }
 
 /** Builds the Petstore API; the caller listens (or injects, in tests). */
 export function buildPetstoreApp(options: PetstoreAppOptions): FastifyInstance {
   const app = createJsonApi({ bodyLimit: BODY_LIMIT_BYTES, logger: options.logger });
   const limits = options.limits ?? DEFAULT_LIMITS;
-  const store = createPetstoreStore(options.database, options.clock);
+  const settings = options.webhooks;
+  const webhooks = settings
+    ? petstoreWebhookWorker(options.database.db, options.clock, {
+        ...settings,
+        onError: (error) => app.log.error({ err: error }, 'webhook delivery failed'),
+      })
+    : undefined;
+  if (webhooks) workers.set(app, webhooks);
+  const store = createPetstoreStore(options.database, options.clock, () => webhooks?.wake());
   const keys = new KeyService(store.context, { cacheMs: limits.keyCacheMs });
 
   const deps: PetstoreDeps = {
@@ -42,6 +69,8 @@ export function buildPetstoreApp(options: PetstoreAppOptions): FastifyInstance {
     deprecation: options.deprecation,
     keys,
     idempotencyTtlMs: limits.idempotencyTtlMs,
+    webhooks: settings ? { keys: settings.keys, targets: settings.targets } : undefined,
+    wakeWebhooks: () => webhooks?.wake(),
   };
   const operations = installDeadline(app, petstoreOperations(options.deprecation), limits.requestTimeoutMs);
   installErrorHandling(app, operations, petstoreErrors, { bodyLimit: BODY_LIMIT_BYTES });
@@ -61,11 +90,13 @@ export function buildPetstoreApp(options: PetstoreAppOptions): FastifyInstance {
       );
     }, 3_600_000);
     sweeper.unref();
+    if (webhooks && settings?.start !== false) webhooks.start();
     done();
   });
-  app.addHook('onClose', (_app, done) => {
+  app.addHook('onClose', async () => {
     clearInterval(sweeper);
-    done();
+    // Attempts in flight are recorded before the database closes; the rest wait in the outbox.
+    await webhooks?.stop();
   });
   registerOperations(app, operations, schemas, deps);
 

@@ -1,5 +1,20 @@
 import { type Generated, sql } from 'kysely';
-import { booleanColumnType, type DialectMigration, idColumnType } from '../storage/index.ts';
+import {
+  booleanColumnType,
+  createOutboxTables,
+  type DialectMigration,
+  idColumnType,
+  type OutboxTables,
+} from '../storage/index.ts';
+
+/**
+ * The Petstore's webhook outbox. Prefixed: on PostgreSQL the Petstore may share a database (and
+ * schema) with the platform, whose outbox is `webhook_messages`.
+ */
+export const PETSTORE_OUTBOX: OutboxTables = {
+  messages: 'petstore_webhook_messages',
+  attempts: 'petstore_webhook_attempts',
+};
 
 /** The Petstore's tables as Kysely sees them. Timestamps are ISO 8601 UTC text in both dialects. */
 export interface PetstoreTables {
@@ -38,6 +53,16 @@ export interface PetstoreTables {
     location: string | null;
     created_at: string;
     expires_at: string;
+  };
+  petstore_webhook_subscriptions: {
+    id: Generated<number>;
+    url: string;
+    /** The `whsec_` signing secret, sealed (src/lib/sealed-box.ts): it must be recoverable to sign. */
+    secret_sealed: string;
+    /** Space-separated event type patterns: `pet.created`, `pet.*` or `*`. */
+    event_types: string;
+    description: string | null;
+    created_at: string;
   };
 }
 
@@ -113,6 +138,21 @@ export const petstoreMigrations: Record<string, DialectMigration> = {
         .on('idempotency_keys')
         .column('expires_at')
         .execute();
+    },
+  },
+  '0003_webhooks': {
+    async up(db, dialect) {
+      const id = idColumnType(dialect);
+      await db.schema
+        .createTable('petstore_webhook_subscriptions')
+        .addColumn('id', id, (c) => (dialect === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey()))
+        .addColumn('url', 'text', (c) => c.notNull())
+        .addColumn('secret_sealed', 'text', (c) => c.notNull())
+        .addColumn('event_types', 'text', (c) => c.notNull())
+        .addColumn('description', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      await createOutboxTables(db, dialect, PETSTORE_OUTBOX);
     },
   },
 };

@@ -60,6 +60,21 @@ export const petstoreErrors = defineErrorCatalog({
     meaning: 'The requested status contradicts the state table: status follows stock and open orders.',
   },
   insufficient_stock: { status: 409, meaning: 'The order asks for more units than the stock holds.' },
+  webhook_subscription_not_found: { status: 404, meaning: 'No webhook subscription has this id.' },
+  delivery_not_found: {
+    status: 404,
+    meaning: 'The webhook subscription has no message with this id (messages belong to one subscription).',
+  },
+  invalid_webhook_url: {
+    status: 422,
+    meaning:
+      'The webhook URL is not absolute https:// (http:// only to loopback), carries credentials or a fragment, or points where this server does not deliver (PETSTORE_WEBHOOK_TARGETS).',
+  },
+  webhooks_unavailable: {
+    status: 503,
+    meaning:
+      'This server was started without a key to seal webhook signing secrets, so it keeps no subscriptions.',
+  },
   order_already_complete: {
     status: 409,
     meaning: 'The order is complete, so it can be neither completed again nor cancelled.',

@@ -1,6 +1,7 @@
 import { stringify } from 'yaml';
 import { buildOpenApiDocument } from '../lib/http-api/index.ts';
 import { petstoreErrors } from './errors.ts';
+import { PETSTORE_EVENT_TYPES } from './events/event-types.ts';
 import { DEFAULT_LIMITS, type PetstoreLimits } from './limits.ts';
 import type { PetstoreDeps } from './routes/index.ts';
 import { petstoreOperations } from './routes/index.ts';
@@ -75,7 +76,7 @@ export function petstoreDocument(
     tags: [
       { name: 'Pets', description: 'Pets and the categories they belong to' },
       { name: 'Store', description: 'Orders and the stock inventory' },
-      { name: 'Admin', description: 'API keys' },
+      { name: 'Admin', description: 'API keys and webhook subscriptions' },
     ],
     schemas,
     operations,
@@ -104,6 +105,8 @@ export function petstoreDocument(
       response.headers = { ...response.headers, ...GUARD_HEADERS, ...(STATUS_HEADERS[status] ?? {}) };
     }
   }
+  const subscribe = paths['/webhooks']?.post;
+  if (subscribe) subscribe.callbacks = eventCallbacks();
   return document;
 }
 
@@ -143,6 +146,74 @@ const STATUS_HEADERS: Record<string, Record<string, unknown>> = {
     },
   },
 };
+
+const PAYLOAD_SCHEMA: Record<string, string> = {
+  pet: 'Pet',
+  category: 'Category',
+  order: 'Order',
+  inventory: 'InventoryItem',
+};
+
+/**
+ * The events, as OpenAPI 3.0.3 can say it (it has no `webhooks` object): one callback per event
+ * type on the subscription-create operation, POSTed to the subscription's `url` with the exact
+ * body and the three Standard Webhooks headers.
+ */
+function eventCallbacks(): Record<string, unknown> {
+  const header = (name: string, description: string) => ({
+    name,
+    in: 'header',
+    required: true,
+    description,
+    schema: { type: 'string' },
+  });
+  return Object.fromEntries(
+    Object.entries(PETSTORE_EVENT_TYPES).map(([type, meaning]) => [
+      type,
+      {
+        '{$request.body#/url}': {
+          post: {
+            summary: type,
+            description: `${meaning} Sent to subscriptions whose eventTypes select \`${type}\`.`,
+            parameters: [
+              header(
+                'webhook-id',
+                'The message id (`msg_…`): the same on every attempt, so receivers deduplicate',
+              ),
+              header('webhook-timestamp', 'When this attempt was signed, in Unix seconds'),
+              header(
+                'webhook-signature',
+                '`v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` under the subscription secret',
+              ),
+            ],
+            requestBody: {
+              required: true,
+              content: {
+                'application/json': {
+                  schema: {
+                    type: 'object',
+                    required: ['type', 'timestamp', 'data'],
+                    properties: {
+                      type: { type: 'string', enum: [type] },
+                      timestamp: { type: 'string', format: 'date-time' },
+                      data: { $ref: `#/components/schemas/${PAYLOAD_SCHEMA[type.split('.')[0] as string]}` },
+                    },
+                    additionalProperties: false,
+                  },
+                },
+              },
+            },
+            responses: {
+              '2XX': {
+                description: 'Received. Any other answer, or none within the time limit, is retried.',
+              },
+            },
+          },
+        },
+      },
+    ]),
+  );
+}
 
 export function toYaml(document: Record<string, unknown>): string {
   return stringify(document, { aliasDuplicateObjects: false, lineWidth: 0 });

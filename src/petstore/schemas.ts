@@ -1,4 +1,5 @@
 import { type JsonSchema, ref } from '../lib/http-api/index.ts';
+import { EVENT_FILTERS, PETSTORE_EVENT_TYPES } from './events/event-types.ts';
 
 /**
  * The seed's resources as named schemas, with the constraints the project chose (docs/decisions.md,
@@ -40,6 +41,166 @@ const categoryProperties = {
     maxLength: 500,
     description: 'Short description of the category, at most 500 characters',
     example: 'Loyal companions',
+  },
+};
+
+const dateTime = (description: string): JsonSchema => ({ type: 'string', format: 'date-time', description });
+
+const subscriptionProperties = {
+  id: id('Identifier of the subscription'),
+  url: {
+    type: 'string',
+    description: 'Where events are POSTed',
+    example: 'https://example.com/petstore-hooks',
+  },
+  eventTypes: {
+    type: 'array',
+    items: ref('WebhookEventFilter'),
+    description: 'The events sent to it',
+  },
+  description: { type: 'string', description: 'What the subscription is for' },
+  createdAt: dateTime('When it was created'),
+};
+
+/** The webhook subscriptions API's schemas and the events it sends (docs/webhooks.md). */
+const webhookSchemas: Record<string, JsonSchema> = {
+  WebhookEventType: {
+    type: 'string',
+    enum: Object.keys(PETSTORE_EVENT_TYPES),
+    description: Object.entries(PETSTORE_EVENT_TYPES)
+      .map(([type, meaning]) => `\`${type}\`: ${meaning}`)
+      .join(' '),
+    example: 'pet.created',
+  },
+  WebhookEventFilter: {
+    type: 'string',
+    enum: [...EVENT_FILTERS],
+    description: 'An event type, every event of a resource (`pet.*`), or every event (`*`).',
+    example: 'pet.*',
+  },
+  NewWebhookSubscription: {
+    type: 'object',
+    required: ['url', 'eventTypes'],
+    properties: {
+      url: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 2000,
+        description:
+          'An absolute https:// URL (http:// only to a loopback host), without credentials or fragment. Where it may point depends on PETSTORE_WEBHOOK_TARGETS.',
+        example: 'https://example.com/petstore-hooks',
+      },
+      eventTypes: {
+        type: 'array',
+        minItems: 1,
+        maxItems: 20,
+        items: ref('WebhookEventFilter'),
+        description: 'The events to send',
+      },
+      description: {
+        type: 'string',
+        maxLength: 500,
+        description: 'What the subscription is for, at most 500 characters',
+      },
+    },
+    additionalProperties: false,
+  },
+  WebhookSubscription: {
+    type: 'object',
+    required: ['id', 'url', 'eventTypes', 'createdAt'],
+    description: 'A webhook subscription, without its signing secret.',
+    properties: subscriptionProperties,
+    additionalProperties: false,
+  },
+  CreatedWebhookSubscription: {
+    type: 'object',
+    required: ['id', 'url', 'eventTypes', 'createdAt', 'secret'],
+    description: 'A new subscription, with its signing secret: shown in this answer only.',
+    properties: {
+      ...subscriptionProperties,
+      secret: {
+        type: 'string',
+        pattern: '^whsec_[A-Za-z0-9+/]{32,}={0,2}$',
+        description:
+          'The Standard Webhooks signing secret (`whsec_` and base64): verify `webhook-signature` with it. Shown once.',
+      },
+    },
+    additionalProperties: false,
+  },
+  WebhookDelivery: {
+    type: 'object',
+    required: [
+      'id',
+      'type',
+      'state',
+      'attempts',
+      'nextAttemptAt',
+      'lastStatus',
+      'lastError',
+      'createdAt',
+      'deliveredAt',
+      'payload',
+      'log',
+    ],
+    description: 'One message to one subscription and its delivery log.',
+    properties: {
+      id: {
+        type: 'string',
+        pattern: '^msg_[A-Za-z0-9_-]{24}$',
+        description: 'The message id: the `webhook-id` header, the same on every attempt',
+      },
+      type: ref('WebhookEventType'),
+      state: {
+        type: 'string',
+        enum: ['pending', 'delivered', 'failed'],
+        description: 'pending until a 2xx answer (delivered) or the retry schedule runs out (failed)',
+      },
+      attempts: { type: 'integer', minimum: 0, description: 'Attempts since it was (re)queued' },
+      nextAttemptAt: { ...dateTime('When it is attempted next; null unless pending'), nullable: true },
+      lastStatus: { type: 'integer', nullable: true, description: 'HTTP status of the last attempt' },
+      lastError: { type: 'string', nullable: true, description: 'Why the last attempt failed' },
+      createdAt: dateTime('When the change happened'),
+      deliveredAt: { ...dateTime('When a receiver first answered 2xx'), nullable: true },
+      // Free-form here: the exact body per event type is in the callbacks of createWebhookSubscription
+      // (a response schema with anyOf would make the serializer pick one branch and drop fields).
+      payload: {
+        type: 'object',
+        additionalProperties: true,
+        description: 'The body as sent: a WebhookEvent (`type`, `timestamp`, `data`)',
+      },
+      log: {
+        type: 'array',
+        description: 'Every attempt, oldest first',
+        items: {
+          type: 'object',
+          required: ['attempt', 'at', 'statusCode', 'durationMs', 'error', 'ok'],
+          properties: {
+            attempt: { type: 'integer', minimum: 1 },
+            at: dateTime('When the attempt was made'),
+            statusCode: { type: 'integer', nullable: true },
+            durationMs: { type: 'integer', minimum: 0 },
+            error: { type: 'string', nullable: true },
+            ok: { type: 'boolean' },
+          },
+          additionalProperties: false,
+        },
+      },
+    },
+    additionalProperties: false,
+  },
+  WebhookEvent: {
+    type: 'object',
+    required: ['type', 'timestamp', 'data'],
+    description:
+      'The body of every webhook (Standard Webhooks): the event type, when the change happened, and the resource as the API represents it — a Pet for `pet.*`, a Category for `category.*`, an Order for `order.*`, an InventoryItem for `inventory.updated`. Deleted and cancelled resources are sent as they were.',
+    properties: {
+      type: ref('WebhookEventType'),
+      timestamp: dateTime('When the change was made'),
+      data: {
+        anyOf: [ref('Pet'), ref('Category'), ref('Order'), ref('InventoryItem')],
+      },
+    },
+    additionalProperties: false,
   },
 };
 
@@ -214,6 +375,7 @@ export const schemas: Record<string, JsonSchema> = {
     },
     additionalProperties: false,
   },
+  ...webhookSchemas,
   Error: {
     type: 'object',
     required: ['code', 'message', 'status'],

@@ -169,6 +169,25 @@ function toMessage(row: MessageRow): OutboxMessage {
   };
 }
 
+function newRow(message: NewMessage, at: Date): MessageRow {
+  return {
+    id: newMessageId(),
+    endpoint_key: message.endpointKey,
+    subject: message.subject ?? null,
+    type: message.type,
+    body: JSON.stringify(createEnvelope(message.type, at, message.data)),
+    state: 'pending',
+    attempts: 0,
+    next_attempt_at: at.toISOString(),
+    lease_owner: null,
+    lease_until: null,
+    last_status: null,
+    last_error: null,
+    created_at: at.toISOString(),
+    delivered_at: null,
+  };
+}
+
 export class WebhookOutbox {
   readonly #db: AnyDb;
   readonly #t: OutboxTables;
@@ -190,6 +209,31 @@ export class WebhookOutbox {
     return this.#leaseMs;
   }
 
+  /**
+   * Adds a message inside a synchronous SQLite transaction (`statement` runs on its connection,
+   * e.g. inside group commit's `writeSync`), for callers that must not await between statements.
+   */
+  enqueueSync(
+    statement: (sql: string) => { run(...values: (string | number | null)[]): unknown },
+    message: NewMessage,
+    at: Date,
+  ): OutboxMessage {
+    const row = newRow(message, at);
+    statement(
+      `INSERT INTO "${this.#t.messages}" (id, endpoint_key, subject, type, body, state, attempts, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?)`,
+    ).run(
+      row.id,
+      row.endpoint_key,
+      row.subject,
+      row.type,
+      row.body,
+      row.state,
+      row.next_attempt_at,
+      row.created_at,
+    );
+    return toMessage(row);
+  }
+
   /** Adds a message inside `trx` (the caller's transaction), due at once. */
   async enqueue(
     // biome-ignore lint/suspicious/noExplicitAny: the caller's transaction, whatever its schema
@@ -197,22 +241,7 @@ export class WebhookOutbox {
     message: NewMessage,
     at: Date,
   ): Promise<OutboxMessage> {
-    const row: MessageRow = {
-      id: newMessageId(),
-      endpoint_key: message.endpointKey,
-      subject: message.subject ?? null,
-      type: message.type,
-      body: JSON.stringify(createEnvelope(message.type, at, message.data)),
-      state: 'pending',
-      attempts: 0,
-      next_attempt_at: at.toISOString(),
-      lease_owner: null,
-      lease_until: null,
-      last_status: null,
-      last_error: null,
-      created_at: at.toISOString(),
-      delivered_at: null,
-    };
+    const row = newRow(message, at);
     await trx.insertInto(this.#t.messages).values(row).execute();
     return toMessage(row);
   }

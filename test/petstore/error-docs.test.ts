@@ -97,7 +97,7 @@ describe('docs/errors.md', () => {
         name: 'an operation missing from a code’s list',
         edit: (md) => editRow(md, 'bad_request', (row) => row.replace(', `setStock`', '')),
         problems: [
-          'bad_request: docs/errors.md lists [createApiKey, createCategory, createPet, placeOrder, updateCategory, updatePet], the operations declare [createApiKey, createCategory, createPet, placeOrder, setStock, updateCategory, updatePet]',
+          'bad_request: docs/errors.md lists [createApiKey, createCategory, createPet, createWebhookSubscription, placeOrder, updateCategory, updatePet], the operations declare [createApiKey, createCategory, createPet, createWebhookSubscription, placeOrder, setStock, updateCategory, updatePet]',
         ],
       },
       {

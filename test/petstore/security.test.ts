@@ -70,7 +70,7 @@ for (const dialect of testDialects()) {
         .filter(({ op }) => requiredScope(op) === null)
         .map(({ op }) => op.operationId);
       assert.deepEqual(publicOps.sort(), ['getCategory', 'getPet', 'listCategories', 'listPets']);
-      assert.equal(operations.length, 21);
+      assert.equal(operations.length, 27);
       const schemes = (document.components as { securitySchemes: Record<string, unknown> }).securitySchemes;
       assert.deepEqual(schemes.apiKey, {
         type: 'http',

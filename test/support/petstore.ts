@@ -48,6 +48,9 @@ export interface TestPetstore {
 
 const contracts = new Map<string, ContractChecker>();
 
+/** Seals the test Petstores' webhook signing secrets. */
+export const TEST_PETSTORE_SEALING_KEY = { id: 'test', key: Buffer.alloc(32, 7) };
+
 /** Limits high enough that tests which do not test limits never meet them. */
 export const TEST_LIMITS: PetstoreLimits = {
   ...DEFAULT_LIMITS,
@@ -57,14 +60,31 @@ export const TEST_LIMITS: PetstoreLimits = {
 
 export async function startPetstore(
   dialect: Dialect,
-  options: { clock?: ManualClock; limits?: PetstoreLimits } = {},
+  options: {
+    clock?: ManualClock;
+    limits?: PetstoreLimits;
+    /** Start the webhook worker's loop with the app (default: tests drive it with runOnce). */
+    webhookWorker?: boolean;
+  } = {},
 ): Promise<TestPetstore> {
   const storage = await createTestStorage(dialect);
   const database = openDatabase<PetstoreTables>(storage.location);
   await migrateToLatest(database.db, database.dialect, 'petstore', petstoreMigrations);
   const clock = options.clock ?? new ManualClock('2026-11-22T12:00:00Z');
   const limits = options.limits ?? TEST_LIMITS;
-  const app = buildPetstoreApp({ database, clock: clock as Clock, deprecation: TEST_DEPRECATION, limits });
+  const app = buildPetstoreApp({
+    database,
+    clock: clock as Clock,
+    deprecation: TEST_DEPRECATION,
+    limits,
+    // Loopback receivers are allowed; the worker runs only when a test asks.
+    webhooks: {
+      keys: [TEST_PETSTORE_SEALING_KEY],
+      targets: 'private',
+      timeoutMs: 2_000,
+      start: options.webhookWorker ?? false,
+    },
+  });
   await app.ready();
   const admin = await ensureAdminKey(
     { database, db: database.db, dialect: database.dialect, clock },

@@ -3,18 +3,24 @@ import { cancelOrder } from './cancel-order.ts';
 import { completeOrder } from './complete-order.ts';
 import { createCategory } from './create-category.ts';
 import { createPet } from './create-pet.ts';
+import { createWebhookSubscription } from './create-webhook-subscription.ts';
 import { deleteCategory } from './delete-category.ts';
 import { deletePet } from './delete-pet.ts';
+import { deleteWebhookSubscription } from './delete-webhook-subscription.ts';
 import { getCategory } from './get-category.ts';
 import { getInventory } from './get-inventory.ts';
 import { getOrder } from './get-order.ts';
 import { getPet } from './get-pet.ts';
+import { getWebhookSubscription } from './get-webhook-subscription.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from './keys.ts';
 import { listCategories } from './list-categories.ts';
 import { listInventory } from './list-inventory.ts';
 import { listOrders } from './list-orders.ts';
 import { listPets } from './list-pets.ts';
+import { listWebhookDeliveries } from './list-webhook-deliveries.ts';
+import { listWebhookSubscriptions } from './list-webhook-subscriptions.ts';
 import { placeOrder } from './place-order.ts';
+import { redeliverWebhookMessage } from './redeliver-webhook-message.ts';
 import { setStock } from './set-stock.ts';
 import type { PetstoreDeps } from './shared.ts';
 import { updateCategory } from './update-category.ts';
@@ -62,5 +68,11 @@ function definedOperations(deprecation: PetstoreDeps['deprecation']): AnyOperati
     createApiKey,
     listApiKeys,
     revokeApiKey,
+    createWebhookSubscription,
+    listWebhookSubscriptions,
+    getWebhookSubscription,
+    deleteWebhookSubscription,
+    listWebhookDeliveries,
+    redeliverWebhookMessage,
   ];
 }

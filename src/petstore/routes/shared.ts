@@ -2,6 +2,7 @@ import type { FastifyReply } from 'fastify';
 import type { Clock } from '../../lib/clock.ts';
 import { type HeaderSpec, type ParameterSpec, ref } from '../../lib/http-api/index.ts';
 import { petstoreErrors } from '../errors.ts';
+import type { WebhookSettings } from '../events/index.ts';
 import { MAX_ID } from '../schemas.ts';
 import { bearerSecret } from '../security/install-guard.ts';
 import type { KeyService } from '../security/key-service.ts';
@@ -16,6 +17,10 @@ export interface PetstoreDeps {
   readonly keys: KeyService;
   /** How long an Idempotency-Key is remembered. */
   readonly idempotencyTtlMs: number;
+  /** Webhook settings; undefined when this server keeps no sealing key (see app.ts). */
+  readonly webhooks: WebhookSettings | undefined;
+  /** Tells the delivery worker a message is due now (after a manual redelivery). */
+  readonly wakeWebhooks: () => void;
 }
 
 export const DEFAULT_PAGE_SIZE = 20;

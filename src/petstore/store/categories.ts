@@ -1,5 +1,6 @@
 import { isForeignKeyViolation, isUniqueViolation, transact } from '../../storage/index.ts';
 import { petstoreErrors } from '../errors.ts';
+import { emitEvents } from '../events/emit-event.ts';
 import {
   type Category,
   decodeCursor,
@@ -32,12 +33,18 @@ const nameKey = (name: string) => name.trim().toLowerCase();
 
 export async function createCategory(ctx: StoreContext, input: NewCategory): Promise<Category> {
   try {
-    const row = await ctx.db
-      .insertInto('categories')
-      .values({ name: input.name, name_key: nameKey(input.name), description: input.description ?? null })
-      .returning(['id', 'name', 'description'])
-      .executeTakeFirstOrThrow();
-    return toCategory(row);
+    return await transact(ctx.db, async (trx) => {
+      const row = await trx
+        .insertInto('categories')
+        .values({ name: input.name, name_key: nameKey(input.name), description: input.description ?? null })
+        .returning(['id', 'name', 'description'])
+        .executeTakeFirstOrThrow();
+      const category = toCategory(row);
+      await emitEvents(ctx, trx, [
+        { type: 'category.created', subject: `category:${category.id}`, data: { ...category } },
+      ]);
+      return category;
+    });
   } catch (error) {
     if (isUniqueViolation(error)) throw nameTaken(input.name);
     throw error;
@@ -77,21 +84,22 @@ export async function updateCategory(
   input: NewCategory,
   check?: (current: Category) => void,
 ): Promise<Category> {
-  if (check) {
-    return transact(ctx.db, async (trx) => {
-      await checkCategory(ctx, trx, id, check);
-      return updateCategory({ ...ctx, db: trx }, id, input);
-    });
-  }
   try {
-    const row = await ctx.db
-      .updateTable('categories')
-      .set({ name: input.name, name_key: nameKey(input.name), description: input.description ?? null })
-      .where('id', '=', id)
-      .returning(['id', 'name', 'description'])
-      .executeTakeFirst();
-    if (!row) throw notFound(id);
-    return toCategory(row);
+    return await transact(ctx.db, async (trx) => {
+      if (check) await checkCategory(ctx, trx, id, check);
+      const row = await trx
+        .updateTable('categories')
+        .set({ name: input.name, name_key: nameKey(input.name), description: input.description ?? null })
+        .where('id', '=', id)
+        .returning(['id', 'name', 'description'])
+        .executeTakeFirst();
+      if (!row) throw notFound(id);
+      const category = toCategory(row);
+      await emitEvents(ctx, trx, [
+        { type: 'category.updated', subject: `category:${id}`, data: { ...category } },
+      ]);
+      return category;
+    });
   } catch (error) {
     if (isUniqueViolation(error)) throw nameTaken(input.name);
     throw error;
@@ -133,8 +141,15 @@ export async function deleteCategory(
         .limit(1)
         .executeTakeFirst();
       if (pet) throw inUse();
-      const result = await trx.deleteFrom('categories').where('id', '=', id).executeTakeFirst();
-      if (result.numDeletedRows === 0n) throw notFound(id);
+      const row = await trx
+        .deleteFrom('categories')
+        .where('id', '=', id)
+        .returning(['id', 'name', 'description'])
+        .executeTakeFirst();
+      if (!row) throw notFound(id);
+      await emitEvents(ctx, trx, [
+        { type: 'category.deleted', subject: `category:${id}`, data: { ...toCategory(row) } },
+      ]);
     });
   } catch (error) {
     // A pet created between the check and the delete: the foreign key refuses the delete.

@@ -14,6 +14,8 @@ export interface StoreContext {
   readonly db: PetstoreDb;
   readonly dialect: Dialect;
   readonly clock: Clock;
+  /** Counts webhook messages enqueued, so the store can wake the worker after they commit. */
+  readonly events?: { enqueued: number };
 }
 
 export interface Pet {

@@ -23,31 +23,60 @@ type Bound<F> = F extends (ctx: StoreContext, ...args: infer A) => infer R ? (..
 const bind = <F extends (ctx: StoreContext, ...args: never[]) => unknown>(ctx: StoreContext, f: F) =>
   ((...args: never[]) => f(ctx, ...args)) as Bound<F>;
 
-/** The Petstore's operations over one database; what route handlers call. */
-export function createPetstoreStore(database: Database<PetstoreTables>, clock: Clock) {
-  const ctx: StoreContext = { database, db: database.db, dialect: database.dialect, clock };
+/**
+ * A change that may enqueue webhook messages, followed by `wake` once it has settled (committed
+ * or rolled back) when any message was enqueued while it ran: by this change or by another that
+ * ran at the same time (an extra wake-up is harmless, a missing one would delay delivery).
+ */
+function waking<F extends (...args: never[]) => Promise<unknown>>(
+  tally: { enqueued: number },
+  wake: () => void,
+  f: F,
+): F {
+  return (async (...args: never[]) => {
+    const before = tally.enqueued;
+    try {
+      return await f(...args);
+    } finally {
+      if (tally.enqueued !== before) wake();
+    }
+  }) as F;
+}
+
+/**
+ * The Petstore's operations over one database; what route handlers call. `wake` is told after a
+ * change whose webhook messages have committed (the delivery worker's wake-up).
+ */
+export function createPetstoreStore(
+  database: Database<PetstoreTables>,
+  clock: Clock,
+  wake: () => void = () => {},
+) {
+  const events = { enqueued: 0 };
+  const ctx: StoreContext = { database, db: database.db, dialect: database.dialect, clock, events };
+  const w = <F extends (...args: never[]) => Promise<unknown>>(f: F) => waking(events, wake, f);
   return {
     /** For the key service and idempotency records, which share the database. */
     context: ctx,
-    createPet: bind(ctx, createPet),
+    createPet: w(bind(ctx, createPet)),
     readPet: petReader(ctx),
     listPets: petLister(ctx),
-    updatePet: bind(ctx, updatePet),
-    deletePet: bind(ctx, deletePet),
-    createCategory: bind(ctx, createCategory),
+    updatePet: w(bind(ctx, updatePet)),
+    deletePet: w(bind(ctx, deletePet)),
+    createCategory: w(bind(ctx, createCategory)),
     readCategory: bind(ctx, readCategory),
     listCategories: bind(ctx, listCategories),
-    updateCategory: bind(ctx, updateCategory),
-    deleteCategory: bind(ctx, deleteCategory),
-    placeOrder: bind(ctx, placeOrder),
+    updateCategory: w(bind(ctx, updateCategory)),
+    deleteCategory: w(bind(ctx, deleteCategory)),
+    placeOrder: w(bind(ctx, placeOrder)),
     readOrder: bind(ctx, readOrder),
     listOrders: bind(ctx, listOrders),
-    completeOrder: bind(ctx, completeOrder),
-    cancelOrder: bind(ctx, cancelOrder),
+    completeOrder: w(bind(ctx, completeOrder)),
+    cancelOrder: w(bind(ctx, cancelOrder)),
     readInventory: bind(ctx, readInventory),
     listInventory: bind(ctx, listInventory),
-    setStock: bind(ctx, setStock),
-    runIdempotent: bind(ctx, runIdempotent),
+    setStock: w(bind(ctx, setStock)),
+    runIdempotent: w(bind(ctx, runIdempotent)),
   };
 }
 

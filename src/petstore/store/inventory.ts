@@ -1,5 +1,6 @@
 import { transact } from '../../storage/index.ts';
 import { petstoreErrors } from '../errors.ts';
+import { emitEvents } from '../events/emit-event.ts';
 import {
   decodeCursor,
   type InventoryItem,
@@ -69,6 +70,8 @@ export async function setStock(
       .executeTakeFirst();
     if (!row) throw notFound(petId);
     const { status } = await writeStatus(trx, petId, { stock: quantity, reserved: row.reserved });
-    return { petId, quantity, status };
+    const item: InventoryItem = { petId, quantity, status };
+    await emitEvents(ctx, trx, [{ type: 'inventory.updated', subject: `pet:${petId}`, data: { ...item } }]);
+    return item;
   });
 }

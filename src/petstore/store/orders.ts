@@ -1,5 +1,6 @@
 import { transact } from '../../storage/index.ts';
 import { petstoreErrors } from '../errors.ts';
+import { emitEvents, emitEventsSync, type PetstoreEvent } from '../events/emit-event.ts';
 import {
   ORDER_REFUSALS,
   type OrderEvent,
@@ -71,20 +72,21 @@ export async function placeOrder(ctx: StoreContext, input: NewOrder, outer?: Pet
           | undefined;
         throw item ? insufficientStock(input.petId, item.quantity, input.quantity) : unknownPet(input.petId);
       }
-      statement('UPDATE inventory SET status = ? WHERE pet_id = ?').run(
-        statusOf({ stock: levels.quantity, reserved: levels.reserved }),
-        input.petId,
-      );
+      const status = statusOf({ stock: levels.quantity, reserved: levels.reserved });
+      statement('UPDATE inventory SET status = ? WHERE pet_id = ?').run(status, input.petId);
       const row = statement(
         'INSERT INTO orders (pet_id, quantity, ship_date, complete, created_at) VALUES (?, ?, ?, 0, ?) RETURNING id',
       ).get(input.petId, input.quantity, shipDate, createdAt) as { id: number };
-      return toOrder({
+      const order = toOrder({
         id: row.id,
         pet_id: input.petId,
         quantity: input.quantity,
         ship_date: shipDate,
         complete: 0,
       });
+      // In the same savepoint as the order: a refused order rolls its events back with it.
+      emitEventsSync(ctx, statement, orderEvents('order.placed', order, levels.quantity, status));
+      return order;
     });
   }
   return inTransaction(ctx, outer, async (trx) => {
@@ -108,8 +110,27 @@ export async function placeOrder(ctx: StoreContext, input: NewOrder, outer?: Pet
       })
       .returning(['id', 'pet_id', 'quantity', 'ship_date', 'complete'])
       .executeTakeFirstOrThrow();
-    return toOrder(row);
+    const order = toOrder(row);
+    await emitEvents(ctx, trx, orderEvents('order.placed', order, levels.stock, levels.status));
+    return order;
   });
+}
+
+/** An order's event and the stock move it made, as webhook events. */
+function orderEvents(
+  type: 'order.placed' | 'order.completed' | 'order.cancelled',
+  order: Order,
+  stock: number,
+  status: string,
+): PetstoreEvent[] {
+  return [
+    { type, subject: `order:${order.id}`, data: { ...order } },
+    {
+      type: 'inventory.updated',
+      subject: `pet:${order.petId}`,
+      data: { petId: order.petId, quantity: stock, status },
+    },
+  ];
 }
 
 export async function readOrder(ctx: StoreContext, id: number): Promise<Order> {
@@ -167,11 +188,15 @@ async function moveOrder(ctx: StoreContext, id: number, event: OrderEvent): Prom
     if (!levels) throw new Error(`order ${id}: stock levels of pet ${row.pet_id} refused ${event}`);
     if (transition.to === 'cancelled') {
       await trx.deleteFrom('orders').where('id', '=', id).execute();
-      return toOrder(row);
+      const order = toOrder(row);
+      await emitEvents(ctx, trx, orderEvents('order.cancelled', order, levels.stock, levels.status));
+      return order;
     }
     const shipDate = ctx.clock.now().toISOString();
     await trx.updateTable('orders').set({ complete: 1, ship_date: shipDate }).where('id', '=', id).execute();
-    return toOrder({ ...row, complete: 1, ship_date: shipDate });
+    const order = toOrder({ ...row, complete: 1, ship_date: shipDate });
+    await emitEvents(ctx, trx, orderEvents('order.completed', order, levels.stock, levels.status));
+    return order;
   });
 }
 

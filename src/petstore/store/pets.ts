@@ -1,5 +1,6 @@
 import { isForeignKeyViolation, prepareQuery, transact } from '../../storage/index.ts';
 import { petstoreErrors } from '../errors.ts';
+import { emitEvents } from '../events/emit-event.ts';
 import { INITIAL_STOCK_BY_STATUS, type PetStatus, statusOf } from '../stock-rules.ts';
 import {
   decodeCursor,
@@ -67,7 +68,9 @@ export async function createPet(ctx: StoreContext, input: NewPet, outer?: Petsto
         .insertInto('inventory')
         .values({ pet_id: id, quantity: stock, reserved: 0, status })
         .execute();
-      return { id, name: input.name, categoryId: input.categoryId, status };
+      const pet: Pet = { id, name: input.name, categoryId: input.categoryId, status };
+      await emitEvents(ctx, trx, [{ type: 'pet.created', subject: `pet:${id}`, data: { ...pet } }]);
+      return pet;
     });
   } catch (error) {
     if (isForeignKeyViolation(error)) throw unknownCategory(input.categoryId);
@@ -174,7 +177,14 @@ export async function updatePet(
         .set({ name: input.name, category_id: input.categoryId })
         .where('id', '=', id)
         .execute();
-      return { id, name: input.name, categoryId: input.categoryId, status: current.status as PetStatus };
+      const pet: Pet = {
+        id,
+        name: input.name,
+        categoryId: input.categoryId,
+        status: current.status as PetStatus,
+      };
+      await emitEvents(ctx, trx, [{ type: 'pet.updated', subject: `pet:${id}`, data: { ...pet } }]);
+      return pet;
     });
   } catch (error) {
     if (isForeignKeyViolation(error)) throw unknownCategory(input.categoryId);
@@ -195,14 +205,13 @@ export async function deletePet(
     if (ctx.dialect === 'postgres') lock = lock.forUpdate();
     const locked = await lock.executeTakeFirst();
     if (!locked) throw petNotFound(id);
-    if (check) {
-      const pet = await trx
-        .selectFrom('pets')
-        .select(['id', 'name', 'category_id'])
-        .where('id', '=', id)
-        .executeTakeFirstOrThrow();
-      check(toPet({ ...pet, status: locked.status }));
-    }
+    const row = await trx
+      .selectFrom('pets')
+      .select(['id', 'name', 'category_id'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    const pet = toPet({ ...row, status: locked.status });
+    check?.(pet);
     const order = await trx
       .selectFrom('orders')
       .select('id')
@@ -216,5 +225,6 @@ export async function deletePet(
       );
     }
     await trx.deleteFrom('pets').where('id', '=', id).execute();
+    await emitEvents(ctx, trx, [{ type: 'pet.deleted', subject: `pet:${id}`, data: { ...pet } }]);
   });
 }
