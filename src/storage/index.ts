@@ -9,6 +9,7 @@ export { isForeignKeyViolation, isUniqueViolation } from './errors.ts';
 export { booleanColumnType, type DialectMigration, idColumnType, migrateToLatest } from './migrate.ts';
 export { prepareQuery } from './prepared.ts';
 export { transact } from './transact.ts';
+export { type DeliveryView, deliveryView } from './webhook-delivery-view.ts';
 export {
   createOutboxTables,
   type MessageState,

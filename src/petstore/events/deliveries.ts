@@ -1,55 +1,8 @@
-import type { OutboxAttempt, OutboxMessage } from '../../storage/index.ts';
+import { type DeliveryView, deliveryView, type OutboxMessage } from '../../storage/index.ts';
 import { petstoreErrors } from '../errors.ts';
 import type { PetstoreDb } from '../store/context.ts';
 import { petstoreOutbox, subscriptionKey } from './emit-event.ts';
 import { readSubscription } from './subscriptions.ts';
-
-/** One message and its delivery log, as the API shows it. */
-export interface DeliveryView {
-  id: string;
-  type: string;
-  state: 'pending' | 'delivered' | 'failed';
-  attempts: number;
-  nextAttemptAt: string | null;
-  lastStatus: number | null;
-  lastError: string | null;
-  createdAt: string;
-  deliveredAt: string | null;
-  payload: Record<string, unknown>;
-  log: {
-    attempt: number;
-    at: string;
-    statusCode: number | null;
-    durationMs: number;
-    error: string | null;
-    ok: boolean;
-  }[];
-}
-
-function deliveryView(message: OutboxMessage, attempts: readonly OutboxAttempt[]): DeliveryView {
-  return {
-    id: message.id,
-    type: message.type,
-    state: message.state,
-    attempts: message.attempts,
-    nextAttemptAt: message.nextAttemptAt,
-    lastStatus: message.lastStatus,
-    lastError: message.lastError,
-    createdAt: message.createdAt,
-    deliveredAt: message.deliveredAt,
-    payload: JSON.parse(message.body) as Record<string, unknown>,
-    log: attempts
-      .filter((a) => a.messageId === message.id)
-      .map(({ attempt, at, statusCode, durationMs, error, ok }) => ({
-        attempt,
-        at,
-        statusCode,
-        durationMs,
-        error,
-        ok,
-      })),
-  };
-}
 
 /** A subscription's delivery log, newest message first. */
 export async function listDeliveries(db: PetstoreDb, subscriptionId: number, limit: number) {

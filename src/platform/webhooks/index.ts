@@ -1,7 +1,6 @@
+export type { DeliveryView } from '../../storage/index.ts';
 export { startWebhookWorker } from './start-webhook-worker.ts';
 export {
-  type DeliveryView,
-  deliveryView,
   listDeliveries,
   redeliverMessage,
   sendTestEvent,
