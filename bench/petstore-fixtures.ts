@@ -1,5 +1,10 @@
 import type { BareResponses } from './bare-server.ts';
-import { type Answer, contentHeaders } from './support/http.ts';
+import {
+  type Answer,
+  contentHeaders,
+  call as httpCall,
+  expectCall as httpExpectCall,
+} from './support/http.ts';
 
 /**
  * The Petstore suite's data and reference answers: what is seeded through the API, what the
@@ -18,37 +23,18 @@ export const AUTHORIZATION = `Bearer ${BENCH_KEY}`;
 const VARYING_HEADERS = ['ratelimit'];
 
 /** One request with the bench key, read whole. */
-export async function call(base: string, method: string, path: string, body?: unknown): Promise<Answer> {
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers:
-      body === undefined
-        ? { authorization: AUTHORIZATION }
-        : { authorization: AUTHORIZATION, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(10_000),
-  });
-  return {
-    status: response.status,
-    headers: Object.fromEntries(response.headers.entries()),
-    body: await response.text(),
-  };
-}
+export const call = (base: string, method: string, path: string, body?: unknown): Promise<Answer> =>
+  httpCall(base, method, path, body, { authorization: AUTHORIZATION });
 
 /** `call`, failing unless the answer has the expected status. */
-export async function expectCall(
+export const expectCall = (
   base: string,
   method: string,
   path: string,
   status: number,
   body?: unknown,
-): Promise<Answer> {
-  const answer = await call(base, method, path, body);
-  if (answer.status !== status) {
-    throw new Error(`${method} ${base}${path} answered ${answer.status}, expected ${status}: ${answer.body}`);
-  }
-  return answer;
-}
+): Promise<Answer> => httpExpectCall(base, method, path, status, body, { authorization: AUTHORIZATION });
+
 export const MAX_STOCK = 1_000_000;
 
 export type EndpointKey = 'getPet' | 'listPets' | 'placeOrder' | 'getInventory';

@@ -6,10 +6,17 @@ export interface Answer {
   readonly body: string;
 }
 
-export async function call(base: string, method: string, path: string, body?: unknown): Promise<Answer> {
+/** One request (with `headers`, e.g. an API key), its answer read whole. */
+export async function call(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Readonly<Record<string, string>> = {},
+): Promise<Answer> {
   const response = await fetch(`${base}${path}`, {
     method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
     signal: AbortSignal.timeout(10_000),
   });
@@ -27,8 +34,9 @@ export async function expectCall(
   path: string,
   status: number,
   body?: unknown,
+  headers: Readonly<Record<string, string>> = {},
 ): Promise<Answer> {
-  const answer = await call(base, method, path, body);
+  const answer = await call(base, method, path, body, headers);
   if (answer.status !== status) {
     throw new Error(`${method} ${base}${path} answered ${answer.status}, expected ${status}: ${answer.body}`);
   }
