@@ -1,6 +1,16 @@
 import { createServer } from 'node:http';
+import { sql } from 'kysely';
+import { Registry } from 'prom-client';
 import { loadPlatformConfig } from '../src/config/index.ts';
-import { CertificateCache, createEdgeHandler, createTlsServer, OriginProxy } from '../src/edge/index.ts';
+import {
+  CertificateCache,
+  createEdgeHandler,
+  createTlsServer,
+  EdgeMetrics,
+  NodeHealth,
+  OriginProxy,
+  observeRequests,
+} from '../src/edge/index.ts';
 import { systemClock } from '../src/lib/clock.ts';
 import { parseSealingKey } from '../src/lib/sealed-box.ts';
 import { buildManagementApp } from '../src/platform/api/app.ts';
@@ -18,8 +28,8 @@ import { openDatabase } from '../src/storage/index.ts';
  *   PORT=… HTTPS_PORT=… STATS_PORT=… EDGE_DATABASE=<sqlite file | postgres URL> EDGE_CERT_KEY=<sealing key>
  *     node --expose-gc bench/edge-node.ts
  *
- * It is wired like src/main/platform.ts wires the edge (the same handler, proxy, routing table,
- * certificate cache and TLS listener over the same database), without the jobs, the Petstore and
+ * It is wired like src/main/platform.ts wires the edge (the same handler and operations hooks, proxy,
+ * routing table, certificate cache and TLS listener over the same database), without the jobs, the Petstore and
  * the management API's listener: the database is prepared by the suite before the node starts.
  * STATS_PORT answers `GET /memory` with process.memoryUsage() after a full GC, for the memory
  * figures; it is the benchmark's, not the edge's.
@@ -55,7 +65,19 @@ const defaultCertificate = await new InternalIssuer(ca).issue(config.platformDom
 const certificates = new CertificateCache(store, defaultCertificate);
 const api = buildManagementApp(ctx, { logger: false });
 await api.ready();
-const proxy = new OriginProxy({ connectTimeoutMs: 5_000, responseTimeoutMs: 30_000 });
+// The operations hooks as in production (metrics per request, health); the access log follows
+// LOG_LEVEL, silent here as nginx's access_log is off in the same suite.
+const observed = observeRequests({
+  health: new NodeHealth({ pingDatabase: () => sql`select 1`.execute(ctx.db), timeoutMs: 2_000 }),
+  metrics: new EdgeMetrics(new Registry()),
+  logger: api.log,
+  accessLog: false,
+});
+const proxy = new OriginProxy({
+  connectTimeoutMs: 5_000,
+  responseTimeoutMs: 30_000,
+  onError: observed.onProxyError,
+});
 const httpsPort = Number(required('HTTPS_PORT'));
 const edge = createEdgeHandler({
   ctx,
@@ -64,6 +86,7 @@ const edge = createEdgeHandler({
   certificates,
   challenges: databaseChallenges(ctx.db, () => systemClock.now()),
   httpsPort,
+  hooks: observed.hooks,
 });
 const http = createServer(edge.handle);
 const tls = createTlsServer({

@@ -304,7 +304,8 @@ export function createEdgeHandler(deps: EdgeDeps): {
       const { hooks } = deps;
       if (hooks) {
         if (hooks.intercept(req, res, exchange)) return;
-        res.once('close', () => hooks.finished(req, res, exchange));
+        // 'close' is emitted once per response; `on` spares the wrapper `once` adds.
+        res.on('close', () => hooks.finished(req, res, exchange));
       }
       serve(req, res, exchange).catch((error: unknown) => {
         hooks?.failed(exchange, error);

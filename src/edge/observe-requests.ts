@@ -8,7 +8,6 @@ export interface EdgeLogger {
   info(fields: object, message: string): void;
   warn(fields: object, message: string): void;
   error(fields: object, message: string): void;
-  isLevelEnabled?(level: string): boolean;
 }
 
 /**
@@ -19,17 +18,23 @@ export interface EdgeLogger {
  * The access log never holds headers (so no cookies or Authorization) nor the query string
  * (tokens travel there too): the path, the host and what the edge measured.
  */
-export function observeRequests(options: { health: NodeHealth; metrics: EdgeMetrics; logger: EdgeLogger }): {
+export function observeRequests(options: {
+  health: NodeHealth;
+  metrics: EdgeMetrics;
+  logger: EdgeLogger;
+  /** Whether to write the access log: the logger's level lets `info` through (decided once). */
+  accessLog: boolean;
+}): {
   hooks: EdgeHooks;
   onProxyError(error: unknown, requestId: string, answered: boolean): void;
 } {
-  const { health, metrics, logger } = options;
+  const { health, metrics, logger, accessLog } = options;
   const record = (req: IncomingMessage, res: ServerResponse, exchange: EdgeExchange): void => {
     const durationMs = performance.now() - exchange.startedAt;
     const finished = res.writableFinished;
     const project = exchange.project ?? UNKNOWN_LABEL;
     metrics.observeRequest(project, statusClass(res.statusCode, finished), durationMs / 1000);
-    if (logger.isLevelEnabled && !logger.isLevelEnabled('info')) return;
+    if (!accessLog) return;
     const url = req.url ?? '/';
     const query = url.indexOf('?');
     logger.info(

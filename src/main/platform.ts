@@ -226,7 +226,13 @@ async function main(): Promise<void> {
   // The edge answers every host: the platform domain is the control plane, <slug>.<domain> and
   // verified custom domains are published projects.
   await api.ready();
-  const observed = observeRequests({ health, metrics: new EdgeMetrics(registry), logger: api.log });
+  const observed = observeRequests({
+    health,
+    metrics: new EdgeMetrics(registry),
+    logger: api.log,
+    // With LOG_LEVEL above info (or silent) the access log is skipped whole, not built and dropped.
+    accessLog: ['info', 'debug', 'trace'].includes(config.logLevel),
+  });
   const proxy = new OriginProxy({
     connectTimeoutMs: 5_000,
     responseTimeoutMs: 30_000,

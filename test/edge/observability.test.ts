@@ -102,6 +102,7 @@ for (const dialect of testDialects()) {
         health,
         metrics: new EdgeMetrics(registry),
         logger: { info: capture('info'), warn: capture('warn'), error: capture('error') },
+        accessLog: true,
       });
       proxy = new OriginProxy({
         connectTimeoutMs: 1000,
