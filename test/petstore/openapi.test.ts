@@ -125,6 +125,31 @@ for (const dialect of testDialects()) {
     });
     after(() => ps.close());
 
+    it('gives every error answer an example of its own status and one of its codes', () => {
+      const paths = document.paths as Record<string, Record<string, { responses: Record<string, Json> }>>;
+      let checked = 0;
+      for (const item of Object.values(paths)) {
+        for (const op of Object.values(item)) {
+          for (const [status, response] of Object.entries(op.responses)) {
+            const codes = response['x-error-codes'] as string[] | undefined;
+            if (!codes) continue;
+            const content = response.content as Record<string, { example: { code: string; status: number } }>;
+            const example = content['application/json']?.example;
+            assert.equal(example?.status, Number(status));
+            assert.equal(example?.code, codes[0]);
+            checked++;
+          }
+        }
+      }
+      assert.ok(checked > 50, `${checked} error answers checked`);
+      const getPet = paths['/pets/{petId}']?.get?.responses['404'] as Json;
+      assert.deepEqual((getPet.content as Record<string, Json>)['application/json']?.example, {
+        code: 'pet_not_found',
+        message: 'No pet has this id (it never existed or was deleted).',
+        status: 404,
+      });
+    });
+
     it('is OpenAPI 3.0.3, interface version 1.0.0', () => {
       assert.equal(document.openapi, '3.0.3');
       assert.equal((document.info as Json).version, '1.0.0');

@@ -29,7 +29,7 @@ export function errorCodesOf<Deps>(op: AnyOperation<Deps>): string[] {
 /**
  * Builds the OpenAPI 3.0.3 document from the same operation definitions the server registers.
  * Error answers are grouped by status; each lists its codes in its description and in
- * `x-error-codes`.
+ * `x-error-codes`, with an example body of its first code.
  */
 export function buildOpenApiDocument<Deps>(parts: DocumentParts<Deps>): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -52,7 +52,13 @@ export function buildOpenApiDocument<Deps>(parts: DocumentParts<Deps>): Record<s
       responses[String(status)] = {
         description: codes.map((c) => `\`${c}\`: ${parts.errors[c]?.meaning}`).join('\n\n'),
         'x-error-codes': codes,
-        content: { 'application/json': { schema: ref(parts.errorSchema) } },
+        content: {
+          'application/json': {
+            schema: ref(parts.errorSchema),
+            // This status's own first code: the Error schema's example names one code for all.
+            example: { code: codes[0], message: parts.errors[codes[0] as string]?.meaning, status },
+          },
+        },
       };
     }
     const operation: Record<string, unknown> = {
