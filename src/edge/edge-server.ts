@@ -263,14 +263,11 @@ export function createEdgeHandler(deps: EdgeDeps): {
     }
     const published = await documents.get(route.deployId);
     if (published && (path === '/openapi.json' || path === '/openapi.yaml')) {
-      const json = path.endsWith('.json');
-      const body = json ? published.json : published.yaml;
-      res.writeHead(200, {
-        'content-type': json ? 'application/json; charset=utf-8' : 'application/yaml; charset=utf-8',
-        'content-length': Buffer.byteLength(body),
+      // Revalidated like the page: a new deploy changes the document and its ETag.
+      (path.endsWith('.json') ? published.json : published.yaml).send(req, res, {
+        'cache-control': 'no-cache',
         'x-request-id': requestId,
       });
-      res.end(body);
       return;
     }
     if (published && path === '/') {

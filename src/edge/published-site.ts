@@ -10,8 +10,9 @@ import {
 } from '../web/reference/index.ts';
 
 export interface PublishedDocument {
-  readonly json: string;
-  readonly yaml: string;
+  /** `/openapi.json` and `/openapi.yaml`, compressed once per deploy like the page. */
+  readonly json: CompressedBody;
+  readonly yaml: CompressedBody;
   readonly document: Record<string, unknown>;
   /** The reference page (`/`), rendered and compressed once per deploy. */
   readonly page: CompressedBody;
@@ -57,13 +58,16 @@ export class DocumentCache {
       'text/html; charset=utf-8',
       Buffer.from(renderReferencePage(document, this.#assets)),
     );
-    await page.compress();
-    return {
-      document,
-      page,
-      json: JSON.stringify(document, null, 2),
-      yaml: stringify(document, { aliasDuplicateObjects: false, lineWidth: 0 }),
-    };
+    const json = new CompressedBody(
+      'application/json; charset=utf-8',
+      Buffer.from(JSON.stringify(document, null, 2)),
+    );
+    const yaml = new CompressedBody(
+      'application/yaml; charset=utf-8',
+      Buffer.from(stringify(document, { aliasDuplicateObjects: false, lineWidth: 0 })),
+    );
+    await Promise.all([page.compress(), json.compress(), yaml.compress()]);
+    return { document, page, json, yaml };
   }
 }
 

@@ -136,6 +136,29 @@ for (const dialect of testDialects()) {
       assert.equal(again.body.length, 0);
     });
 
+    it('serves /openapi.json and /openapi.yaml compressed when asked, with an ETag, revalidated', async () => {
+      const plain = await get('petstore.localhost', '/openapi.json', {});
+      assert.equal(plain.status, 200);
+      assert.equal(plain.headers['content-encoding'], undefined);
+      assert.equal(plain.headers['cache-control'], 'no-cache');
+      const expected = JSON.parse(JSON.stringify(petstoreDocument(TEST_DEPRECATION)));
+      assert.deepEqual(JSON.parse(plain.body.toString('utf8')), expected);
+      const br = await get('petstore.localhost', '/openapi.json', { 'accept-encoding': 'gzip, br' });
+      assert.equal(br.headers['content-encoding'], 'br');
+      assert.equal(br.headers['content-type'], 'application/json; charset=utf-8');
+      assert.ok(br.body.length * 4 < plain.body.length, `${br.body.length} of ${plain.body.length} bytes`);
+      assert.deepEqual(JSON.parse(brotliDecompressSync(br.body).toString('utf8')), expected);
+      const yaml = await get('petstore.localhost', '/openapi.yaml', { 'accept-encoding': 'gzip' });
+      assert.equal(yaml.headers['content-encoding'], 'gzip');
+      assert.equal(yaml.headers['content-type'], 'application/yaml; charset=utf-8');
+      assert.match(gunzipSync(yaml.body).toString('utf8'), /^openapi: 3\.0\.3$/m);
+      const again = await get('petstore.localhost', '/openapi.json', {
+        'accept-encoding': 'gzip, br',
+        'if-none-match': String(br.headers.etag),
+      });
+      assert.equal(again.status, 304);
+    });
+
     it('serves each file with a year of immutable caching, gzip at once and Brotli once ready', async () => {
       const bundle = assetUrls.find((url) => url.endsWith('/swagger-ui-bundle.js')) as string;
       const onDisk = readFileSync(join(swaggerUi, 'swagger-ui-bundle.js'), 'utf8').replace(
