@@ -204,6 +204,15 @@ const webhookSchemas: Record<string, JsonSchema> = {
   },
 };
 
+/** What an API key shows, in lists and (with its secret) when created. */
+const API_KEY_PROPERTIES = {
+  id: id('Identifier of the key'),
+  name: { type: 'string', description: 'What the key is for' },
+  prefix: { type: 'string', description: 'The first 11 characters of the key', example: 'pk_Xb3kP0qz' },
+  scopes: { type: 'array', items: ref('Scope') },
+  createdAt: { type: 'string', format: 'date-time' },
+};
+
 export const schemas: Record<string, JsonSchema> = {
   PetStatus: {
     type: 'string',
@@ -344,11 +353,7 @@ export const schemas: Record<string, JsonSchema> = {
     required: ['id', 'name', 'prefix', 'scopes', 'createdAt'],
     description: 'An API key as lists show it: never its secret, only its first characters.',
     properties: {
-      id: id('Identifier of the key'),
-      name: { type: 'string', description: 'What the key is for' },
-      prefix: { type: 'string', description: 'The first 11 characters of the key', example: 'pk_Xb3kP0qz' },
-      scopes: { type: 'array', items: ref('Scope') },
-      createdAt: { type: 'string', format: 'date-time' },
+      ...API_KEY_PROPERTIES,
       revokedAt: {
         type: 'string',
         format: 'date-time',
@@ -362,11 +367,7 @@ export const schemas: Record<string, JsonSchema> = {
     required: ['id', 'name', 'prefix', 'scopes', 'createdAt', 'secret'],
     description: 'A new key, with its secret: shown in this answer only, stored only as a SHA-256 hash.',
     properties: {
-      id: id('Identifier of the key'),
-      name: { type: 'string', description: 'What the key is for' },
-      prefix: { type: 'string', description: 'The first 11 characters of the key', example: 'pk_Xb3kP0qz' },
-      scopes: { type: 'array', items: ref('Scope') },
-      createdAt: { type: 'string', format: 'date-time' },
+      ...API_KEY_PROPERTIES,
       secret: {
         type: 'string',
         pattern: '^pk_[A-Za-z0-9_-]{43}$',

@@ -4,6 +4,8 @@ import {
   createOutboxTables,
   type DialectMigration,
   idColumnType,
+  type OutboxAttemptTable,
+  type OutboxMessageTable,
   type OutboxTables,
 } from '../storage/index.ts';
 
@@ -125,33 +127,8 @@ export interface PlatformTables {
     updated_at: string;
   };
   /** The platform's webhook outbox (src/storage/webhook-outbox.ts): endpoint_key is `team:<id>`. */
-  webhook_messages: {
-    seq: Generated<number>;
-    id: string;
-    endpoint_key: string;
-    subject: string | null;
-    type: string;
-    body: string;
-    state: string;
-    attempts: number;
-    next_attempt_at: string | null;
-    lease_owner: string | null;
-    lease_until: string | null;
-    last_status: number | null;
-    last_error: string | null;
-    created_at: string;
-    delivered_at: string | null;
-  };
-  webhook_attempts: {
-    id: Generated<number>;
-    message_id: string;
-    attempt: number;
-    at: string;
-    status_code: number | null;
-    duration_ms: number;
-    error: string | null;
-    ok: number;
-  };
+  webhook_messages: OutboxMessageTable;
+  webhook_attempts: OutboxAttemptTable;
 }
 
 /** The platform's outbox tables, as `WebhookOutbox` is told. */

@@ -15,7 +15,9 @@ export {
   type MessageState,
   type NewMessage,
   type OutboxAttempt,
+  type OutboxAttemptTable,
   type OutboxMessage,
+  type OutboxMessageTable,
   type OutboxTables,
   WebhookOutbox,
 } from './webhook-outbox.ts';

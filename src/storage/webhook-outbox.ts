@@ -1,4 +1,4 @@
-import { type Kysely, sql, type Transaction } from 'kysely';
+import { type Generated, type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import type { DeliveryResult } from '../lib/webhooks/index.ts';
 import { createEnvelope, newMessageId, RETRY_SCHEDULE, retryDelay } from '../lib/webhooks/index.ts';
 import type { Dialect } from './connection.ts';
@@ -120,8 +120,12 @@ export async function createOutboxTables(
     .execute();
 }
 
-interface MessageRow {
-  seq?: number;
+/**
+ * The columns of a service's outbox tables (`createOutboxTables`), for its Kysely table types:
+ * `{ [messages]: OutboxMessageTable; [attempts]: OutboxAttemptTable }`.
+ */
+export interface OutboxMessageTable {
+  seq: Generated<number>;
   id: string;
   endpoint_key: string;
   subject: string | null;
@@ -138,8 +142,8 @@ interface MessageRow {
   delivered_at: string | null;
 }
 
-interface AttemptRow {
-  id: number;
+export interface OutboxAttemptTable {
+  id: Generated<number>;
   message_id: string;
   attempt: number;
   at: string;
@@ -148,6 +152,10 @@ interface AttemptRow {
   error: string | null;
   ok: number;
 }
+
+/** A message row as read, or as written (the sequence number is the database's). */
+type MessageRow = Omit<Selectable<OutboxMessageTable>, 'seq'> & { seq?: number };
+type AttemptRow = Selectable<OutboxAttemptTable>;
 
 // biome-ignore lint/suspicious/noExplicitAny: the table names are the service's, chosen at run time
 type AnyDb = Kysely<any> | Transaction<any>;
