@@ -1,15 +1,10 @@
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import { type Server as HttpsServer, request as httpsRequest } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { request as httpsRequest } from 'node:https';
 import { after, before, describe, it } from 'node:test';
 import type { TLSSocket } from 'node:tls';
-import type { FastifyInstance } from 'fastify';
-import { CertificateCache, createEdgeHandler, createTlsServer, OriginProxy } from '../../src/edge/index.ts';
 import { parseSealingKey } from '../../src/lib/sealed-box.ts';
 import { petstoreDocument } from '../../src/petstore/index.ts';
 import { createToken } from '../../src/platform/accounts/credentials.ts';
-import { buildManagementApp } from '../../src/platform/api/app.ts';
 import { AcmeIssuer } from '../../src/platform/certificates/acme-issuer.ts';
 import {
   CERTIFICATE_BACKOFF,
@@ -27,14 +22,12 @@ import { deployProject } from '../../src/platform/projects/deploys.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
 import { testDialects } from '../support/databases.ts';
 import { startDns, type TestDns } from '../support/dns.ts';
+import { startTestEdge, type TestEdge } from '../support/edge.ts';
 import { startPebble, type TestPebble } from '../support/pebble.ts';
 import { startPetstore, TEST_DEPRECATION, type TestPetstore } from '../support/petstore.ts';
 import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
 const KEY = parseSealingKey(`k1:${Buffer.alloc(32, 5).toString('base64')}`);
-const portOf = (server: Server | HttpsServer) => (server.address() as AddressInfo).port;
-const listen = (server: Server | HttpsServer) =>
-  new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
 
 /**
  * Issue 5's end to end: Pebble, NSD and the edge on loopback. A custom domain verifies, Pebble
@@ -47,13 +40,9 @@ for (const dialect of testDialects()) {
     let p: TestPlatform;
     let pebble: TestPebble;
     let petstore: TestPetstore;
-    let management: FastifyInstance;
-    let http: Server;
-    let https: HttpsServer;
-    let proxy: OriginProxy;
+    let edge: TestEdge;
     let issuer: AcmeIssuer;
     let store: CertificateStore;
-    let handler: ReturnType<typeof createEdgeHandler>;
     let owner: Actor;
 
     const get = (host: string, path: string, ca: string) =>
@@ -62,7 +51,7 @@ for (const dialect of testDialects()) {
           const req = httpsRequest(
             {
               host: '127.0.0.1',
-              port: portOf(https),
+              port: edge.httpsPort,
               path,
               servername: host,
               headers: { host },
@@ -116,36 +105,13 @@ for (const dialect of testDialects()) {
         document: JSON.stringify(petstoreDocument(TEST_DEPRECATION)),
       });
 
-      management = buildManagementApp(p.ctx);
-      await management.ready();
       store = new CertificateStore(p.ctx.db, [KEY]);
       const defaultCertificate = await new InternalIssuer(await store.internalCa(new Date())).issue(
         'platform.test',
       );
-      const certificates = new CertificateCache(store, defaultCertificate);
-      proxy = new OriginProxy({ connectTimeoutMs: 1000, responseTimeoutMs: 5000 });
-      http = createServer();
-      await listen(http);
-      https = createTlsServer({
-        certificates,
-        defaultCertificate,
-        ticketKeys: await store.ticketKeys(new Date()),
-        handle: () => {},
-      });
-      await listen(https);
-      handler = createEdgeHandler({
-        ctx: p.ctx,
-        platformApp: management,
-        proxy,
-        certificates,
-        challenges: databaseChallenges(p.ctx.db, () => p.clock.now()),
-        httpsPort: portOf(https),
-      });
-      http.on('request', handler.handle);
-      https.removeAllListeners('request');
-      https.on('request', handler.handle);
+      edge = await startTestEdge(p, { store, defaultCertificate });
       // Pebble validates http-01 against the edge's HTTP port, resolving names through NSD.
-      pebble = await startPebble({ httpPort: portOf(http), dnsServer: dns.servers[0] as string });
+      pebble = await startPebble({ httpPort: edge.httpPort, dnsServer: dns.servers[0] as string });
       issuer = new AcmeIssuer({
         directoryUrl: pebble.directoryUrl,
         email: 'ops@example.test',
@@ -155,12 +121,8 @@ for (const dialect of testDialects()) {
     });
 
     after(async () => {
-      http?.close();
-      https?.close();
-      handler?.close();
+      await edge?.close();
       await issuer?.close();
-      await proxy?.close();
-      await management?.close();
       await pebble?.stop();
       await petstore?.close();
       await p?.close();
@@ -228,7 +190,7 @@ for (const dialect of testDialects()) {
       await verifyDomain(p.ctx, owner, 'petstore', 'api.example.test');
       const { token } = await createToken(p.ctx, owner, 'e2e');
       const certificateStatus = async () => {
-        const reply = await management.inject({
+        const reply = await edge.management.inject({
           method: 'GET',
           url: '/api/v1/projects/petstore/domains/api.example.test',
           headers: { authorization: `Bearer ${token}` },

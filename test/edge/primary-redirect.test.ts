@@ -3,10 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { type Server as HttpsServer, request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import type { FastifyInstance } from 'fastify';
-import { CertificateCache, createEdgeHandler, createTlsServer, OriginProxy } from '../../src/edge/index.ts';
 import { parseSealingKey } from '../../src/lib/sealed-box.ts';
-import { buildManagementApp } from '../../src/platform/api/app.ts';
 import { obtainDueCertificates } from '../../src/platform/certificates/certificate-job.ts';
 import { CertificateStore, databaseChallenges } from '../../src/platform/certificates/certificate-store.ts';
 import { InternalIssuer } from '../../src/platform/certificates/internal-issuer.ts';
@@ -19,6 +16,7 @@ import { deployProject } from '../../src/platform/projects/deploys.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
 import { testDialects } from '../support/databases.ts';
 import { startDns, type TestDns } from '../support/dns.ts';
+import { startTestEdge, type TestEdge } from '../support/edge.ts';
 import { type Reply, requestAs } from '../support/http.ts';
 import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
@@ -40,12 +38,8 @@ for (const dialect of testDialects()) {
     let owner: Actor;
     let store: CertificateStore;
     let issuer: InternalIssuer;
-    let management: FastifyInstance;
     let origin: Server;
-    let http: Server;
-    let https: HttpsServer;
-    let proxy: OriginProxy;
-    let handler: ReturnType<typeof createEdgeHandler>;
+    let edge: TestEdge;
 
     const obtain = () =>
       obtainDueCertificates(p.ctx, {
@@ -56,14 +50,14 @@ for (const dialect of testDialects()) {
         leaseMs: 60_000,
       });
     const plain = (host: string, path: string, init: { method?: string; body?: string } = {}) =>
-      requestAs(port(http), host, path, init);
+      requestAs(edge.httpPort, host, path, init);
     /** Over TLS; the default address has no certificate of its own, so the name is not checked. */
     const secure = (host: string, path: string) =>
       new Promise<Reply>((resolve, reject) => {
         const req = httpsRequest(
           {
             host: '127.0.0.1',
-            port: port(https),
+            port: edge.httpsPort,
             path,
             servername: host,
             headers: { host },
@@ -117,40 +111,16 @@ for (const dialect of testDialects()) {
       await deployProject(p.ctx, owner, 'petstore', {
         document: JSON.stringify({ openapi: '3.0.3', info: { title: 'T', version: '1' }, paths: {} }),
       });
-      management = buildManagementApp(p.ctx);
-      await management.ready();
-      proxy = new OriginProxy({ connectTimeoutMs: 1000, responseTimeoutMs: 2000 });
-      const defaultCertificate = await issuer.issue('platform.test');
-      const certificates = new CertificateCache(store, defaultCertificate);
-      http = createServer();
-      await listen(http);
-      https = createTlsServer({
-        certificates,
-        defaultCertificate,
-        ticketKeys: await store.ticketKeys(p.clock.now()),
-        handle: () => {},
+      edge = await startTestEdge(p, {
+        store,
+        defaultCertificate: await issuer.issue('platform.test'),
+        responseTimeoutMs: 2000,
       });
-      await listen(https);
-      handler = createEdgeHandler({
-        ctx: p.ctx,
-        platformApp: management,
-        proxy,
-        certificates,
-        challenges: databaseChallenges(p.ctx.db, () => p.clock.now()),
-        httpsPort: port(https),
-      });
-      http.on('request', handler.handle);
-      https.removeAllListeners('request');
-      https.on('request', handler.handle);
     });
 
     after(async () => {
-      http?.close();
-      https?.close();
+      await edge?.close();
       origin?.close();
-      handler?.close();
-      await proxy?.close();
-      await management?.close();
       await p?.close();
       await dns?.stop();
     });
@@ -169,7 +139,7 @@ for (const dialect of testDialects()) {
       const fromHttp = await plain(DEFAULT_HOST, '/openapi.json?x=1');
       assert.equal(fromHttp.status, 308);
       // Straight to HTTPS on the primary: one hop.
-      assert.equal(fromHttp.headers.location, `https://shop.example.test:${port(https)}/openapi.json?x=1`);
+      assert.equal(fromHttp.headers.location, `https://shop.example.test:${edge.httpsPort}/openapi.json?x=1`);
       assert.equal(fromHttp.headers['cache-control'], 'max-age=3600');
       const fromHttps = await secure(DEFAULT_HOST, '/?tab=pets');
       assert.equal(fromHttps.status, 308);
@@ -193,7 +163,7 @@ for (const dialect of testDialects()) {
       await verifyDomain(p.ctx, owner, 'petstore', 'www.example.test');
       const www = await plain('www.example.test', '/a?b=c');
       assert.equal(www.status, 301);
-      assert.equal(www.headers.location, `https://shop.example.test:${port(https)}/a?b=c`);
+      assert.equal(www.headers.location, `https://shop.example.test:${edge.httpsPort}/a?b=c`);
     });
 
     it('serves the default address again when the primary is unset, and redirects again when set', async () => {
@@ -215,7 +185,7 @@ for (const dialect of testDialects()) {
       } finally {
         p.clock.set(now);
       }
-      handler.table.invalidate();
+      edge.handler.table.invalidate();
       assert.equal((await plain(DEFAULT_HOST, '/')).status, 308);
     });
 

@@ -1,18 +1,13 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import { type Server as HttpsServer, request as httpsRequest } from 'node:https';
+import { request as httpsRequest } from 'node:https';
 import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import type { FastifyInstance } from 'fastify';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
-import { CertificateCache, createEdgeHandler, createTlsServer, OriginProxy } from '../../src/edge/index.ts';
 import { parseSealingKey } from '../../src/lib/sealed-box.ts';
 import { petstoreDocument } from '../../src/petstore/index.ts';
 import { createTeam } from '../../src/platform/accounts/teams.ts';
 import { createUser } from '../../src/platform/accounts/users.ts';
-import { buildManagementApp } from '../../src/platform/api/app.ts';
 import { AcmeIssuer } from '../../src/platform/certificates/acme-issuer.ts';
 import { obtainDueCertificates } from '../../src/platform/certificates/certificate-job.ts';
 import { CertificateStore, databaseChallenges } from '../../src/platform/certificates/certificate-store.ts';
@@ -23,14 +18,12 @@ import { createProject } from '../../src/platform/projects/projects.ts';
 import { launchChromium, screenshotPath, type TestBrowser } from '../support/chromium.ts';
 import { testDialects } from '../support/databases.ts';
 import { startDns, type TestDns } from '../support/dns.ts';
+import { startTestEdge, type TestEdge } from '../support/edge.ts';
 import { startPebble, type TestPebble } from '../support/pebble.ts';
 import { startPetstore, TEST_DEPRECATION, type TestPetstore } from '../support/petstore.ts';
 import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
 const KEY = parseSealingKey(`k1:${Buffer.alloc(32, 7).toString('base64')}`);
-const portOf = (server: Server | HttpsServer) => (server.address() as AddressInfo).port;
-const listen = (server: Server | HttpsServer) =>
-  new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
 const WAIT = { timeout: 30_000 };
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -64,13 +57,9 @@ for (const dialect of testDialects()) {
     let p: TestPlatform;
     let pebble: TestPebble;
     let petstore: TestPetstore;
-    let management: FastifyInstance;
-    let http: Server;
-    let https: HttpsServer;
-    let proxy: OriginProxy;
+    let edge: TestEdge;
     let issuer: AcmeIssuer;
     let store: CertificateStore;
-    let handler: ReturnType<typeof createEdgeHandler>;
     let chromium: TestBrowser;
     let context: BrowserContext;
     let page: Page;
@@ -90,7 +79,7 @@ for (const dialect of testDialects()) {
         const req = httpsRequest(
           {
             host: '127.0.0.1',
-            port: portOf(https),
+            port: edge.httpsPort,
             path,
             servername: host,
             headers: { host },
@@ -148,35 +137,12 @@ for (const dialect of testDialects()) {
       const stranger = await createUser(p.ctx, { email: 'stranger@y.test', password: 'stranger password 1' });
       await createTeam(p.ctx, stranger, 'Elsewhere');
 
-      management = buildManagementApp(p.ctx);
-      await management.ready();
       store = new CertificateStore(p.ctx.db, [KEY]);
       const defaultCertificate = await new InternalIssuer(await store.internalCa(new Date())).issue(
         'platform.test',
       );
-      const certificates = new CertificateCache(store, defaultCertificate);
-      proxy = new OriginProxy({ connectTimeoutMs: 1000, responseTimeoutMs: 5000 });
-      http = createServer();
-      await listen(http);
-      https = createTlsServer({
-        certificates,
-        defaultCertificate,
-        ticketKeys: await store.ticketKeys(new Date()),
-        handle: () => {},
-      });
-      await listen(https);
-      handler = createEdgeHandler({
-        ctx: p.ctx,
-        platformApp: management,
-        proxy,
-        certificates,
-        challenges: databaseChallenges(p.ctx.db, () => p.clock.now()),
-        httpsPort: portOf(https),
-      });
-      http.on('request', handler.handle);
-      https.removeAllListeners('request');
-      https.on('request', handler.handle);
-      pebble = await startPebble({ httpPort: portOf(http), dnsServer: dns.servers[0] as string });
+      edge = await startTestEdge(p, { store, defaultCertificate });
+      pebble = await startPebble({ httpPort: edge.httpPort, dnsServer: dns.servers[0] as string });
       issuer = new AcmeIssuer({
         directoryUrl: pebble.directoryUrl,
         email: 'ops@example.test',
@@ -188,17 +154,13 @@ for (const dialect of testDialects()) {
       });
       context = await chromium.newContext();
       page = await context.newPage();
-      base = `http://platform.test:${portOf(http)}`;
+      base = `http://platform.test:${edge.httpPort}`;
     });
 
     after(async () => {
       await chromium?.close();
-      http?.close();
-      https?.close();
-      handler?.close();
+      await edge?.close();
       await issuer?.close();
-      await proxy?.close();
-      await management?.close();
       await pebble?.stop();
       await petstore?.close();
       await p?.close();
@@ -386,7 +348,7 @@ for (const dialect of testDialects()) {
       assert.doesNotMatch(await textOf(page.locator('pre.yaml')), /shop\.example\.test/);
       await assert.rejects(httpsGet('shop.example.test', '/api/pets', await pebble.rootPem()));
       const tab = await context.newPage();
-      const answer = await tab.goto(`http://shop.example.test:${portOf(http)}/api/pets`);
+      const answer = await tab.goto(`http://shop.example.test:${edge.httpPort}/api/pets`);
       assert.equal(answer?.status(), 404);
       assert.match(await textOf(tab.locator('body')), /No project is published at shop\.example\.test/);
       await tab.close();
