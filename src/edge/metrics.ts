@@ -12,16 +12,15 @@ export type ProxyErrorKind =
   | 'bad_response'
   | 'other';
 
-/** Sorts an undici or socket error into a proxy error kind. */
+/** Sorts an origin client (src/edge/http1) or socket error into a proxy error kind. */
 export function proxyErrorKind(error: unknown): ProxyErrorKind {
   const code = String((error as { code?: unknown } | undefined)?.code ?? '');
   if (code === 'ECONNREFUSED' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || code === 'ENOTFOUND')
     return 'connect_refused';
-  if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ETIMEDOUT') return 'connect_timeout';
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return 'timeout';
-  if (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_CLOSED')
-    return 'reset';
-  if (code.startsWith('HPE_') || code === 'UND_ERR_RESPONSE_STATUS_CODE' || code === 'UND_ERR_INFO')
+  if (code === 'ORIGIN_CONNECT_TIMEOUT' || code === 'ETIMEDOUT') return 'connect_timeout';
+  if (code === 'ORIGIN_HEADERS_TIMEOUT' || code === 'ORIGIN_BODY_TIMEOUT') return 'timeout';
+  if (code === 'ORIGIN_CLOSED' || code === 'ECONNRESET' || code === 'EPIPE') return 'reset';
+  if (code === 'ORIGIN_BAD_RESPONSE' || code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_'))
     return 'bad_response';
   return 'other';
 }

@@ -1,7 +1,12 @@
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import { type Dispatcher, Pool } from 'undici';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApiError } from '../lib/api-error.ts';
 import { edgeErrors } from './errors.ts';
+import {
+  type ExchangeControl,
+  type ExchangeHandler,
+  OriginPool,
+  type ResponseHeaders,
+} from './http1/origin-pool.ts';
 
 /** Headers that describe one connection, not the message: never forwarded (RFC 9110 §7.6.1). */
 const HOP_BY_HOP = new Set([
@@ -14,6 +19,16 @@ const HOP_BY_HOP = new Set([
   'trailer',
   'transfer-encoding',
   'upgrade',
+]);
+
+/** Request headers the edge sets itself (the client's are replaced, or appended to for X-Forwarded-For). */
+const SET_BY_EDGE = new Set([
+  'host',
+  'x-forwarded-for',
+  'x-forwarded-host',
+  'x-forwarded-proto',
+  'forwarded',
+  'x-request-id',
 ]);
 
 export interface ProxyOptions {
@@ -42,20 +57,32 @@ const WHOLE_AS_STRING_MAX = 16 * 1024;
 
 /** An origin's pool and the parts of its URL every request needs, parsed once. */
 interface Upstream {
-  readonly pool: Pool;
+  readonly pool: OriginPool;
   /** The origin URL's path without its trailing slash, prefixed to every forwarded path. */
   readonly basePath: string;
 }
 
 /**
- * Forwards requests to project origins over kept-alive connections (one undici Pool per origin),
+ * Names listed in a Connection header are hop-by-hop too (RFC 9110 §7.6.1); `undefined` when it
+ * lists none besides the usual close/keep-alive (the common case, checked without splitting).
+ */
+function connectionListed(value: string | string[] | undefined): Set<string> | undefined {
+  if (value === undefined) return undefined;
+  const text = (Array.isArray(value) ? value.join(',') : value).toLowerCase();
+  if (text === 'keep-alive' || text === 'close') return undefined;
+  const names = new Set(text.split(',').map((name) => name.trim()));
+  names.delete('keep-alive');
+  names.delete('close');
+  return names.size === 0 ? undefined : names;
+}
+
+/**
+ * Forwards requests to project origins over kept-alive connections (one OriginPool per origin),
  * adding X-Forwarded-* and Forwarded (RFC 7239) and the request id. A refused connection is 502
  * `origin_unreachable`, a slow origin 504 `origin_timeout`, both with the Error body.
  *
- * It uses undici's `dispatch` with a handler of callbacks rather than `request`: the answer's
- * chunks go straight to the client's response, without a Readable, an async iterator and the
- * promises around them per request, which cost as much as the rest of the proxying together
- * (docs/benchmarks.md, "Edge").
+ * The answer's head and pieces go straight from the origin's socket to the client's response
+ * through callbacks: no Readable, async iterator or promise per request (docs/benchmarks.md, "Edge").
  */
 export class OriginProxy {
   readonly #upstreams = new Map<string, Upstream>();
@@ -70,13 +97,12 @@ export class OriginProxy {
     if (!upstream) {
       const origin = new URL(originUrl);
       upstream = {
-        pool: new Pool(origin.origin, {
-          connections: 128,
-          pipelining: 1,
-          keepAliveTimeout: 30_000,
-          connectTimeout: this.#options.connectTimeoutMs,
-          headersTimeout: this.#options.responseTimeoutMs,
-          bodyTimeout: this.#options.responseTimeoutMs,
+        pool: new OriginPool(origin, {
+          maxConnections: 128,
+          idleTimeoutMs: 30_000,
+          connectTimeoutMs: this.#options.connectTimeoutMs,
+          headersTimeoutMs: this.#options.responseTimeoutMs,
+          bodyTimeoutMs: this.#options.responseTimeoutMs,
         }),
         basePath: origin.pathname.replace(/\/$/, ''),
       };
@@ -95,31 +121,40 @@ export class OriginProxy {
   ): Promise<void> {
     const upstream = this.#upstream(originUrl);
     const incoming = req.headers;
-    const headers: Record<string, string | string[]> = {};
-    for (const name in incoming) {
-      const value = incoming[name];
-      if (value === undefined || name === 'host' || HOP_BY_HOP.has(name)) continue;
-      headers[name] = value;
-    }
-    const priorFor = incoming['x-forwarded-for'];
-    headers['x-forwarded-for'] = priorFor
-      ? `${priorFor}, ${forwarded.clientAddress}`
-      : forwarded.clientAddress;
-    headers['x-forwarded-host'] = forwarded.host;
-    headers['x-forwarded-proto'] = forwarded.proto;
-    const node = forwarded.clientAddress.includes(':')
-      ? `"[${forwarded.clientAddress}]"`
-      : forwarded.clientAddress;
-    headers.forwarded = `for=${node};host=${forwarded.host};proto=${forwarded.proto}`;
-    headers['x-request-id'] = forwarded.requestId;
+    const listed = connectionListed(incoming.connection);
     const method = req.method ?? 'GET';
     const hasBody =
       method !== 'GET' &&
       method !== 'HEAD' &&
       (incoming['content-length'] !== undefined || incoming['transfer-encoding'] !== undefined);
+    // A chunked body is sent on chunked (its length unknown); a Content-Length beside it is void.
+    const chunked = hasBody && incoming['transfer-encoding'] !== undefined;
+    let lines = '';
+    for (const name in incoming) {
+      const value = incoming[name];
+      if (value === undefined || SET_BY_EDGE.has(name) || HOP_BY_HOP.has(name)) continue;
+      if (listed?.has(name) || (name === 'content-length' && (chunked || !hasBody))) continue;
+      if (typeof value === 'string') lines += `${name}: ${value}\r\n`;
+      else for (const one of value) lines += `${name}: ${one}\r\n`;
+    }
+    const priorFor = incoming['x-forwarded-for'];
+    const node = forwarded.clientAddress.includes(':')
+      ? `"[${forwarded.clientAddress}]"`
+      : forwarded.clientAddress;
+    lines +=
+      `x-forwarded-for: ${priorFor ? `${priorFor}, ${forwarded.clientAddress}` : forwarded.clientAddress}\r\n` +
+      `x-forwarded-host: ${forwarded.host}\r\nx-forwarded-proto: ${forwarded.proto}\r\n` +
+      `forwarded: for=${node};host=${forwarded.host};proto=${forwarded.proto}\r\n` +
+      `x-request-id: ${forwarded.requestId}\r\n`;
     return new Promise<void>((resolve) => {
-      upstream.pool.dispatch(
-        { method: method as 'GET', path: `${upstream.basePath}${path}`, headers, body: hasBody ? req : null },
+      upstream.pool.request(
+        {
+          method,
+          path: `${upstream.basePath}${path}`,
+          headerLines: lines,
+          body: hasBody ? req : null,
+          chunked,
+        },
         new ForwardHandler(res, forwarded, resolve, this.#options.onError),
       );
     });
@@ -131,11 +166,10 @@ export class OriginProxy {
 }
 
 /** Copies one origin answer to the client's response as it arrives, with backpressure. */
-class ForwardHandler implements Dispatcher.DispatchHandler {
+class ForwardHandler implements ExchangeHandler {
   readonly #res: ServerResponse;
   readonly #requestId: string;
   readonly #upstreamDone: (() => void) | undefined;
-  #clientGone = false;
   readonly #done: () => void;
   readonly #onError: ProxyOptions['onError'];
   /** The Content-Length the origin announced, or -1. */
@@ -156,18 +190,12 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
     this.#onError = onError;
   }
 
-  onRequestStart(): void {}
-
-  onResponseStart(
-    _controller: Dispatcher.DispatchController,
-    statusCode: number,
-    headers: IncomingHttpHeaders,
-  ): void {
+  onHead(statusCode: number, headers: ResponseHeaders): void {
+    const listed = connectionListed(headers.connection);
     const out: Record<string, string | string[]> = {};
     for (const name in headers) {
-      const value = headers[name];
-      if (value === undefined || HOP_BY_HOP.has(name)) continue;
-      out[name] = value;
+      if (HOP_BY_HOP.has(name) || listed?.has(name)) continue;
+      out[name] = headers[name] as string | string[];
     }
     out['x-request-id'] = this.#requestId;
     const length = headers['content-length'];
@@ -175,27 +203,33 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
     this.#res.writeHead(statusCode, out);
   }
 
-  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+  onBody(chunk: Buffer, control: ExchangeControl): void {
     const res = this.#res;
     if (res.destroyed) {
       // The client went away: stop reading the origin's answer (not an origin failure).
-      this.#clientGone = true;
-      controller.abort(new Error('the client closed the connection'));
+      control.abort();
+      this.#upstreamDone?.();
+      this.#done();
       return;
     }
     if (this.#whole === undefined && chunk.length === this.#length) {
-      // The whole body in one chunk (the usual small API answer): the end follows at once, and
+      // The whole body in one piece (the usual small API answer): the end follows at once, and
       // `end(chunk)` sends head and body in one write without a separate write() pass.
       this.#whole = chunk;
       return;
     }
+    if (this.#whole !== undefined) {
+      // Announced whole, yet more came: never the case with a well-framed answer, kept in order.
+      res.write(this.#whole);
+      this.#whole = undefined;
+    }
     if (!res.write(chunk)) {
-      controller.pause();
-      res.once('drain', () => controller.resume());
+      control.pause();
+      res.once('drain', () => control.resume());
     }
   }
 
-  onResponseEnd(): void {
+  onEnd(): void {
     this.#upstreamDone?.();
     const whole = this.#whole;
     if (whole === undefined) this.#res.end();
@@ -206,10 +240,10 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
     this.#done();
   }
 
-  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+  onError(error: Error): void {
     const res = this.#res;
     this.#upstreamDone?.();
-    if (!this.#clientGone) this.#onError?.(error, this.#requestId, res.headersSent);
+    this.#onError?.(error, this.#requestId, res.headersSent);
     if (res.headersSent) res.destroy(error);
     else if (!res.destroyed) sendError(res, originError(error), this.#requestId);
     this.#done();
@@ -218,7 +252,7 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
 
 function originError(error: unknown): ApiError {
   const code = (error as { code?: string }).code ?? '';
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+  if (code === 'ORIGIN_HEADERS_TIMEOUT' || code === 'ORIGIN_BODY_TIMEOUT') {
     return edgeErrors.error(
       'origin_timeout',
       "The project's API did not answer in time. Try again; if it persists, the project's owner should check its origin.",

@@ -3,20 +3,21 @@ import { describe, it } from 'node:test';
 import { proxyErrorKind, statusClass } from '../../src/edge/index.ts';
 
 describe('metric labels: proxy error kinds and status classes', () => {
-  it('sorts undici and socket errors into a closed set of kinds', () => {
+  it("sorts the origin client's and socket errors into a closed set of kinds", () => {
     const kinds = Object.fromEntries(
       [
         'ECONNREFUSED',
         'EHOSTUNREACH',
         'ENOTFOUND',
-        'UND_ERR_CONNECT_TIMEOUT',
+        'ORIGIN_CONNECT_TIMEOUT',
         'ETIMEDOUT',
-        'UND_ERR_HEADERS_TIMEOUT',
-        'UND_ERR_BODY_TIMEOUT',
-        'UND_ERR_SOCKET',
+        'ORIGIN_HEADERS_TIMEOUT',
+        'ORIGIN_BODY_TIMEOUT',
+        'ORIGIN_CLOSED',
         'ECONNRESET',
         'EPIPE',
-        'HPE_INVALID_CONSTANT',
+        'ORIGIN_BAD_RESPONSE',
+        'ERR_TLS_CERT_ALTNAME_INVALID',
         'SOMETHING_ELSE',
       ].map((code) => [code, proxyErrorKind(Object.assign(new Error(code), { code }))]),
     );
@@ -24,14 +25,15 @@ describe('metric labels: proxy error kinds and status classes', () => {
       ECONNREFUSED: 'connect_refused',
       EHOSTUNREACH: 'connect_refused',
       ENOTFOUND: 'connect_refused',
-      UND_ERR_CONNECT_TIMEOUT: 'connect_timeout',
+      ORIGIN_CONNECT_TIMEOUT: 'connect_timeout',
       ETIMEDOUT: 'connect_timeout',
-      UND_ERR_HEADERS_TIMEOUT: 'timeout',
-      UND_ERR_BODY_TIMEOUT: 'timeout',
-      UND_ERR_SOCKET: 'reset',
+      ORIGIN_HEADERS_TIMEOUT: 'timeout',
+      ORIGIN_BODY_TIMEOUT: 'timeout',
+      ORIGIN_CLOSED: 'reset',
       ECONNRESET: 'reset',
       EPIPE: 'reset',
-      HPE_INVALID_CONSTANT: 'bad_response',
+      ORIGIN_BAD_RESPONSE: 'bad_response',
+      ERR_TLS_CERT_ALTNAME_INVALID: 'bad_response',
       SOMETHING_ELSE: 'other',
     });
     assert.equal(proxyErrorKind(new Error('no code')), 'other');

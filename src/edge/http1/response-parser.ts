@@ -1,0 +1,300 @@
+/**
+ * An incremental HTTP/1.1 response parser (RFC 9112) for the edge's origin client: the status
+ * line and headers, then the body framed by Content-Length, chunked transfer coding, or the
+ * connection's close. It hands the body on as slices of the bytes it is given (no copies) and
+ * keeps only what a split head or chunk-size line needs between calls.
+ *
+ * Why our own and not undici's: see docs/decisions.md ("The edge's origin client"). It parses
+ * what an origin answers a proxy, strictly: anything it does not understand is a `ResponseError`
+ * (the edge's 502), never a guess.
+ */
+
+/** Response headers by lowercase name; a repeated header keeps every value, in order. */
+export type ResponseHeaders = Record<string, string | string[]>;
+
+export interface ResponseEvents {
+  /** The final (non-1xx) status and headers; interim 1xx answers are skipped. */
+  onHead(status: number, headers: ResponseHeaders): void;
+  /** A piece of the body (decoded from chunks when chunked); a view into the given bytes. */
+  onBody(chunk: Buffer): void;
+  /** The response is whole. */
+  onComplete(): void;
+}
+
+/** The origin's answer is not HTTP/1.1 as the edge accepts it. */
+export class ResponseError extends Error {
+  readonly code = 'ORIGIN_BAD_RESPONSE';
+  constructor(message: string) {
+    super(`malformed response from the origin: ${message}`);
+    this.name = 'ResponseError';
+  }
+}
+
+/** A head (status line and headers) larger than this is refused, as node:http refuses requests. */
+export const MAX_HEAD_BYTES = 64 * 1024;
+/** A chunk-size line, or one trailer line, longer than this is refused. */
+const MAX_LINE_BYTES = 8 * 1024;
+/** Trailers are read and dropped; at most this much of them. */
+const MAX_TRAILER_BYTES = 64 * 1024;
+
+const HEAD_END = Buffer.from('\r\n\r\n', 'latin1');
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** Field values: visible ASCII, space, tab and obs-text; never NUL, CR, LF or other controls. */
+const BAD_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
+const CHUNK_SIZE = /^([0-9A-Fa-f]{1,13})[\t ]*(?:;.*)?$/;
+const STATUS_LINE = /^HTTP\/1\.([01]) ([1-9]\d\d)(?: .*)?$/;
+
+/**
+ * Where the parser is. `head` waits for the status line and headers; the body states follow the
+ * framing the head chose (RFC 9112 §6.3); `done` until `reset` starts the next response.
+ */
+type State =
+  | 'head'
+  | 'length'
+  | 'chunk-size'
+  | 'chunk-data'
+  | 'chunk-data-end'
+  | 'trailers'
+  | 'until-close'
+  | 'done';
+
+export class ResponseParser {
+  readonly #events: ResponseEvents;
+  #state: State = 'head';
+  /** The request was HEAD: whatever the headers say, there is no body. */
+  #noBody = false;
+  /** Bytes of a head, or of a line, split across calls. */
+  #pending: Buffer | undefined;
+  #remaining = 0;
+  #trailerBytes = 0;
+  #keepAlive = true;
+  #keepAliveMs: number | undefined;
+  #received = false;
+
+  constructor(events: ResponseEvents) {
+    this.#events = events;
+  }
+
+  /** Ready for the response to a new request (`noBody` for HEAD). */
+  reset(noBody: boolean): void {
+    this.#state = 'head';
+    this.#noBody = noBody;
+    this.#pending = undefined;
+    this.#remaining = 0;
+    this.#trailerBytes = 0;
+    this.#keepAlive = true;
+    this.#keepAliveMs = undefined;
+    this.#received = false;
+  }
+
+  /** Whether any byte of this response has arrived (a request that got none may be retried). */
+  get received(): boolean {
+    return this.#received;
+  }
+
+  get complete(): boolean {
+    return this.#state === 'done';
+  }
+
+  /** Whether the connection may carry another request once this response is complete. */
+  get keepAlive(): boolean {
+    return this.#keepAlive;
+  }
+
+  /** The origin's `Keep-Alive: timeout=N` hint, in milliseconds, if it gave one. */
+  get keepAliveMs(): number | undefined {
+    return this.#keepAliveMs;
+  }
+
+  /**
+   * Parses the next bytes of the connection. Bytes after a complete response (an origin that
+   * answers more than it was asked) end the connection's reuse: they are dropped.
+   * Throws ResponseError.
+   */
+  execute(data: Buffer): void {
+    this.#received = true;
+    let at = 0;
+    if (this.#pending !== undefined) {
+      data = Buffer.concat([this.#pending, data]);
+      this.#pending = undefined;
+    }
+    while (at < data.length) {
+      switch (this.#state) {
+        case 'head': {
+          const end = data.indexOf(HEAD_END, at);
+          if (end === -1) {
+            if (data.length - at > MAX_HEAD_BYTES) throw new ResponseError('the head is too large');
+            this.#pending = data.subarray(at);
+            return;
+          }
+          if (end - at > MAX_HEAD_BYTES) throw new ResponseError('the head is too large');
+          const head = data.toString('latin1', at, end);
+          at = end + 4;
+          this.#parseHead(head);
+          break;
+        }
+        case 'length': {
+          const n = Math.min(this.#remaining, data.length - at);
+          this.#remaining -= n;
+          const piece = data.subarray(at, at + n);
+          at += n;
+          this.#events.onBody(piece);
+          if (this.#remaining === 0) this.#finish();
+          break;
+        }
+        case 'until-close': {
+          this.#events.onBody(at === 0 ? data : data.subarray(at));
+          return;
+        }
+        case 'chunk-size': {
+          const line = this.#line(data, at);
+          if (line === undefined) return;
+          at = line.next;
+          const match = CHUNK_SIZE.exec(line.text);
+          if (!match) throw new ResponseError('a bad chunk size');
+          this.#remaining = Number.parseInt(match[1] as string, 16);
+          this.#state = this.#remaining === 0 ? 'trailers' : 'chunk-data';
+          break;
+        }
+        case 'chunk-data': {
+          const n = Math.min(this.#remaining, data.length - at);
+          this.#remaining -= n;
+          const piece = data.subarray(at, at + n);
+          at += n;
+          this.#events.onBody(piece);
+          if (this.#remaining === 0) this.#state = 'chunk-data-end';
+          break;
+        }
+        case 'chunk-data-end': {
+          const line = this.#line(data, at);
+          if (line === undefined) return;
+          at = line.next;
+          if (line.text !== '') throw new ResponseError('a chunk longer than its size');
+          this.#state = 'chunk-size';
+          break;
+        }
+        case 'trailers': {
+          const line = this.#line(data, at);
+          if (line === undefined) return;
+          this.#trailerBytes += line.next - at;
+          at = line.next;
+          if (this.#trailerBytes > MAX_TRAILER_BYTES) throw new ResponseError('the trailers are too large');
+          if (line.text === '') this.#finish();
+          break;
+        }
+        case 'done':
+          // Nothing was asked for: the connection cannot be trusted with another request.
+          this.#keepAlive = false;
+          return;
+      }
+    }
+  }
+
+  /**
+   * The origin closed the connection. Returns true when that ends the response (a body framed by
+   * the close); false when the response was cut short.
+   */
+  close(): boolean {
+    if (this.#state === 'until-close') {
+      this.#finish();
+      return true;
+    }
+    return this.#state === 'done';
+  }
+
+  /** One CRLF-terminated line from `at`, or undefined (kept) when it has not all arrived. */
+  #line(data: Buffer, at: number): { text: string; next: number } | undefined {
+    const lf = data.indexOf(10, at);
+    if (lf === -1) {
+      if (data.length - at > MAX_LINE_BYTES) throw new ResponseError('a line is too long');
+      this.#pending = data.subarray(at);
+      return undefined;
+    }
+    if (lf - at > MAX_LINE_BYTES) throw new ResponseError('a line is too long');
+    if (lf === at || data[lf - 1] !== 13) throw new ResponseError('a line not ended by CRLF');
+    return { text: data.toString('latin1', at, lf - 1), next: lf + 1 };
+  }
+
+  #parseHead(head: string): void {
+    const lines = head.split('\r\n');
+    const status = STATUS_LINE.exec(lines[0] as string);
+    if (!status)
+      throw new ResponseError(`a bad status line (${JSON.stringify((lines[0] ?? '').slice(0, 40))})`);
+    const code = Number(status[2]);
+    const headers: ResponseHeaders = {};
+    let contentLength: string | undefined;
+    let chunked = false;
+    let transferEncoding = false;
+    let connection = '';
+    for (let i = 1; i < lines.length; i++) {
+      const line = lines[i] as string;
+      const colon = line.indexOf(':');
+      // No name (or obs-fold, a line starting with whitespace): refused, as RFC 9112 §5.2 allows.
+      if (colon <= 0) throw new ResponseError('a header line without a name');
+      const name = line.slice(0, colon);
+      if (!TOKEN.test(name)) throw new ResponseError('a bad header name');
+      const value = line.slice(colon + 1).trim();
+      if (BAD_VALUE.test(value)) throw new ResponseError(`a bad value for ${name}`);
+      const key = name.toLowerCase();
+      switch (key) {
+        case 'content-length':
+          if (!/^\d{1,15}$/.test(value)) throw new ResponseError('a bad Content-Length');
+          if (contentLength !== undefined && contentLength !== value)
+            throw new ResponseError('conflicting Content-Length headers');
+          contentLength = value;
+          headers[key] = value;
+          continue;
+        case 'transfer-encoding': {
+          transferEncoding = true;
+          const codings = value.toLowerCase().split(',');
+          chunked = (codings[codings.length - 1] as string).trim() === 'chunked';
+          break;
+        }
+        case 'connection':
+          connection += `${value.toLowerCase()},`;
+          break;
+        case 'keep-alive': {
+          const timeout = /(?:^|[,\s])timeout=(\d+)/i.exec(value);
+          if (timeout) this.#keepAliveMs = Number(timeout[1]) * 1000;
+          break;
+        }
+      }
+      const prior = headers[key];
+      if (prior === undefined) headers[key] = value;
+      else if (typeof prior === 'string') headers[key] = [prior, value];
+      else prior.push(value);
+    }
+    const tokens = connection.split(',').map((token) => token.trim());
+    this.#keepAlive = tokens.includes('close') ? false : status[1] === '1' || tokens.includes('keep-alive');
+    if (code < 200) {
+      // 101 would switch protocols, which the edge never asks for (Upgrade is not forwarded).
+      if (code === 101) throw new ResponseError('101 Switching Protocols was not asked for');
+      // 100 Continue, 103 Early Hints…: interim, the final answer follows on the same connection.
+      return;
+    }
+    this.#events.onHead(code, headers);
+    if (this.#noBody || code === 204 || code === 304) {
+      this.#finish();
+    } else if (transferEncoding) {
+      // Chunked last: chunks. Otherwise the close ends the body (RFC 9112 §6.3, point 4).
+      if (chunked) this.#state = 'chunk-size';
+      else {
+        this.#state = 'until-close';
+        this.#keepAlive = false;
+      }
+      if (contentLength !== undefined) delete headers['content-length'];
+    } else if (contentLength !== undefined) {
+      this.#remaining = Number(contentLength);
+      if (this.#remaining === 0) this.#finish();
+      else this.#state = 'length';
+    } else {
+      this.#state = 'until-close';
+      this.#keepAlive = false;
+    }
+  }
+
+  #finish(): void {
+    this.#state = 'done';
+    this.#events.onComplete();
+  }
+}
