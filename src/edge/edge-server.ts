@@ -8,7 +8,7 @@ import { REFERENCE_PREFIX, referenceAssets } from '../web/reference/index.ts';
 import { edgeErrors } from './errors.ts';
 import { type OriginProxy, sendError } from './proxy.ts';
 import { DocumentCache, sendReferencePage } from './published-site.ts';
-import { RoutingTable } from './routing-table.ts';
+import { type ProjectRoute, type Route, RoutingTable } from './routing-table.ts';
 
 export interface EdgeDeps {
   readonly ctx: PlatformContext;
@@ -144,6 +144,7 @@ export function createEdgeHandler(deps: EdgeDeps): {
 
   const httpsSuffix = deps.httpsPort === undefined || deps.httpsPort === 443 ? '' : `:${deps.httpsPort}`;
   const hasCertificate = async (host: string) => (await deps.certificates?.has(host)) === true;
+  const isEncrypted = (req: IncomingMessage) => (req.socket as { encrypted?: boolean }).encrypted === true;
 
   /**
    * Only the hostname changes; path and query are kept, and so are scheme and port — except from
@@ -160,7 +161,7 @@ export function createEdgeHandler(deps: EdgeDeps): {
     const requestPort = /:(\d+)$/.exec(req.headers.host ?? '')?.[1];
     const samePort = requestPort === undefined ? '' : `:${requestPort}`;
     const { to, status, maxAgeSeconds } = redirect;
-    if ((req.socket as { encrypted?: boolean }).encrypted) {
+    if (isEncrypted(req)) {
       redirectTo(res, requestId, status, `https://${to}${samePort}${url}`, maxAgeSeconds);
     } else if (await hasCertificate(to)) {
       redirectTo(res, requestId, status, `https://${to}${httpsSuffix}${url}`, maxAgeSeconds);
@@ -171,19 +172,17 @@ export function createEdgeHandler(deps: EdgeDeps): {
     }
   }
 
-  async function serve(req: IncomingMessage, res: ServerResponse, exchange: EdgeExchange): Promise<void> {
+  /**
+   * Routes one request. Synchronous while everything it needs is cached (the routing table and
+   * the certificate cache, as on nearly every request): a proxied request then reaches the
+   * origin without a promise round trip. It returns a promise only when it had to wait.
+   */
+  function serve(req: IncomingMessage, res: ServerResponse, exchange: EdgeExchange): void | Promise<void> {
     const { host, requestId } = exchange;
-    const proto = (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
     const url = req.url ?? '/';
-    if (proto === 'http' && url.startsWith(CHALLENGE_PREFIX) && deps.challenges) {
+    if (url.startsWith(CHALLENGE_PREFIX) && deps.challenges && !isEncrypted(req)) {
       exchange.project = ACME_LABEL;
-      const answer = await deps.challenges.answer(url.slice(CHALLENGE_PREFIX.length).split('?')[0] ?? '');
-      res.writeHead(answer === undefined ? 404 : 200, {
-        'content-type': 'text/plain',
-        'x-request-id': requestId,
-      });
-      res.end(answer ?? 'no such challenge');
-      return;
+      return answerChallenge(res, url.slice(CHALLENGE_PREFIX.length).split('?')[0] ?? '', requestId);
     }
     if (host === ctx.config.platformDomain) {
       exchange.project = PLATFORM_LABEL;
@@ -193,7 +192,28 @@ export function createEdgeHandler(deps: EdgeDeps): {
       deps.platformApp.routing(req, res);
       return;
     }
-    const route = await table.lookup(host);
+    const route = table.lookup(host);
+    return route instanceof Promise
+      ? route.then((found) => serveRoute(req, res, exchange, found))
+      : serveRoute(req, res, exchange, route);
+  }
+
+  async function answerChallenge(res: ServerResponse, token: string, requestId: string): Promise<void> {
+    const answer = await deps.challenges?.answer(token);
+    res.writeHead(answer === undefined ? 404 : 200, {
+      'content-type': 'text/plain',
+      'x-request-id': requestId,
+    });
+    res.end(answer ?? 'no such challenge');
+  }
+
+  function serveRoute(
+    req: IncomingMessage,
+    res: ServerResponse,
+    exchange: EdgeExchange,
+    route: Route | undefined,
+  ): void | Promise<void> {
+    const { host, requestId } = exchange;
     if (!route) {
       refuse(
         req,
@@ -208,10 +228,12 @@ export function createEdgeHandler(deps: EdgeDeps): {
       return;
     }
     exchange.project = route.kind === 'project' ? route.slug : REDIRECT_LABEL;
-    const path = url.split('?')[0] ?? '/';
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    const path = query === -1 ? url : url.slice(0, query);
     const api = path === '/api' || path.startsWith('/api/');
     if (route.kind === 'redirect' || (route.primaryHost !== undefined && !api)) {
-      await answerRedirect(
+      return answerRedirect(
         req,
         res,
         requestId,
@@ -220,16 +242,39 @@ export function createEdgeHandler(deps: EdgeDeps): {
           : // The default address → its live primary; caching capped, the owner may change the primary.
             { to: route.primaryHost as string, status: 308, maxAgeSeconds: 3600 },
       );
-      return;
     }
-    if (proto === 'http' && (await hasCertificate(host))) {
+    if (isEncrypted(req)) return serveSite(req, res, exchange, route, path, api);
+    // Over HTTP, a host with a certificate is sent to HTTPS.
+    const certified = deps.certificates?.has(host) ?? false;
+    if (certified instanceof Promise) {
+      return certified.then((yes) =>
+        yes
+          ? redirectTo(res, requestId, 308, `https://${host}${httpsSuffix}${url}`)
+          : serveSite(req, res, exchange, route, path, api),
+      );
+    }
+    if (certified) {
       redirectTo(res, requestId, 308, `https://${host}${httpsSuffix}${url}`);
       return;
     }
+    return serveSite(req, res, exchange, route, path, api);
+  }
+
+  /** A project's published site: its API under /api/, its reference and its document. */
+  function serveSite(
+    req: IncomingMessage,
+    res: ServerResponse,
+    exchange: EdgeExchange,
+    route: ProjectRoute,
+    path: string,
+    api: boolean,
+  ): void | Promise<void> {
+    const { host, requestId } = exchange;
+    const url = req.url ?? '/';
     if (api) {
       const forwardedPath = url.slice(4) || '/';
       const upstreamStart = performance.now();
-      await deps.proxy.forward(
+      return deps.proxy.forward(
         req,
         res,
         route.originUrl,
@@ -237,14 +282,13 @@ export function createEdgeHandler(deps: EdgeDeps): {
         {
           clientAddress: req.socket.remoteAddress ?? '',
           host,
-          proto,
+          proto: isEncrypted(req) ? 'https' : 'http',
           requestId,
           upstreamDone: () => {
             exchange.upstreamMs = performance.now() - upstreamStart;
           },
         },
       );
-      return;
     }
     // The reference's own files: a reserved path outside /api, never proxied (see web/reference).
     if (path.startsWith(REFERENCE_PREFIX)) {
@@ -261,6 +305,17 @@ export function createEdgeHandler(deps: EdgeDeps): {
       );
       return;
     }
+    return servePublished(req, res, route, path, exchange);
+  }
+
+  async function servePublished(
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: ProjectRoute,
+    path: string,
+    exchange: EdgeExchange,
+  ): Promise<void> {
+    const { host, requestId } = exchange;
     const published = await documents.get(route.deployId);
     if (published && (path === '/openapi.json' || path === '/openapi.yaml')) {
       // Revalidated like the page: a new deploy changes the document and its ETag.
@@ -304,7 +359,7 @@ export function createEdgeHandler(deps: EdgeDeps): {
         // 'close' is emitted once per response; `on` spares the wrapper `once` adds.
         res.on('close', () => hooks.finished(req, res, exchange));
       }
-      serve(req, res, exchange).catch((error: unknown) => {
+      const fail = (error: unknown) => {
         hooks?.failed(exchange, error);
         if (res.headersSent) {
           res.destroy(error as Error);
@@ -317,7 +372,12 @@ export function createEdgeHandler(deps: EdgeDeps): {
           }),
           exchange.requestId,
         );
-      });
+      };
+      try {
+        serve(req, res, exchange)?.catch(fail);
+      } catch (error) {
+        fail(error);
+      }
     },
     close: unsubscribe,
   };

@@ -41,6 +41,8 @@ const HEAD_END = Buffer.from('\r\n\r\n', 'latin1');
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** Field values: visible ASCII, space, tab and obs-text; never NUL, CR, LF or other controls. */
 const BAD_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
+/** Every line after the status line: `\r\n` name `:` value, as TOKEN and BAD_VALUE allow. */
+const FIELD_LINES = /^(?:\r\n[!#$%&'*+\-.^_`|~0-9A-Za-z]+:[\t\x20-\x7e\x80-\xff]*)*$/;
 const CHUNK_SIZE = /^([0-9A-Fa-f]{1,13})[\t ]*(?:;.*)?$/;
 const STATUS_LINE = /^HTTP\/1\.([01]) ([1-9]\d\d)(?: .*)?$/;
 
@@ -57,6 +59,28 @@ type State =
   | 'trailers'
   | 'until-close'
   | 'done';
+
+/** A value without the optional whitespace (space, tab) around it (RFC 9110 §5.5). */
+function withoutOws(value: string): string {
+  let start = 0;
+  let end = value.length;
+  while (start < end && (value.charCodeAt(start) === 32 || value.charCodeAt(start) === 9)) start++;
+  while (end > start && (value.charCodeAt(end - 1) === 32 || value.charCodeAt(end - 1) === 9)) end--;
+  return start === 0 && end === value.length ? value : value.slice(start, end);
+}
+
+/** Throws the ResponseError that says which field line FIELD_LINES refused. */
+function explainBadField(fields: string): never {
+  for (const line of fields.split('\r\n')) {
+    const colon = line.indexOf(':');
+    // No name (or obs-fold, a line starting with whitespace): refused, as RFC 9112 §5.2 allows.
+    if (colon <= 0) throw new ResponseError('a header line without a name');
+    const name = line.slice(0, colon);
+    if (!TOKEN.test(name)) throw new ResponseError('a bad header name');
+    if (BAD_VALUE.test(line.slice(colon + 1))) throw new ResponseError(`a bad value for ${name}`);
+  }
+  throw new ResponseError('a bad header line');
+}
 
 export class ResponseParser {
   readonly #events: ResponseEvents;
@@ -216,26 +240,26 @@ export class ResponseParser {
   }
 
   #parseHead(head: string): void {
-    const lines = head.split('\r\n');
-    const status = STATUS_LINE.exec(lines[0] as string);
-    if (!status)
-      throw new ResponseError(`a bad status line (${JSON.stringify((lines[0] ?? '').slice(0, 40))})`);
+    const firstEnd = head.indexOf('\r\n');
+    const statusLine = firstEnd === -1 ? head : head.slice(0, firstEnd);
+    const status = STATUS_LINE.exec(statusLine);
+    if (!status) throw new ResponseError(`a bad status line (${JSON.stringify(statusLine.slice(0, 40))})`);
     const code = Number(status[2]);
     const headers: ResponseHeaders = {};
     let contentLength: string | undefined;
     let chunked = false;
     let transferEncoding = false;
-    let connection = '';
-    for (let i = 1; i < lines.length; i++) {
-      const line = lines[i] as string;
-      const colon = line.indexOf(':');
-      // No name (or obs-fold, a line starting with whitespace): refused, as RFC 9112 §5.2 allows.
-      if (colon <= 0) throw new ResponseError('a header line without a name');
-      const name = line.slice(0, colon);
-      if (!TOKEN.test(name)) throw new ResponseError('a bad header name');
-      const value = line.slice(colon + 1).trim();
-      if (BAD_VALUE.test(value)) throw new ResponseError(`a bad value for ${name}`);
-      const key = name.toLowerCase();
+    let connection: string | undefined;
+    // Every field line checked in one pass (the usual case); a failure is then located for its message.
+    if (firstEnd !== -1 && !FIELD_LINES.test(head.slice(firstEnd))) explainBadField(head.slice(firstEnd + 2));
+    for (let at = firstEnd + 2; at > 1; ) {
+      const colon = head.indexOf(':', at);
+      let end = head.indexOf('\r\n', colon);
+      const next = end === -1 ? -1 : end + 2;
+      if (end === -1) end = head.length;
+      const key = head.slice(at, colon).toLowerCase();
+      const value = withoutOws(head.slice(colon + 1, end));
+      at = next;
       switch (key) {
         case 'content-length':
           if (!/^\d{1,15}$/.test(value)) throw new ResponseError('a bad Content-Length');
@@ -251,7 +275,8 @@ export class ResponseParser {
           break;
         }
         case 'connection':
-          connection += `${value.toLowerCase()},`;
+          connection =
+            connection === undefined ? value.toLowerCase() : `${connection},${value.toLowerCase()}`;
           break;
         case 'keep-alive': {
           const timeout = /(?:^|[,\s])timeout=(\d+)/i.exec(value);
@@ -264,8 +289,13 @@ export class ResponseParser {
       else if (typeof prior === 'string') headers[key] = [prior, value];
       else prior.push(value);
     }
-    const tokens = connection.split(',').map((token) => token.trim());
-    this.#keepAlive = tokens.includes('close') ? false : status[1] === '1' || tokens.includes('keep-alive');
+    const http11 = status[1] === '1';
+    if (connection === undefined || connection === 'keep-alive')
+      this.#keepAlive = http11 || connection !== undefined;
+    else {
+      const tokens = connection.split(',').map((token) => token.trim());
+      this.#keepAlive = !tokens.includes('close') && (http11 || tokens.includes('keep-alive'));
+    }
     if (code < 200) {
       // 101 would switch protocols, which the edge never asks for (Upgrade is not forwarded).
       if (code === 101) throw new ResponseError('101 Switching Protocols was not asked for');
