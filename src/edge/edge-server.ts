@@ -274,7 +274,7 @@ export function createEdgeHandler(deps: EdgeDeps): {
     if (api) {
       const forwardedPath = url.slice(4) || '/';
       const upstreamStart = performance.now();
-      return deps.proxy.forward(
+      deps.proxy.forward(
         req,
         res,
         route.originUrl,
@@ -289,6 +289,7 @@ export function createEdgeHandler(deps: EdgeDeps): {
           },
         },
       );
+      return;
     }
     // The reference's own files: a reserved path outside /api, never proxied (see web/reference).
     if (path.startsWith(REFERENCE_PREFIX)) {

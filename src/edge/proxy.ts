@@ -111,14 +111,17 @@ export class OriginProxy {
     return upstream;
   }
 
-  /** Resolves once the answer (or the error answer) is sent, or the response is given up. */
+  /**
+   * Sends the request on and the answer back. Returns at once: the answer (or the error answer)
+   * follows on `res`, and `forwarded.upstreamDone` tells when the origin's part is over.
+   */
   forward(
     req: IncomingMessage,
     res: ServerResponse,
     originUrl: string,
     path: string,
     forwarded: ForwardedFor,
-  ): Promise<void> {
+  ): void {
     const upstream = this.#upstream(originUrl);
     const incoming = req.headers;
     const listed = connectionListed(incoming.connection);
@@ -146,18 +149,16 @@ export class OriginProxy {
       `x-forwarded-host: ${forwarded.host}\r\nx-forwarded-proto: ${forwarded.proto}\r\n` +
       `forwarded: for=${node};host=${forwarded.host};proto=${forwarded.proto}\r\n` +
       `x-request-id: ${forwarded.requestId}\r\n`;
-    return new Promise<void>((resolve) => {
-      upstream.pool.request(
-        {
-          method,
-          path: `${upstream.basePath}${path}`,
-          headerLines: lines,
-          body: hasBody ? req : null,
-          chunked,
-        },
-        new ForwardHandler(res, forwarded, resolve, this.#options.onError),
-      );
-    });
+    upstream.pool.request(
+      {
+        method,
+        path: `${upstream.basePath}${path}`,
+        headerLines: lines,
+        body: hasBody ? req : null,
+        chunked,
+      },
+      new ForwardHandler(res, forwarded, this.#options.onError),
+    );
   }
 
   async close(): Promise<void> {
@@ -170,23 +171,16 @@ class ForwardHandler implements ExchangeHandler {
   readonly #res: ServerResponse;
   readonly #requestId: string;
   readonly #upstreamDone: (() => void) | undefined;
-  readonly #done: () => void;
   readonly #onError: ProxyOptions['onError'];
   /** The Content-Length the origin announced, or -1. */
   #length = -1;
   /** A chunk that is the whole announced body, sent with `end()` in the same write as the head. */
   #whole: Buffer | undefined;
 
-  constructor(
-    res: ServerResponse,
-    forwarded: ForwardedFor,
-    done: () => void,
-    onError: ProxyOptions['onError'] = undefined,
-  ) {
+  constructor(res: ServerResponse, forwarded: ForwardedFor, onError: ProxyOptions['onError'] = undefined) {
     this.#res = res;
     this.#requestId = forwarded.requestId;
     this.#upstreamDone = forwarded.upstreamDone;
-    this.#done = done;
     this.#onError = onError;
   }
 
@@ -209,7 +203,6 @@ class ForwardHandler implements ExchangeHandler {
       // The client went away: stop reading the origin's answer (not an origin failure).
       control.abort();
       this.#upstreamDone?.();
-      this.#done();
       return;
     }
     if (this.#whole === undefined && chunk.length === this.#length) {
@@ -237,7 +230,6 @@ class ForwardHandler implements ExchangeHandler {
     // and sends both with one write() instead of a writev() of two buffers.
     else if (whole.length <= WHOLE_AS_STRING_MAX) this.#res.end(whole.toString('latin1'), 'latin1');
     else this.#res.end(whole);
-    this.#done();
   }
 
   onError(error: Error): void {
@@ -246,7 +238,6 @@ class ForwardHandler implements ExchangeHandler {
     this.#onError?.(error, this.#requestId, res.headersSent);
     if (res.headersSent) res.destroy(error);
     else if (!res.destroyed) sendError(res, originError(error), this.#requestId);
-    this.#done();
   }
 }
 
