@@ -4,6 +4,7 @@ import { edgeErrors } from './errors.ts';
 import {
   type ExchangeControl,
   type ExchangeHandler,
+  headerValues,
   OriginPool,
   type ResponseHeaders,
 } from './http1/origin-pool.ts';
@@ -67,7 +68,7 @@ interface Upstream {
  * lists none besides the usual close/keep-alive (the common case, checked without splitting).
  */
 function connectionListed(value: string | string[] | undefined): Set<string> | undefined {
-  if (value === undefined) return undefined;
+  if (value === undefined || value.length === 0) return undefined;
   const text = (Array.isArray(value) ? value.join(',') : value).toLowerCase();
   if (text === 'keep-alive' || text === 'close') return undefined;
   const names = new Set(text.split(',').map((name) => name.trim()));
@@ -184,16 +185,19 @@ class ForwardHandler implements ExchangeHandler {
     this.#onError = onError;
   }
 
-  onHead(statusCode: number, headers: ResponseHeaders): void {
-    const listed = connectionListed(headers.connection);
-    const out: Record<string, string | string[]> = {};
-    for (const name in headers) {
+  onHead(statusCode: number, headers: ResponseHeaders, bodyLength: number): void {
+    const listed = headers.includes('connection')
+      ? connectionListed(headerValues(headers, 'connection'))
+      : undefined;
+    // A flat list, as the parser gives it: node:http writes it without an object of dynamic keys.
+    const out: string[] = [];
+    for (let i = 0; i < headers.length; i += 2) {
+      const name = headers[i] as string;
       if (HOP_BY_HOP.has(name) || listed?.has(name)) continue;
-      out[name] = headers[name] as string | string[];
+      out.push(name, headers[i + 1] as string);
     }
-    out['x-request-id'] = this.#requestId;
-    const length = headers['content-length'];
-    if (typeof length === 'string') this.#length = Number(length);
+    out.push('x-request-id', this.#requestId);
+    this.#length = bodyLength;
     this.#res.writeHead(statusCode, out);
   }
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ResponseError, type ResponseHeaders, ResponseParser } from '../../src/edge/http1/response-parser.ts';
+import { ResponseError, ResponseParser } from '../../src/edge/http1/response-parser.ts';
+import { headerObject } from '../support/http.ts';
 
 /**
  * The edge's HTTP/1.1 response parser on its own: each framing, every split of the bytes across
@@ -8,7 +9,8 @@ import { ResponseError, type ResponseHeaders, ResponseParser } from '../../src/e
  */
 interface Parsed {
   status: number | undefined;
-  headers: ResponseHeaders | undefined;
+  headers: Record<string, string | string[]> | undefined;
+  bodyLength: number | undefined;
   body: string;
   complete: number;
   keepAlive: boolean;
@@ -19,16 +21,18 @@ function parser(noBody = false) {
   const seen: Parsed = {
     status: undefined,
     headers: undefined,
+    bodyLength: undefined,
     body: '',
     complete: 0,
     keepAlive: true,
     keepAliveMs: undefined,
   };
   const p = new ResponseParser({
-    onHead(status, headers) {
+    onHead(status, headers, bodyLength) {
       assert.equal(seen.status, undefined, 'one head per response');
       seen.status = status;
-      seen.headers = headers;
+      seen.headers = headerObject(headers);
+      seen.bodyLength = bodyLength;
     },
     onBody(chunk) {
       seen.body += chunk.toString('latin1');
@@ -85,6 +89,7 @@ describe('the origin response parser (HTTP/1.1, RFC 9112)', () => {
       'x-empty': '',
     });
     assert.equal(answer.body, '{"id":"é"}\n');
+    assert.equal(answer.bodyLength, 11);
     assert.equal(answer.complete, 1);
     assert.equal(answer.keepAlive, true);
   });
@@ -94,6 +99,7 @@ describe('the origin response parser (HTTP/1.1, RFC 9112)', () => {
       'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n1;name=value\r\n,\r\nA \r\n the world\r\n0\r\nX-Trailer: 1\r\n\r\n',
     );
     assert.equal(answer.body, 'hello, the world');
+    assert.equal(answer.bodyLength, -1);
     assert.equal(answer.complete, 1);
     assert.equal(answer.keepAlive, true);
     assert.deepEqual(answer.headers, { 'transfer-encoding': 'chunked' });
@@ -115,12 +121,16 @@ describe('the origin response parser (HTTP/1.1, RFC 9112)', () => {
   it('has no body after HEAD, 204 or 304, whatever the headers announce', () => {
     const head = parse('HTTP/1.1 200 OK\r\nContent-Length: 256\r\n\r\n', { noBody: true });
     assert.deepEqual([head.status, head.body, head.complete, head.keepAlive], [200, '', 1, true]);
+    assert.equal(head.headers?.['content-length'], '256', 'the length of what GET would answer, kept');
+    assert.equal(head.bodyLength, -1);
     for (const status of [204, 304]) {
       const answer = parse(`HTTP/1.1 ${status} X\r\nTransfer-Encoding: chunked\r\n\r\n`);
       assert.deepEqual([answer.status, answer.body, answer.complete], [status, '', 1]);
     }
     const empty = parse('HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n');
-    assert.equal(empty.complete, 1);
+    assert.deepEqual([empty.complete, empty.bodyLength], [1, 0]);
+    const twice = parse('HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\nok');
+    assert.deepEqual([twice.body, twice.headers], ['ok', { 'content-length': '2' }]);
   });
 
   it('skips interim 100 and 103 answers and reports the final one', () => {

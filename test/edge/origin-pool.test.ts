@@ -11,9 +11,9 @@ import {
   OriginPool,
   type OriginPoolOptions,
   type OriginRequest,
-  type ResponseHeaders,
 } from '../../src/edge/http1/origin-pool.ts';
 import { createInternalCa, InternalIssuer } from '../../src/platform/certificates/internal-issuer.ts';
+import { headerObject } from '../support/http.ts';
 
 /**
  * The edge's origin client against real servers on loopback: node:http origins, and raw TCP ones
@@ -29,7 +29,7 @@ const OPTIONS: OriginPoolOptions = {
 
 interface Answer {
   status: number;
-  headers: ResponseHeaders;
+  headers: Record<string, string | string[]>;
   body: string;
 }
 
@@ -40,14 +40,14 @@ function send(
 ): Promise<Answer | { error: string }> {
   return new Promise((resolve) => {
     let status = 0;
-    let headers: ResponseHeaders = {};
+    let headers: Record<string, string | string[]> = {};
     const chunks: Buffer[] = [];
     pool.request(
       { method: 'GET', headerLines: '', body: null, chunked: false, ...request },
       {
         onHead(s, h) {
           status = s;
-          headers = h;
+          headers = headerObject(h);
         },
         onBody(chunk) {
           chunks.push(Buffer.from(chunk));

@@ -32,3 +32,19 @@ export function requestAs(
     req.end(init.body);
   });
 }
+
+/**
+ * A flat header list (`[name, value, …]`, as the edge's origin client gives it) as an object for
+ * assertions: a repeated header's values in an array, in order.
+ */
+export function headerObject(flat: readonly string[]): Record<string, string | string[]> {
+  const object: Record<string, string | string[]> = {};
+  for (let i = 0; i < flat.length; i += 2) {
+    const name = flat[i] as string;
+    const value = flat[i + 1] as string;
+    const prior = object[name];
+    object[name] =
+      prior === undefined ? value : typeof prior === 'string' ? [prior, value] : [...prior, value];
+  }
+  return object;
+}

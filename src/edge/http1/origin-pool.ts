@@ -63,7 +63,8 @@ export interface ExchangeControl {
 }
 
 export interface ExchangeHandler {
-  onHead(status: number, headers: ResponseHeaders, control: ExchangeControl): void;
+  /** `bodyLength`: the answer's Content-Length when that frames its body, else -1. */
+  onHead(status: number, headers: ResponseHeaders, bodyLength: number, control: ExchangeControl): void;
   onBody(chunk: Buffer, control: ExchangeControl): void;
   onEnd(): void;
   onError(error: Error): void;
@@ -234,11 +235,11 @@ class Connection implements ResponseEvents {
     if (this.#parser.complete && !exchange.settled) this.#complete(exchange);
   }
 
-  onHead(status: number, headers: ResponseHeaders): void {
+  onHead(status: number, headers: ResponseHeaders, bodyLength: number): void {
     const exchange = this.exchange as Exchange;
     if (exchange.settled) return;
     exchange.headReceived = true;
-    exchange.handler.onHead(status, headers, exchange);
+    exchange.handler.onHead(status, headers, bodyLength, exchange);
   }
 
   onBody(chunk: Buffer): void {
@@ -537,5 +538,5 @@ export class OriginPool {
   }
 }
 
-export type { ResponseHeaders } from './response-parser.ts';
+export { headerValues, type ResponseHeaders } from './response-parser.ts';
 export { ResponseError };

@@ -9,12 +9,26 @@
  * (the edge's 502), never a guess.
  */
 
-/** Response headers by lowercase name; a repeated header keeps every value, in order. */
-export type ResponseHeaders = Record<string, string | string[]>;
+/**
+ * Response headers as a flat list, `[name, value, name, value, …]` (names lowercase), in the
+ * order received, a repeated header once per line: the shape `res.writeHead` takes as is, with
+ * no object of dynamic keys built on the way (docs/decisions.md, "The edge's origin client").
+ */
+export type ResponseHeaders = string[];
+
+/** Every value of the header `name` (lowercase) in a flat list, in order. */
+export function headerValues(headers: ResponseHeaders, name: string): string[] {
+  const values: string[] = [];
+  for (let i = 0; i < headers.length; i += 2) if (headers[i] === name) values.push(headers[i + 1] as string);
+  return values;
+}
 
 export interface ResponseEvents {
-  /** The final (non-1xx) status and headers; interim 1xx answers are skipped. */
-  onHead(status: number, headers: ResponseHeaders): void;
+  /**
+   * The final (non-1xx) status and headers; interim 1xx answers are skipped. `bodyLength` is the
+   * body's Content-Length when that frames it, else -1 (chunked, until the close, or no body).
+   */
+  onHead(status: number, headers: ResponseHeaders, bodyLength: number): void;
   /** A piece of the body (decoded from chunks when chunked); a view into the given bytes. */
   onBody(chunk: Buffer): void;
   /** The response is whole. */
@@ -245,7 +259,7 @@ export class ResponseParser {
     const status = STATUS_LINE.exec(statusLine);
     if (!status) throw new ResponseError(`a bad status line (${JSON.stringify(statusLine.slice(0, 40))})`);
     const code = Number(status[2]);
-    const headers: ResponseHeaders = {};
+    const headers: ResponseHeaders = [];
     let contentLength: string | undefined;
     let chunked = false;
     let transferEncoding = false;
@@ -263,11 +277,12 @@ export class ResponseParser {
       switch (key) {
         case 'content-length':
           if (!/^\d{1,15}$/.test(value)) throw new ResponseError('a bad Content-Length');
-          if (contentLength !== undefined && contentLength !== value)
-            throw new ResponseError('conflicting Content-Length headers');
+          if (contentLength !== undefined) {
+            if (contentLength !== value) throw new ResponseError('conflicting Content-Length headers');
+            continue;
+          }
           contentLength = value;
-          headers[key] = value;
-          continue;
+          break;
         case 'transfer-encoding': {
           transferEncoding = true;
           const codings = value.toLowerCase().split(',');
@@ -284,10 +299,7 @@ export class ResponseParser {
           break;
         }
       }
-      const prior = headers[key];
-      if (prior === undefined) headers[key] = value;
-      else if (typeof prior === 'string') headers[key] = [prior, value];
-      else prior.push(value);
+      headers.push(key, value);
     }
     const http11 = status[1] === '1';
     if (connection === undefined || connection === 'keep-alive')
@@ -302,9 +314,10 @@ export class ResponseParser {
       // 100 Continue, 103 Early Hints…: interim, the final answer follows on the same connection.
       return;
     }
-    this.#events.onHead(code, headers);
-    if (this.#noBody || code === 204 || code === 304) {
-      this.#finish();
+    const noBody = this.#noBody || code === 204 || code === 304;
+    let bodyLength = -1;
+    if (noBody) {
+      // Framing is moot: nothing follows the head.
     } else if (transferEncoding) {
       // Chunked last: chunks. Otherwise the close ends the body (RFC 9112 §6.3, point 4).
       if (chunked) this.#state = 'chunk-size';
@@ -312,15 +325,18 @@ export class ResponseParser {
         this.#state = 'until-close';
         this.#keepAlive = false;
       }
-      if (contentLength !== undefined) delete headers['content-length'];
+      // A Content-Length beside Transfer-Encoding is void, and not passed on.
+      if (contentLength !== undefined) headers.splice(headers.indexOf('content-length'), 2);
     } else if (contentLength !== undefined) {
-      this.#remaining = Number(contentLength);
-      if (this.#remaining === 0) this.#finish();
-      else this.#state = 'length';
+      bodyLength = Number(contentLength);
+      this.#remaining = bodyLength;
+      this.#state = 'length';
     } else {
       this.#state = 'until-close';
       this.#keepAlive = false;
     }
+    this.#events.onHead(code, headers, bodyLength);
+    if (noBody || bodyLength === 0) this.#finish();
   }
 
   #finish(): void {
