@@ -4,6 +4,7 @@ import { cpus } from 'node:os';
 import { acmeSuite } from './acme.ts';
 import { domainsSuite } from './domains.ts';
 import { edgeSuite } from './edge.ts';
+import { edgeInstructionsSuite } from './edge-instructions.ts';
 import { petstoreSuite } from './petstore.ts';
 import { referenceSuite } from './reference.ts';
 import { BENCH_SETTINGS, type BenchConfig, loadBenchConfig } from './support/config.ts';
@@ -21,6 +22,7 @@ const SUITES: readonly Suite[] = [
   petstoreSuite,
   domainsSuite,
   edgeSuite,
+  edgeInstructionsSuite,
   tlsSuite,
   acmeSuite,
   referenceSuite,

@@ -1,0 +1,252 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { BareResponses } from './bare-server.ts';
+import { BENCH_HOST, get } from './edge.ts';
+import type { BenchConfig } from './support/config.ts';
+import { prepareEdgeDatabase } from './support/platform.ts';
+import { type Check, formatRate, formatRatio, type Suite, type SuiteReport } from './support/report.ts';
+import { freePort, type RunningServer, startServer } from './support/servers.ts';
+import { runWrk } from './support/wrk.ts';
+
+/**
+ * Issue 5, the proxy's cost without the machine's noise: user-space instructions per proxied
+ * request, counted by valgrind's callgrind, for the bare origin answering directly, the Kennel
+ * edge and the plain Node.js proxy (bench/plain-proxy.ts). On a shared VM the `edge` suite's
+ * req/s moves by ±15% from minute to minute; an instruction count is the same within a few
+ * percent from run to run, so it shows what a change to the edge's code costs or saves.
+ * It leaves out what the kernel does for the process (the socket calls), which `edge` measures.
+ *
+ * Each server runs under callgrind with counting off; wrk warms it up (the JIT compiles the hot
+ * path), counting is switched on for a measured run, and the total is divided by the requests
+ * wrk counted. The origin, not counted, runs beside wrk on the load core.
+ */
+export const edgeInstructionsSuite: Suite = {
+  name: 'edge-instructions',
+  description: 'instructions per request (callgrind): the bare origin, the edge and the plain Node proxy',
+  run: runEdgeInstructionsSuite,
+};
+
+const ROOT = resolve(import.meta.dirname, '..');
+const ORIGIN_PATH = '/pets/1';
+/** Concurrency under valgrind, which runs every thread of the process on one host thread. */
+const CONNECTIONS = 10;
+const WARMUP_SECONDS = Number(process.env.BENCH_INSTR_WARMUP ?? 30);
+const MEASURE_SECONDS = Number(process.env.BENCH_INSTR_SECONDS ?? 15);
+
+interface Counted {
+  readonly label: string;
+  readonly requests: number;
+  readonly instructions: number;
+}
+
+function requireValgrind(): void {
+  for (const command of ['valgrind', 'callgrind_control']) {
+    const found = spawnSync(command, ['--version'], { encoding: 'utf8' });
+    if (found.error) {
+      throw new Error(
+        `the edge-instructions suite needs ${command}. Install it with: apt-get install -y valgrind`,
+      );
+    }
+  }
+}
+
+async function runEdgeInstructionsSuite(
+  config: BenchConfig,
+  log: (line: string) => void,
+): Promise<SuiteReport> {
+  requireValgrind();
+  const work = mkdtempSync(join(tmpdir(), 'kennel-bench-instructions-'));
+  const cleanups: (() => Promise<void>)[] = [];
+  const counted: Counted[] = [];
+  const problems: string[] = [];
+  try {
+    const responses: BareResponses = {
+      fixed: [
+        {
+          method: 'GET',
+          url: ORIGIN_PATH,
+          status: 200,
+          headers: { 'content-type': 'application/json; charset=utf-8' },
+          body: JSON.stringify({
+            id: 1,
+            name: 'Rex',
+            category: { id: 1, name: 'Dogs' },
+            status: 'available',
+          }),
+        },
+      ],
+      orders: [],
+    };
+    const responsesFile = join(work, 'origin.json');
+    writeFileSync(responsesFile, JSON.stringify(responses));
+    const origin = await startServer({
+      name: 'origin',
+      node: config.node,
+      args: [join(ROOT, 'bench', 'bare-server.ts')],
+      cwd: ROOT,
+      cpu: config.loadCpu,
+      port: await freePort(),
+      env: { BARE_RESPONSES: responsesFile },
+      readyPath: '/',
+    });
+    cleanups.push(origin.stop);
+    const edgeDb = await prepareEdgeDatabase({ location: join(work, 'kennel.db'), originUrl: origin.url });
+
+    const targets: { label: string; script: string; path: string; env: Record<string, string> }[] = [
+      {
+        label: 'origin directly',
+        script: join(ROOT, 'bench', 'bare-server.ts'),
+        path: ORIGIN_PATH,
+        env: { BARE_RESPONSES: responsesFile },
+      },
+      {
+        label: 'Kennel edge',
+        script: join(ROOT, 'bench', 'edge-node.ts'),
+        path: `/api${ORIGIN_PATH}`,
+        env: {
+          EDGE_DATABASE: edgeDb.location,
+          EDGE_CERT_KEY: edgeDb.sealingKey,
+          HTTPS_PORT: String(await freePort()),
+          STATS_PORT: String(await freePort()),
+        },
+      },
+      {
+        label: 'plain Node proxy',
+        script: join(ROOT, 'bench', 'plain-proxy.ts'),
+        path: `/api${ORIGIN_PATH}`,
+        env: { ORIGIN_URL: origin.url },
+      },
+    ];
+    for (const target of targets) {
+      log(`${target.label}: starting under callgrind (counting off)`);
+      const outFile = join(work, `${target.label.replace(/\W+/g, '-')}.callgrind`);
+      const server = await startServer({
+        name: target.label,
+        node: 'valgrind',
+        args: [
+          '--tool=callgrind',
+          '--instr-atstart=no',
+          `--callgrind-out-file=${outFile}`,
+          config.node,
+          target.script,
+        ],
+        cwd: ROOT,
+        cpu: config.serverCpu,
+        port: await freePort(),
+        env: target.env,
+        readyPath: target.path,
+        readyTimeoutMs: 180_000,
+      });
+      try {
+        const answer = await get(server.url, target.path, BENCH_HOST);
+        if (answer.status !== 200 || answer.body !== responses.fixed[0]?.body) {
+          throw new Error(`${target.label} answered ${answer.status}, not the origin's answer`);
+        }
+        log(`${target.label}: warm-up ${WARMUP_SECONDS} s`);
+        await load(config, server, target.path, WARMUP_SECONDS);
+        await callgrindControl(['-i', 'on', String(server.pid)]);
+        const run = await load(config, server, target.path, MEASURE_SECONDS);
+        await callgrindControl(['-i', 'off', String(server.pid)]);
+        // Read once the server has exited: callgrind writes what it counted when the process ends.
+        await server.stop();
+        const instructions = totalInstructions(work, outFile);
+        if (run.problem) problems.push(`${target.label}: ${run.problem}`);
+        if (instructions === 0) problems.push(`${target.label}: callgrind counted nothing`);
+        counted.push({ label: target.label, requests: run.requests, instructions });
+        log(
+          `${target.label}: ${run.requests} requests, ${formatRate(instructions / run.requests)} instructions per request`,
+        );
+      } finally {
+        await server.stop();
+      }
+    }
+  } finally {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+    rmSync(work, { recursive: true, force: true });
+  }
+  return summarize(counted, problems);
+}
+
+async function load(
+  config: BenchConfig,
+  server: RunningServer,
+  path: string,
+  seconds: number,
+): Promise<{ requests: number; problem: string | null }> {
+  const result = await runWrk({
+    url: `${server.url}${path}`,
+    connections: CONNECTIONS,
+    durationSeconds: seconds,
+    cpu: config.loadCpu,
+    headers: { Host: BENCH_HOST },
+  });
+  const errors = Object.values(result.socketErrors).reduce((a, b) => a + b, 0);
+  return {
+    requests: result.requests,
+    problem:
+      result.non2xx > 0 || errors > 0 ? `${result.non2xx} error answers, ${errors} socket errors` : null,
+  };
+}
+
+function callgrindControl(args: string[]): Promise<void> {
+  return new Promise((resolvePromise, reject) => {
+    // vgdb names its pipes after $USER and $HOST as the server saw them, and startServer sets
+    // HOST=127.0.0.1 for the server: the same here, or callgrind_control finds no pipe.
+    const child = spawn('callgrind_control', args, {
+      stdio: 'ignore',
+      env: { ...process.env, HOST: '127.0.0.1' },
+    });
+    child.once('error', reject);
+    child.once('exit', (code) =>
+      code === 0 ? resolvePromise() : reject(new Error(`callgrind_control ${args.join(' ')} exited ${code}`)),
+    );
+  });
+}
+
+/** The Ir totals of every dump callgrind wrote for `outFile` (one per dump, `<file>.<n>`). */
+function totalInstructions(dir: string, outFile: string): number {
+  const base = outFile.slice(dir.length + 1);
+  let total = 0;
+  for (const name of readdirSync(dir).filter((file) => file === base || file.startsWith(`${base}.`))) {
+    const match = /^totals: (\d+)/m.exec(readFileSync(join(dir, name), 'utf8'));
+    if (match) total += Number(match[1]);
+  }
+  return total;
+}
+
+function summarize(counted: readonly Counted[], problems: readonly string[]): SuiteReport {
+  const per = (label: string) => {
+    const row = counted.find((c) => c.label === label);
+    return row && row.requests > 0 ? row.instructions / row.requests : Number.NaN;
+  };
+  const direct = per('origin directly');
+  const edge = per('Kennel edge');
+  const plain = per('plain Node proxy');
+  const checks: Check[] = [
+    {
+      label: 'Kennel edge takes fewer instructions per request than the plain Node proxy',
+      passed: edge < plain,
+      measured: `${formatRate(edge)} vs ${formatRate(plain)} (${formatRatio(edge / plain)})`,
+    },
+  ];
+  return {
+    suite: edgeInstructionsSuite.name,
+    title: `User-space instructions per request under callgrind (${CONNECTIONS} connections, ${MEASURE_SECONDS} s counted after ${WARMUP_SECONDS} s of warm-up)`,
+    table: {
+      headers: ['Server', 'requests counted', 'instructions/req', 'vs the origin answering directly'],
+      rows: counted.map((c) => [
+        c.label,
+        formatRate(c.requests),
+        formatRate(c.instructions / c.requests),
+        formatRatio(c.instructions / c.requests / direct),
+      ]),
+      right: [1, 2, 3],
+    },
+    checks,
+    problems,
+    warnings: [],
+    data: { counted, direct, edge, plain },
+  };
+}
