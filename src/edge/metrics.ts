@@ -20,7 +20,8 @@ export function proxyErrorKind(error: unknown): ProxyErrorKind {
   if (code === 'ORIGIN_CONNECT_TIMEOUT' || code === 'ETIMEDOUT') return 'connect_timeout';
   if (code === 'ORIGIN_HEADERS_TIMEOUT' || code === 'ORIGIN_BODY_TIMEOUT') return 'timeout';
   if (code === 'ORIGIN_CLOSED' || code === 'ECONNRESET' || code === 'EPIPE') return 'reset';
-  if (code === 'ORIGIN_BAD_RESPONSE' || code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_'))
+  // An https origin whose certificate does not verify is as unusable as one answering garbage.
+  if (code === 'ORIGIN_BAD_RESPONSE' || /^ERR_(TLS|SSL)_|CERT|SIGNATURE|ISSUER/.test(code))
     return 'bad_response';
   return 'other';
 }

@@ -18,6 +18,8 @@ describe('metric labels: proxy error kinds and status classes', () => {
         'EPIPE',
         'ORIGIN_BAD_RESPONSE',
         'ERR_TLS_CERT_ALTNAME_INVALID',
+        'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+        'SELF_SIGNED_CERT_IN_CHAIN',
         'SOMETHING_ELSE',
       ].map((code) => [code, proxyErrorKind(Object.assign(new Error(code), { code }))]),
     );
@@ -34,6 +36,8 @@ describe('metric labels: proxy error kinds and status classes', () => {
       EPIPE: 'reset',
       ORIGIN_BAD_RESPONSE: 'bad_response',
       ERR_TLS_CERT_ALTNAME_INVALID: 'bad_response',
+      UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'bad_response',
+      SELF_SIGNED_CERT_IN_CHAIN: 'bad_response',
       SOMETHING_ELSE: 'other',
     });
     assert.equal(proxyErrorKind(new Error('no code')), 'other');
