@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { type DatabaseIntrospector, type Kysely, sql } from 'kysely';
 import { type Migration, Migrator } from 'kysely/migration';
 import type { Dialect } from './connection.ts';
 
@@ -30,7 +30,7 @@ export async function migrateToLatest(
       ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
       : undefined;
   const migrator = new Migrator({
-    db,
+    db: schema ? scopedToCurrentSchema(db) : db,
     ...(schema ? { migrationTableSchema: schema } : {}),
     provider: { getMigrations: async () => adapted },
     migrationTableName: `${service}_migration`,
@@ -38,6 +38,35 @@ export async function migrateToLatest(
   });
   const { error } = await migrator.migrateToLatest();
   if (error) throw new Error(`migrating ${service} failed: ${(error as Error).message}`, { cause: error });
+}
+
+/**
+ * The database as Kysely's migrator sees it, with an introspector that reads the current schema
+ * only. Kysely's own lists the tables (and each column's serial sequence) of every schema on the
+ * server to find its history table, and PostgreSQL fails that query when another schema is
+ * dropped meanwhile: test suites dropping theirs in parallel, or another installation on the same
+ * server (test/storage/migrate-race.test.ts). The migrator only asks whether its schema and its
+ * tables exist.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: any service's schema
+function scopedToCurrentSchema(db: Kysely<any>): Kysely<any> {
+  const introspection: DatabaseIntrospector = {
+    getSchemas: async () => (await sql<{ name: string }>`select current_schema() as name`.execute(db)).rows,
+    getTables: async () =>
+      (
+        await sql<{ name: string; schema: string }>`
+          select table_name as name, table_schema as schema from information_schema.tables
+          where table_schema = current_schema()`.execute(db)
+      ).rows.map((table) => ({ ...table, isView: false, isForeign: false, columns: [] })),
+  };
+  return new Proxy(db, {
+    get(target, property) {
+      if (property === 'introspection') return introspection;
+      const value = Reflect.get(target, property, target);
+      // Kysely's methods use private fields: they must run on the instance itself.
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }
 
 /** The column type of an auto-assigned int64 primary key. */
