@@ -33,8 +33,8 @@ export const edgeSuite: Suite = {
 
 const ROOT = resolve(import.meta.dirname, '..');
 export const BENCH_HOST = 'petstore.platform.test';
-const ORIGIN_PATH = '/pets/1';
-const ORIGIN_BODY = JSON.stringify({
+export const ORIGIN_PATH = '/pets/1';
+export const ORIGIN_BODY = JSON.stringify({
   id: 1,
   name: 'Rex',
   category: { id: 1, name: 'Dogs' },
@@ -86,31 +86,8 @@ export async function runEdgeSuite(config: BenchConfig, log: (line: string) => v
   const cleanups: (() => Promise<void>)[] = [];
   try {
     const problems: string[] = [];
-    const responses: BareResponses = {
-      fixed: [
-        {
-          method: 'GET',
-          url: ORIGIN_PATH,
-          status: 200,
-          headers: { 'content-type': 'application/json; charset=utf-8' },
-          body: ORIGIN_BODY,
-        },
-      ],
-      orders: [],
-    };
-    const responsesFile = join(work, 'origin.json');
-    writeFileSync(responsesFile, JSON.stringify(responses));
     log('starting the origin (bench/bare-server.ts)');
-    const origin = await startServer({
-      name: 'origin',
-      node: config.node,
-      args: [join(ROOT, 'bench', 'bare-server.ts')],
-      cwd: ROOT,
-      cpu: config.serverCpu,
-      port: await freePort(),
-      env: { BARE_RESPONSES: responsesFile },
-      readyPath: '/',
-    });
+    const { origin } = await startPetOrigin(config, work, config.serverCpu);
     cleanups.push(origin.stop);
 
     log('starting the Kennel edge (bench/edge-node.ts) on a fresh SQLite database');
@@ -348,6 +325,42 @@ async function measureSlices(
     );
   }
   return { count, ratios };
+}
+
+/**
+ * The origin of the proxy suites: a bare node:http server (bench/bare-server.ts) answering
+ * `GET /pets/1` with ORIGIN_BODY, pinned to `cpu`; `responsesFile` starts more of it.
+ */
+export async function startPetOrigin(
+  config: BenchConfig,
+  work: string,
+  cpu: string,
+): Promise<{ origin: RunningServer; responsesFile: string }> {
+  const responses: BareResponses = {
+    fixed: [
+      {
+        method: 'GET',
+        url: ORIGIN_PATH,
+        status: 200,
+        headers: { 'content-type': 'application/json; charset=utf-8' },
+        body: ORIGIN_BODY,
+      },
+    ],
+    orders: [],
+  };
+  const responsesFile = join(work, 'origin.json');
+  writeFileSync(responsesFile, JSON.stringify(responses));
+  const origin = await startServer({
+    name: 'origin',
+    node: config.node,
+    args: [join(ROOT, 'bench', 'bare-server.ts')],
+    cwd: ROOT,
+    cpu,
+    port: await freePort(),
+    env: { BARE_RESPONSES: responsesFile },
+    readyPath: '/',
+  });
+  return { origin, responsesFile };
 }
 
 /** One GET with a Host header (fetch cannot set Host). */
