@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { BareResponses } from './bare-server.ts';
 import type { BenchConfig } from './support/config.ts';
-import { measureRun, type RunFigures } from './support/measure.ts';
+import { disturbanceNotes, measureRun, type RunFigures } from './support/measure.ts';
 import { prepareEdgeDatabase } from './support/platform.ts';
 import {
   type Check,
@@ -468,15 +468,9 @@ function summarize(
     },
   ];
   const labelOf = (kind: TargetKind) => targets.find((t) => t.kind === kind)?.label ?? kind;
-  const warnings = measurements.flatMap((m) => {
-    const what = `round ${m.round}, ${labelOf(m.target)}`;
-    const notes: string[] = [];
-    if (m.otherCores > config.noiseLimitCores)
-      notes.push(`${what}: other processes used ${m.otherCores.toFixed(2)} cores (after ${m.attempts} runs)`);
-    if (m.stealCores > config.noiseLimitCores)
-      notes.push(`${what}: the hypervisor took ${m.stealCores.toFixed(2)} cores (steal)`);
-    return notes;
-  });
+  const warnings = measurements.flatMap((m) =>
+    disturbanceNotes(config, `round ${m.round}, ${labelOf(m.target)}`, m),
+  );
   return {
     suite: 'edge',
     title: `Proxies: GET /api${ORIGIN_PATH} (origin: GET ${ORIGIN_PATH}), proxy and origin on CPU ${config.serverCpu}, ${config.connections} connections, medians of ${config.rounds} rounds x ${config.durationSeconds} s`,

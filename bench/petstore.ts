@@ -14,7 +14,7 @@ import {
   setStock,
 } from './petstore-fixtures.ts';
 import type { BenchConfig } from './support/config.ts';
-import { measureRun, type RunFigures } from './support/measure.ts';
+import { disturbanceNotes, measureRun, type RunFigures } from './support/measure.ts';
 import { createBenchDatabase } from './support/postgres.ts';
 import {
   type Check,
@@ -326,17 +326,9 @@ function summarize(
 
   const labelOf = (kind: TargetKind) => targets.find((t) => t.kind === kind)?.label ?? kind;
   const endpointOf = (key: EndpointKey) => endpoints.find((e) => e.key === key)?.label ?? key;
-  const warnings = measurements.flatMap((m) => {
-    const what = `round ${m.round}, ${labelOf(m.target)}, ${endpointOf(m.endpoint)}`;
-    const notes: string[] = [];
-    if (m.otherCores > config.noiseLimitCores) {
-      notes.push(`${what}: other processes used ${m.otherCores.toFixed(2)} cores (after ${m.attempts} runs)`);
-    }
-    if (m.stealCores > config.noiseLimitCores) {
-      notes.push(`${what}: the hypervisor took ${m.stealCores.toFixed(2)} cores (steal)`);
-    }
-    return notes;
-  });
+  const warnings = measurements.flatMap((m) =>
+    disturbanceNotes(config, `round ${m.round}, ${labelOf(m.target)}, ${endpointOf(m.endpoint)}`, m),
+  );
 
   return {
     suite: 'petstore',

@@ -5,6 +5,7 @@ import { connect } from 'node:tls';
 import { InternalIssuer } from '../src/platform/certificates/internal-issuer.ts';
 import type { BenchConfig } from './support/config.ts';
 import { cpuSnapshot, cpuUse, waitForQuiet } from './support/cpu.ts';
+import { disturbanceNotes } from './support/measure.ts';
 import { type openPlatform, prepareEdgeDatabase } from './support/platform.ts';
 import { createBenchDatabase } from './support/postgres.ts';
 import {
@@ -443,15 +444,9 @@ function summarize(
       measured: describeResume(tls12),
     },
   ];
-  const warnings = measurements.flatMap((m) => {
-    const what = `round ${m.round}, ${label(m.store, count)}, ${m.mode}`;
-    const notes: string[] = [];
-    if (m.otherCores > config.noiseLimitCores)
-      notes.push(`${what}: other processes used ${m.otherCores.toFixed(2)} cores (after ${m.attempts} runs)`);
-    if (m.stealCores > config.noiseLimitCores)
-      notes.push(`${what}: the hypervisor took ${m.stealCores.toFixed(2)} cores (steal)`);
-    return notes;
-  });
+  const warnings = measurements.flatMap((m) =>
+    disturbanceNotes(config, `round ${m.round}, ${label(m.store, count)}, ${m.mode}`, m),
+  );
   return {
     suite: 'tls',
     title: `TLS 1.3 handshakes (ECDSA P-256 certificates from the internal CA), edge on CPU ${config.serverCpu}, ${config.tlsClients} client processes on CPU ${config.loadCpu}, medians of ${config.rounds} rounds x ${config.durationSeconds} s; first pass over ${count.toLocaleString('en-US')} names (loading each from the database): ${formatRate(extra.coldRate)}/s`,

@@ -101,3 +101,19 @@ async function measureOnce(config: BenchConfig, spec: RunSpec, attempt: number):
     problem,
   };
 }
+
+/** The summary's DISTURBED lines for one run: other processes or the hypervisor took a core's share. */
+export function disturbanceNotes(
+  config: BenchConfig,
+  what: string,
+  run: { readonly otherCores: number; readonly stealCores: number; readonly attempts: number },
+): string[] {
+  const notes: string[] = [];
+  if (run.otherCores > config.noiseLimitCores)
+    notes.push(
+      `${what}: other processes used ${run.otherCores.toFixed(2)} cores (after ${run.attempts} runs)`,
+    );
+  if (run.stealCores > config.noiseLimitCores)
+    notes.push(`${what}: the hypervisor took ${run.stealCores.toFixed(2)} cores (steal)`);
+  return notes;
+}
