@@ -7,6 +7,7 @@ import type { PlatformContext } from '../platform/context.ts';
 import { REFERENCE_PREFIX, referenceAssets } from '../web/reference/index.ts';
 import { edgeErrors } from './errors.ts';
 import { type OriginProxy, sendError } from './proxy.ts';
+import { ambiguousHead } from './request-framing.ts';
 import { DocumentCache, sendReferencePage } from './published-site.ts';
 import { type ProjectRoute, type Route, RoutingTable } from './routing-table.ts';
 
@@ -71,10 +72,6 @@ export function hostOf(req: IncomingMessage): string {
   return bare.endsWith('.') ? bare.slice(0, -1) : bare;
 }
 
-function requestIdOf(req: IncomingMessage): string {
-  const given = req.headers['x-request-id'];
-  return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
-}
 
 function wantsHtml(req: IncomingMessage): boolean {
   return (req.headers.accept ?? '').includes('text/html');
@@ -346,7 +343,8 @@ export function createEdgeHandler(deps: EdgeDeps): {
     table,
     handle(req, res) {
       const exchange: EdgeExchange = {
-        requestId: requestIdOf(req),
+        // Always the edge's own: a client's X-Request-Id would let it forge ids in others' logs.
+        requestId: randomUUID(),
         host: hostOf(req),
         startedAt: performance.now(),
         project: undefined,
@@ -374,6 +372,12 @@ export function createEdgeHandler(deps: EdgeDeps): {
           exchange.requestId,
         );
       };
+      const ambiguous = ambiguousHead(req);
+      if (ambiguous !== undefined) {
+        res.shouldKeepAlive = false;
+        sendError(res, edgeErrors.error('bad_request_framing', ambiguous), exchange.requestId);
+        return;
+      }
       try {
         serve(req, res, exchange)?.catch(fail);
       } catch (error) {

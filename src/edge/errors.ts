@@ -14,6 +14,20 @@ export const edgeErrors = defineErrorCatalog({
     status: 502,
     meaning: "The project's origin refused the connection or failed mid-answer.",
   },
+  origin_forbidden: {
+    status: 502,
+    meaning:
+      "The project's origin resolves to an address the platform does not connect to (loopback, private, link-local or metadata), and the operator has not allowed it.",
+  },
+  origin_bad_response: {
+    status: 502,
+    meaning: "The project's origin sent a malformed answer (bad framing or headers).",
+  },
+  bad_request_framing: {
+    status: 400,
+    meaning:
+      'The request is framed ambiguously (a second Host, or a Transfer-Encoding other than chunked): the edge does not guess what the origin would read.',
+  },
   edge_error: { status: 500, meaning: 'The edge itself failed; it is logged with the request id.' },
   origin_timeout: { status: 504, meaning: "The project's origin did not answer in time." },
   // The operator listener (METRICS_PORT):

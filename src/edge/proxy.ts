@@ -1,13 +1,9 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { LookupFunction } from 'node:net';
+import { type Dispatcher, Pool } from 'undici';
 import type { ApiError } from '../lib/api-error.ts';
 import { edgeErrors } from './errors.ts';
-import {
-  type ExchangeControl,
-  type ExchangeHandler,
-  headerValues,
-  OriginPool,
-  type ResponseHeaders,
-} from './http1/origin-pool.ts';
+import { requestFraming } from './request-framing.ts';
 
 /** Headers that describe one connection, not the message: never forwarded (RFC 9110 §7.6.1). */
 const HOP_BY_HOP = new Set([
@@ -20,25 +16,55 @@ const HOP_BY_HOP = new Set([
   'trailer',
   'transfer-encoding',
   'upgrade',
+  // h2c's upgrade settings belong to the client's connection too (RFC 7540 §3.2.1).
+  'http2-settings',
 ]);
 
-/** Request headers the edge sets itself (the client's are replaced, or appended to for X-Forwarded-For). */
-const SET_BY_EDGE = new Set([
+/**
+ * Request headers a client never passes on as sent. The edge decides the framing (Content-Length
+ * or chunked, from what node:http parsed), answers `Expect` itself, and sets the forwarding
+ * headers and the request id; a client's own would let it pose as another address.
+ */
+const DECIDED_BY_EDGE = new Set([
   'host',
-  'x-forwarded-for',
-  'x-forwarded-host',
-  'x-forwarded-proto',
+  'content-length',
+  'expect',
   'forwarded',
+  'x-real-ip',
   'x-request-id',
+  'x-client-ip',
+  'true-client-ip',
 ]);
+
+/** Response headers the edge replaces: one request id per answer, the edge's. */
+const REPLACED_IN_ANSWER = new Set(['x-request-id']);
+
+/** Where a project's origin may be reached: checked before connecting and at every DNS answer. */
+export interface OriginGuard {
+  /** False for an origin whose host is an address literal the policy refuses (judged once). */
+  allows(origin: URL): boolean;
+  /** Resolves origin hostnames, failing for any address the policy refuses (DNS rebinding). */
+  readonly lookup: LookupFunction;
+}
 
 export interface ProxyOptions {
   /** Connecting to the origin. */
   readonly connectTimeoutMs: number;
-  /** Waiting for the origin's response headers, then between body chunks. */
+  /**
+   * A deadline for the origin's answer to begin (its final head, however slowly it trickles or how
+   * many 1xx it sends first), the longest silence between its body's pieces, and the longest a
+   * client may leave the answer unread before it is cut.
+   */
   readonly responseTimeoutMs: number;
   /** Told of every failed forward (metrics and logs); `answered` when headers had gone out. */
   readonly onError?: (error: unknown, requestId: string, answered: boolean) => void;
+  /** The address policy for origins (SSRF); none means any address may be reached (tests). */
+  readonly guard?: OriginGuard;
+  /**
+   * The platform's own domain: an origin's Set-Cookie whose Domain covers it is dropped, so a
+   * project's site cannot plant cookies on the dashboard (cookie tossing).
+   */
+  readonly platformDomain?: string;
 }
 
 export interface ForwardedFor {
@@ -53,19 +79,50 @@ export interface ForwardedFor {
   readonly upstreamDone?: () => void;
 }
 
-/** Bodies up to this size are sent as one string with the head (see ForwardHandler). */
+/** Bodies up to this size are sent as one string with the head (see ForwardHandler.onResponseData). */
 const WHOLE_AS_STRING_MAX = 16 * 1024;
 
 /** An origin's pool and the parts of its URL every request needs, parsed once. */
 interface Upstream {
-  readonly pool: OriginPool;
+  readonly pool: Pool;
   /** The origin URL's path without its trailing slash, prefixed to every forwarded path. */
   readonly basePath: string;
+  /** False when the origin is an address the policy refuses: never connected to. */
+  readonly allowed: boolean;
+}
+
+/** An Error with the code the metrics and the answer are chosen by. */
+function failure(code: string, message: string, cause?: unknown): Error {
+  return Object.assign(new Error(message, cause === undefined ? undefined : { cause }), { code });
+}
+
+/**
+ * undici's error codes, in the edge's words (src/edge/metrics.ts counts these kinds). Errors of
+ * the socket itself (ECONNREFUSED, ECONNRESET, TLS) keep their own codes.
+ */
+const UNDICI_CODES: Record<string, string> = {
+  UND_ERR_CONNECT_TIMEOUT: 'ORIGIN_CONNECT_TIMEOUT',
+  UND_ERR_HEADERS_TIMEOUT: 'ORIGIN_HEADERS_TIMEOUT',
+  UND_ERR_BODY_TIMEOUT: 'ORIGIN_BODY_TIMEOUT',
+  UND_ERR_SOCKET: 'ORIGIN_CLOSED',
+  UND_ERR_CLOSED: 'ORIGIN_CLOSED',
+  UND_ERR_RES_CONTENT_LENGTH_MISMATCH: 'ORIGIN_BAD_RESPONSE',
+  UND_ERR_RES_EXCEEDED_MAX_SIZE: 'ORIGIN_BAD_RESPONSE',
+  UND_ERR_INFO: 'ORIGIN_BAD_RESPONSE',
+};
+
+function originFailure(error: Error): Error {
+  const code = String((error as { code?: unknown }).code ?? '');
+  if (code.startsWith('ORIGIN_')) return error;
+  // llhttp's refusals (HPE_INVALID_CHUNK_SIZE, HPE_UNEXPECTED_CONTENT_LENGTH, …): a malformed answer.
+  const ours = UNDICI_CODES[code] ?? (code.startsWith('HPE_') ? 'ORIGIN_BAD_RESPONSE' : undefined);
+  return ours === undefined ? error : failure(ours, error.message, error);
 }
 
 /**
  * Names listed in a Connection header are hop-by-hop too (RFC 9110 §7.6.1); `undefined` when it
  * lists none besides the usual close/keep-alive (the common case, checked without splitting).
+ * Listing a header the edge decides itself changes nothing: those are never copied anyway.
  */
 function connectionListed(value: string | string[] | undefined): Set<string> | undefined {
   if (value === undefined || value.length === 0) return undefined;
@@ -77,35 +134,70 @@ function connectionListed(value: string | string[] | undefined): Set<string> | u
   return names.size === 0 ? undefined : names;
 }
 
+/** Whether a Set-Cookie value's Domain attribute covers `domain` (the platform's own). */
+function cookieCovers(setCookie: string, domain: string): boolean {
+  const lower = setCookie.toLowerCase();
+  if (!lower.includes('domain')) return false;
+  for (const part of lower.split(';').slice(1)) {
+    const [name, value = ''] = part.split('=', 2);
+    if (name?.trim() !== 'domain') continue;
+    const cookieDomain = value.trim().replace(/^\./, '').replace(/\.$/, '');
+    if (cookieDomain === '' || domain === cookieDomain || domain.endsWith(`.${cookieDomain}`)) return true;
+  }
+  return false;
+}
+
 /**
- * Forwards requests to project origins over kept-alive connections (one OriginPool per origin),
- * adding X-Forwarded-* and Forwarded (RFC 7239) and the request id. A refused connection is 502
- * `origin_unreachable`, a slow origin 504 `origin_timeout`, both with the Error body.
+ * Forwards requests to project origins through undici (one Pool of kept-alive connections per
+ * origin), adding X-Forwarded-* and Forwarded (RFC 7239) and the request id. The edge decides
+ * every forwarded request's framing itself (src/edge/request-framing.ts); a request it cannot
+ * frame unambiguously is refused with 400 before anything reaches the origin.
  *
- * The answer's head and pieces go straight from the origin's socket to the client's response
- * through callbacks: no Readable, async iterator or promise per request (docs/benchmarks.md, "Edge").
+ * Failures: a refused connection is 502 `origin_unreachable`, a slow origin 504 `origin_timeout`,
+ * a malformed answer 502 — each with the Error body while nothing of the answer has gone out.
+ * A client that leaves, or stops reading for longer than the response timeout, has its origin
+ * request aborted, and the origin's connection is discarded rather than left paused in the pool.
  */
 export class OriginProxy {
   readonly #upstreams = new Map<string, Upstream>();
   readonly #options: ProxyOptions;
+  /** Exchanges waiting for an origin's head or a client's drain, checked by one timer. */
+  readonly #watched = new Set<ForwardHandler>();
+  readonly #sweep: NodeJS.Timeout;
 
   constructor(options: ProxyOptions) {
     this.#options = options;
+    const every = Math.max(10, Math.min(1_000, Math.floor(options.responseTimeoutMs / 8)));
+    this.#sweep = setInterval(() => this.#expire(), every);
+    this.#sweep.unref();
+  }
+
+  #expire(): void {
+    if (this.#watched.size === 0) return;
+    const now = performance.now();
+    for (const exchange of this.#watched) exchange.expire(now);
   }
 
   #upstream(originUrl: string): Upstream {
     let upstream = this.#upstreams.get(originUrl);
     if (!upstream) {
       const origin = new URL(originUrl);
+      const { guard } = this.#options;
       upstream = {
-        pool: new OriginPool(origin, {
-          maxConnections: 128,
-          idleTimeoutMs: 30_000,
-          connectTimeoutMs: this.#options.connectTimeoutMs,
-          headersTimeoutMs: this.#options.responseTimeoutMs,
-          bodyTimeoutMs: this.#options.responseTimeoutMs,
+        pool: new Pool(origin.origin, {
+          connections: 128,
+          pipelining: 1,
+          keepAliveTimeout: 30_000,
+          // The head's deadline is the edge's own (a 1xx resets undici's timer); this is a backstop.
+          headersTimeout: this.#options.responseTimeoutMs * 2,
+          bodyTimeout: this.#options.responseTimeoutMs,
+          connect: {
+            timeout: this.#options.connectTimeoutMs,
+            ...(guard && { lookup: guard.lookup }),
+          },
         }),
         basePath: origin.pathname.replace(/\/$/, ''),
+        allowed: guard === undefined || guard.allows(origin),
       };
       this.#upstreams.set(originUrl, upstream);
     }
@@ -123,112 +215,207 @@ export class OriginProxy {
     path: string,
     forwarded: ForwardedFor,
   ): void {
+    const framing = requestFraming(req);
+    if (framing.kind === 'refused') {
+      // Answered without reading on: the connection ends with this answer.
+      res.shouldKeepAlive = false;
+      sendError(res, edgeErrors.error('bad_request_framing', framing.reason), forwarded.requestId);
+      forwarded.upstreamDone?.();
+      return;
+    }
     const upstream = this.#upstream(originUrl);
+    const handler = new ForwardHandler(this, res, forwarded, this.#options);
+    if (!upstream.allowed) {
+      handler.onResponseError(
+        undefined,
+        failure('ORIGIN_ADDRESS_FORBIDDEN', `the origin ${originUrl} is an address the edge may not reach`),
+      );
+      return;
+    }
     const incoming = req.headers;
     const listed = connectionListed(incoming.connection);
-    const method = req.method ?? 'GET';
-    const hasBody =
-      method !== 'GET' &&
-      method !== 'HEAD' &&
-      (incoming['content-length'] !== undefined || incoming['transfer-encoding'] !== undefined);
-    // A chunked body is sent on chunked (its length unknown); a Content-Length beside it is void.
-    const chunked = hasBody && incoming['transfer-encoding'] !== undefined;
-    let lines = '';
+    const headers: string[] = [];
     for (const name in incoming) {
       const value = incoming[name];
-      if (value === undefined || SET_BY_EDGE.has(name) || HOP_BY_HOP.has(name)) continue;
-      if (listed?.has(name) || (name === 'content-length' && (chunked || !hasBody))) continue;
-      if (typeof value === 'string') lines += `${name}: ${value}\r\n`;
-      else for (const one of value) lines += `${name}: ${one}\r\n`;
+      if (value === undefined || HOP_BY_HOP.has(name) || DECIDED_BY_EDGE.has(name)) continue;
+      if (name.startsWith('x-forwarded-') || listed?.has(name)) continue;
+      if (typeof value === 'string') headers.push(name, value);
+      else for (const one of value) headers.push(name, one);
     }
-    const priorFor = incoming['x-forwarded-for'];
+    if (framing.kind === 'length') headers.push('content-length', String(framing.length));
     const node = forwarded.clientAddress.includes(':')
       ? `"[${forwarded.clientAddress}]"`
       : forwarded.clientAddress;
-    lines +=
-      `x-forwarded-for: ${priorFor ? `${priorFor}, ${forwarded.clientAddress}` : forwarded.clientAddress}\r\n` +
-      `x-forwarded-host: ${forwarded.host}\r\nx-forwarded-proto: ${forwarded.proto}\r\n` +
-      `forwarded: for=${node};host=${forwarded.host};proto=${forwarded.proto}\r\n` +
-      `x-request-id: ${forwarded.requestId}\r\n`;
-    upstream.pool.request(
-      {
-        method,
-        path: `${upstream.basePath}${path}`,
-        headerLines: lines,
-        body: hasBody ? req : null,
-        chunked,
-      },
-      new ForwardHandler(res, forwarded, this.#options.onError),
+    headers.push(
+      'x-forwarded-for',
+      forwarded.clientAddress,
+      'x-forwarded-host',
+      forwarded.host,
+      'x-forwarded-proto',
+      forwarded.proto,
+      'forwarded',
+      `for=${node};host=${forwarded.host};proto=${forwarded.proto}`,
+      'x-request-id',
+      forwarded.requestId,
     );
+    this.#watched.add(handler);
+    try {
+      upstream.pool.dispatch(
+        {
+          method: (req.method ?? 'GET') as Dispatcher.HttpMethod,
+          path: `${upstream.basePath}${path}`,
+          headers,
+          // A zero-length body is no body; chunked bodies go on chunked (undici: no length given).
+          body: framing.kind === 'none' || (framing.kind === 'length' && framing.length === 0) ? null : req,
+        },
+        handler,
+      );
+    } catch (error) {
+      // undici refuses some requests outright (a header it will not send): the client hears 502.
+      handler.onResponseError(undefined, error as Error);
+    }
+  }
+
+  /** The exchange no longer needs the timer (its head arrived, or it ended). */
+  unwatch(handler: ForwardHandler): void {
+    this.#watched.delete(handler);
+  }
+
+  watch(handler: ForwardHandler): void {
+    this.#watched.add(handler);
   }
 
   async close(): Promise<void> {
+    clearInterval(this.#sweep);
     await Promise.all([...this.#upstreams.values()].map(({ pool }) => pool.close()));
   }
 }
 
-/** Copies one origin answer to the client's response as it arrives, with backpressure. */
-class ForwardHandler implements ExchangeHandler {
+/**
+ * One exchange: copies the origin's answer to the client's response as it arrives, with
+ * backpressure bounded in time. The head is written with the first piece of the body (or its
+ * end), so an answer whose body turns out malformed before any of it arrived still gets a 502.
+ */
+class ForwardHandler implements Dispatcher.DispatchHandler {
+  readonly #proxy: OriginProxy;
   readonly #res: ServerResponse;
   readonly #requestId: string;
   readonly #upstreamDone: (() => void) | undefined;
-  readonly #onError: ProxyOptions['onError'];
+  readonly #options: ProxyOptions;
+  #controller: Dispatcher.DispatchController | undefined;
+  /** performance.now() by which the origin's head must have come. */
+  readonly #headDeadline: number;
+  /** performance.now() when the client stopped reading (a write returned false), or -1. */
+  #stalledSince = -1;
+  #status = 0;
+  #headers: IncomingHttpHeaders | undefined;
   /** The Content-Length the origin announced, or -1. */
   #length = -1;
   /** A chunk that is the whole announced body, sent with `end()` in the same write as the head. */
   #whole: Buffer | undefined;
+  #done = false;
 
-  constructor(res: ServerResponse, forwarded: ForwardedFor, onError: ProxyOptions['onError'] = undefined) {
+  constructor(proxy: OriginProxy, res: ServerResponse, forwarded: ForwardedFor, options: ProxyOptions) {
+    this.#proxy = proxy;
     this.#res = res;
     this.#requestId = forwarded.requestId;
     this.#upstreamDone = forwarded.upstreamDone;
-    this.#onError = onError;
+    this.#options = options;
+    this.#headDeadline = performance.now() + options.responseTimeoutMs;
+    // The client leaving (before the answer is through) aborts the origin request: undici then
+    // discards that connection instead of leaving it paused in the pool.
+    res.on('close', () => {
+      if (!this.#done) this.#controller?.abort(failure('CLIENT_GONE', 'the client closed the connection'));
+    });
   }
 
-  onHead(statusCode: number, headers: ResponseHeaders, bodyLength: number): void {
-    const listed = headers.includes('connection')
-      ? connectionListed(headerValues(headers, 'connection'))
-      : undefined;
-    // A flat list, as the parser gives it: node:http writes it without an object of dynamic keys.
+  /** Called by the proxy's timer: cuts an origin that is too slow or a client that stopped reading. */
+  expire(now: number): void {
+    if (this.#done) return;
+    if (this.#headers === undefined && now >= this.#headDeadline) {
+      this.#controller?.abort(
+        failure(
+          'ORIGIN_HEADERS_TIMEOUT',
+          `no answer from the origin within ${this.#options.responseTimeoutMs} ms`,
+        ),
+      );
+    } else if (this.#stalledSince >= 0 && now - this.#stalledSince >= this.#options.responseTimeoutMs) {
+      this.#controller?.abort(failure('CLIENT_STALLED', 'the client stopped reading the answer'));
+      this.#res.destroy();
+    }
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.#controller = controller;
+    if (this.#res.destroyed) controller.abort(failure('CLIENT_GONE', 'the client closed the connection'));
+  }
+
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: IncomingHttpHeaders,
+  ): void {
+    this.#status = statusCode;
+    this.#headers = headers;
+    const length = headers['content-length'];
+    this.#length = typeof length === 'string' ? Number(length) : -1;
+    this.#proxy.unwatch(this);
+  }
+
+  #writeHead(): void {
+    const headers = this.#headers as IncomingHttpHeaders;
+    const listed = headers.connection === undefined ? undefined : connectionListed(headers.connection);
+    const { platformDomain } = this.#options;
     const out: string[] = [];
-    for (let i = 0; i < headers.length; i += 2) {
-      const name = headers[i] as string;
-      if (HOP_BY_HOP.has(name) || listed?.has(name)) continue;
-      out.push(name, headers[i + 1] as string);
+    for (const name in headers) {
+      const value = headers[name];
+      if (value === undefined || HOP_BY_HOP.has(name) || REPLACED_IN_ANSWER.has(name) || listed?.has(name))
+        continue;
+      if (typeof value === 'string') {
+        if (name === 'set-cookie' && platformDomain && cookieCovers(value, platformDomain)) continue;
+        out.push(name, value);
+      } else
+        for (const one of value) {
+          if (name === 'set-cookie' && platformDomain && cookieCovers(one, platformDomain)) continue;
+          out.push(name, one);
+        }
     }
     out.push('x-request-id', this.#requestId);
-    this.#length = bodyLength;
-    this.#res.writeHead(statusCode, out);
+    this.#res.writeHead(this.#status, out);
   }
 
-  onBody(chunk: Buffer, control: ExchangeControl): void {
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     const res = this.#res;
-    if (res.destroyed) {
-      // The client went away: stop reading the origin's answer (not an origin failure).
-      control.abort();
-      this.#upstreamDone?.();
-      return;
-    }
-    if (this.#whole === undefined && chunk.length === this.#length) {
-      // The whole body in one piece (the usual small API answer): the end follows at once, and
-      // `end(chunk)` sends head and body in one write without a separate write() pass.
-      this.#whole = chunk;
-      return;
-    }
-    if (this.#whole !== undefined) {
-      // Announced whole, yet more came: never the case with a well-framed answer, kept in order.
+    if (this.#headers !== undefined && !res.headersSent && this.#whole === undefined) {
+      if (chunk.length === this.#length) {
+        // The whole body in one piece (the usual small API answer): the end follows at once, and
+        // `end(chunk)` sends head and body in one write without a separate write() pass.
+        this.#whole = chunk;
+        return;
+      }
+      this.#writeHead();
+    } else if (this.#whole !== undefined) {
+      // Announced whole, yet more came: undici refuses that answer; kept in order meanwhile.
+      this.#writeHead();
       res.write(this.#whole);
       this.#whole = undefined;
     }
     if (!res.write(chunk)) {
-      control.pause();
-      res.once('drain', () => control.resume());
+      controller.pause();
+      this.#stalledSince = performance.now();
+      this.#proxy.watch(this);
+      res.once('drain', () => {
+        this.#stalledSince = -1;
+        this.#proxy.unwatch(this);
+        controller.resume();
+      });
     }
   }
 
-  onEnd(): void {
-    this.#upstreamDone?.();
+  onResponseEnd(): void {
+    this.#finish();
     const whole = this.#whole;
+    if (!this.#res.headersSent) this.#writeHead();
     if (whole === undefined) this.#res.end();
     // As a latin1 string (byte for byte, whatever the body is) node:http joins it to the head
     // and sends both with one write() instead of a writev() of two buffers.
@@ -236,12 +423,23 @@ class ForwardHandler implements ExchangeHandler {
     else this.#res.end(whole);
   }
 
-  onError(error: Error): void {
+  onResponseError(_controller: Dispatcher.DispatchController | undefined, error: Error): void {
+    if (this.#done) return;
+    this.#finish();
     const res = this.#res;
+    const code = (error as { code?: unknown }).code;
+    // The client went away (or stalled and was cut): nothing to answer, not the origin's fault.
+    if (code === 'CLIENT_GONE') return;
+    const cause = originFailure(error);
+    this.#options.onError?.(cause, this.#requestId, res.headersSent);
+    if (res.headersSent) res.destroy(cause);
+    else if (!res.destroyed) sendError(res, originError(cause), this.#requestId);
+  }
+
+  #finish(): void {
+    this.#done = true;
+    this.#proxy.unwatch(this);
     this.#upstreamDone?.();
-    this.#onError?.(error, this.#requestId, res.headersSent);
-    if (res.headersSent) res.destroy(error);
-    else if (!res.destroyed) sendError(res, originError(error), this.#requestId);
   }
 }
 
@@ -251,6 +449,19 @@ function originError(error: unknown): ApiError {
     return edgeErrors.error(
       'origin_timeout',
       "The project's API did not answer in time. Try again; if it persists, the project's owner should check its origin.",
+    );
+  }
+  if (code === 'ORIGIN_ADDRESS_FORBIDDEN') {
+    return edgeErrors.error(
+      'origin_forbidden',
+      "The project's origin is an address the platform does not connect to (loopback, private or metadata). The project's owner should point it at a public address, or ask the operator to allow it.",
+    );
+  }
+  if (code === 'ORIGIN_BAD_RESPONSE') {
+    return edgeErrors.error(
+      'origin_bad_response',
+      "The project's API sent a malformed answer. Try again; if it persists, the project's owner should check its origin.",
+      { cause: error },
     );
   }
   return edgeErrors.error(
