@@ -7,8 +7,8 @@ import type { PlatformContext } from '../platform/context.ts';
 import { REFERENCE_PREFIX, referenceAssets } from '../web/reference/index.ts';
 import { edgeErrors } from './errors.ts';
 import { type OriginProxy, sendError } from './proxy.ts';
-import { ambiguousHead } from './request-framing.ts';
 import { DocumentCache, sendReferencePage } from './published-site.ts';
+import { ambiguousHead } from './request-framing.ts';
 import { type ProjectRoute, type Route, RoutingTable } from './routing-table.ts';
 
 export interface EdgeDeps {
@@ -71,7 +71,6 @@ export function hostOf(req: IncomingMessage): string {
   const bare = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : (host.split(':')[0] ?? '');
   return bare.endsWith('.') ? bare.slice(0, -1) : bare;
 }
-
 
 function wantsHtml(req: IncomingMessage): boolean {
   return (req.headers.accept ?? '').includes('text/html');
