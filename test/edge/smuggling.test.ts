@@ -295,7 +295,7 @@ describe('request smuggling through the edge: the edge owns the framing', () => 
 
   it('Expect: 100-continue is answered by the edge, never passed on', async () => {
     seen.length = 0;
-    const answer = await raw(edgePort, head(post(['Expect: 100-continue', 'Content-Length: 4'])) + 'abcd');
+    const answer = await raw(edgePort, `${head(post(['Expect: 100-continue', 'Content-Length: 4']))}abcd`);
     assert.deepEqual(statusLines(answer), ['HTTP/1.1 100', 'HTTP/1.1 200']);
     assert.deepEqual(
       seen.map((s) => [s.url, s.body, s.headers.expect]),
