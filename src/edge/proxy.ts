@@ -82,6 +82,22 @@ export interface ForwardedFor {
 /** Bodies up to this size are sent as one string with the head (see ForwardHandler.onResponseData). */
 const WHOLE_AS_STRING_MAX = 16 * 1024;
 
+/** Request bodies up to this size are read whole before they go to the origin (see forward). */
+const WHOLE_BODY_MAX = 1024 * 1024;
+
+/** Reads a body of a known length; `done` is not called when the client goes away first. */
+function readWhole(req: IncomingMessage, length: number, done: (body: Buffer) => void): void {
+  const body = Buffer.allocUnsafe(length);
+  let at = 0;
+  req.on('data', (chunk: Buffer) => {
+    chunk.copy(body, at);
+    at += chunk.length;
+  });
+  req.on('end', () => {
+    if (at === length) done(body);
+  });
+}
+
 /** An origin's pool and the parts of its URL every request needs, parsed once. */
 interface Upstream {
   readonly pool: Pool;
@@ -115,7 +131,9 @@ function originFailure(error: Error): Error {
   const code = String((error as { code?: unknown }).code ?? '');
   if (code.startsWith('ORIGIN_')) return error;
   // llhttp's refusals (HPE_INVALID_CHUNK_SIZE, HPE_UNEXPECTED_CONTENT_LENGTH, …): a malformed answer.
-  const ours = UNDICI_CODES[code] ?? (code.startsWith('HPE_') ? 'ORIGIN_BAD_RESPONSE' : undefined);
+  const ours =
+    UNDICI_CODES[code] ??
+    (code.startsWith('HPE_') || error.name === 'HTTPParserError' ? 'ORIGIN_BAD_RESPONSE' : undefined);
   return ours === undefined ? error : failure(ours, error.message, error);
 }
 
@@ -259,21 +277,28 @@ export class OriginProxy {
       forwarded.requestId,
     );
     this.#watched.add(handler);
-    try {
-      upstream.pool.dispatch(
-        {
-          method: (req.method ?? 'GET') as Dispatcher.HttpMethod,
-          path: `${upstream.basePath}${path}`,
-          headers,
-          // A zero-length body is no body; chunked bodies go on chunked (undici: no length given).
-          body: framing.kind === 'none' || (framing.kind === 'length' && framing.length === 0) ? null : req,
-        },
-        handler,
-      );
-    } catch (error) {
-      // undici refuses some requests outright (a header it will not send): the client hears 502.
-      handler.onResponseError(undefined, error as Error);
-    }
+    const dispatch = (body: Buffer | IncomingMessage | null) => {
+      try {
+        upstream.pool.dispatch(
+          {
+            method: (req.method ?? 'GET') as Dispatcher.HttpMethod,
+            path: `${upstream.basePath}${path}`,
+            headers,
+            body,
+          },
+          handler,
+        );
+      } catch (error) {
+        // undici refuses some requests outright (a header it will not send): the client hears 502.
+        handler.onResponseError(undefined, error as Error);
+      }
+    };
+    if (framing.kind === 'none' || (framing.kind === 'length' && framing.length === 0)) dispatch(null);
+    else if (framing.kind === 'length' && framing.length <= WHOLE_BODY_MAX) {
+      // Sent whole, in one write with the head: an origin that refuses it early (413, 401) and
+      // closes is then heard, where a body still streaming would meet EPIPE and lose the answer.
+      readWhole(req, framing.length, dispatch);
+    } else dispatch(req);
   }
 
   /** The exchange no longer needs the timer (its head arrived, or it ended). */
@@ -355,6 +380,8 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
     statusCode: number,
     headers: IncomingHttpHeaders,
   ): void {
+    // Interim answers (1xx) come here too: the final head is still due by the deadline.
+    if (statusCode < 200) return;
     this.#status = statusCode;
     this.#headers = headers;
     const length = headers['content-length'];
