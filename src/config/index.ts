@@ -5,7 +5,12 @@ export {
   petstoreSettings,
   petstoreWebhookSettings,
 } from './petstore.ts';
-export { loadPlatformConfig, type PlatformConfig, platformSettings } from './platform.ts';
+export {
+  loadPlatformConfig,
+  type PlatformConfig,
+  platformSettings,
+  withAllowedOrigins,
+} from './platform.ts';
 export {
   ConfigError,
   parse,

@@ -1,3 +1,4 @@
+import { normaliseOrigin } from '../lib/address-policy.ts';
 import { ConfigError, parse, readSettings, storageSettings, type ValuesOf } from './settings.ts';
 
 const list = (itemParse: (raw: string) => string) => (raw: string) =>
@@ -118,6 +119,13 @@ export const platformSettings = {
     default: 'public' as const,
     parse: parse.oneOf(['public', 'private'] as const),
   },
+  originAllowlist: {
+    env: 'KENNEL_ORIGIN_ALLOWLIST',
+    description:
+      'Project origins allowed although they are not public addresses (scheme://host:port, comma-separated, exact match); the bundled Petstore’s origin is always allowed; see docs/security.md',
+    default: [] as readonly string[],
+    parse: list(normaliseOrigin) as (raw: string) => readonly string[],
+  },
   webhookTimeoutMs: {
     env: 'WEBHOOK_TIMEOUT',
     description: 'Time limit of one webhook delivery attempt (connect, send, answer)',
@@ -235,4 +243,13 @@ export function loadPlatformConfig(env: Record<string, string | undefined>): Pla
     throw new ConfigError('Invalid configuration:\n  - KENNEL_ADMIN_PASSWORD must be at least 12 characters');
   }
   return config;
+}
+
+/**
+ * The configuration with more origins on KENNEL_ORIGIN_ALLOWLIST: `npm start` adds the Petstore it
+ * runs on loopback, so its first project keeps working whatever the operator lists.
+ */
+export function withAllowedOrigins(config: PlatformConfig, ...origins: string[]): PlatformConfig {
+  const added = origins.map(normaliseOrigin).filter((o) => !config.originAllowlist.includes(o));
+  return Object.freeze({ ...config, originAllowlist: Object.freeze([...config.originAllowlist, ...added]) });
 }

@@ -12,6 +12,7 @@ import {
   loadPlatformConfig,
   petstoreAppSettings,
   petstoreWebhookSettings,
+  withAllowedOrigins,
 } from '../config/index.ts';
 import {
   CertificateCache,
@@ -144,7 +145,8 @@ async function main(): Promise<void> {
     db: platformDb.db,
     dialect: platformDb.dialect,
     clock: systemClock,
-    config,
+    // The bundled Petstore listens on loopback; its project is allowed to point at it.
+    config: withAllowedOrigins(config, petstoreUrl),
     changes: new ChangeFeed(),
     resolver: createDnsResolver({ servers: config.dnsServers, timeoutMs: 2000, tries: 2 }),
   };

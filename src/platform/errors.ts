@@ -55,6 +55,11 @@ export const platformErrors = defineErrorCatalog({
     meaning:
       'The webhook URL is not allowed: https:// required (http:// only to loopback), no credentials, and no private address unless the platform allows them.',
   },
+  origin_not_allowed: {
+    status: 422,
+    meaning:
+      'The origin URL points at a loopback, private, link-local or otherwise non-public address (or localhost), which projects may not use unless the operator lists the origin in KENNEL_ORIGIN_ALLOWLIST.',
+  },
   invalid_domain_config: {
     status: 422,
     meaning: 'The YAML domain configuration is not valid; the message names line and column.',

@@ -49,7 +49,11 @@ for (const dialect of testDialects()) {
         { name: 'shop', type: 'CNAME', value: 'petstore.platform.test' },
         { name: 'blocked', type: 'A', value: '192.0.2.10' },
       ]);
-      server = await startCliServer(dialect, { DNS_SERVERS: dns.servers.join(',') });
+      server = await startCliServer(dialect, {
+        DNS_SERVERS: dns.servers.join(','),
+        // The Petstore's origin, as `npm start` allows it.
+        KENNEL_ORIGIN_ALLOWLIST: 'http://127.0.0.1:4010',
+      });
     });
     after(async () => {
       await server?.close();
@@ -149,6 +153,23 @@ for (const dialect of testDialects()) {
     });
 
     it('creates a project and shows it, with --json printing the API body', async () => {
+      const operator = await asOwner([
+        'projects',
+        'create',
+        '--team',
+        String(teamId),
+        '--slug',
+        'petstore',
+        '--name',
+        'Petstore',
+        '--origin',
+        'http://127.0.0.1:9464',
+      ]);
+      assert.equal(operator.code, 1, show(operator));
+      assert.match(
+        operator.stderr,
+        /^error: originUrl http:\/\/127\.0\.0\.1:9464 points at a loopback, private or reserved address \(127\.0\.0\.1\); .*ask the operator to add http:\/\/127\.0\.0\.1:9464 to KENNEL_ORIGIN_ALLOWLIST\. \(origin_not_allowed\)$/m,
+      );
       const created = await asOwner([
         'projects',
         'create',

@@ -81,6 +81,22 @@ describe('webhook URL policy', () => {
     ['https://[fd00::1]/x', closed, 'loopback or private'],
     ['https://169.254.169.254/latest', closed, 'loopback or private'],
     ['https://localhost/x', closed, 'loopback or private'],
+    // IPv4 in IPv6 clothing, and the WHATWG spellings of 127.0.0.1: all refused as the address they reach.
+    ['https://[::127.0.0.1]/x', closed, 'loopback or private'],
+    ['https://[::ffff:7f00:1]/x', closed, 'loopback or private'],
+    ['https://[::ffff:169.254.169.254]/x', closed, 'loopback or private'],
+    ['https://[64:ff9b::7f00:1]/x', closed, 'loopback or private'],
+    ['https://[64:ff9b::a9fe:a9fe]/x', closed, 'loopback or private'],
+    ['https://[64:ff9b:1::808:808]/x', closed, 'loopback or private'],
+    ['https://[2002:a00:1::1]/x', closed, 'loopback or private'],
+    ['https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/x', closed, 'loopback or private'],
+    ['https://[::]/x', closed, 'loopback or private'],
+    ['https://2130706433/x', closed, 'loopback or private'],
+    ['https://0177.0.0.1/x', closed, 'loopback or private'],
+    ['https://0/x', closed, 'loopback or private'],
+    ['https://240.0.0.1/x', closed, 'loopback or private'],
+    ['https://[64:ff9b::808:808]/x', closed, null],
+    ['https://[::ffff:8.8.8.8]/x', closed, null],
     ['http://127.0.0.1:9000/x', open, null],
     ['http://localhost:9000/x', open, null],
     ['http://[::1]:9000/x', open, null],
@@ -111,8 +127,35 @@ describe('webhook URL policy', () => {
         'fe80::1',
         '2001:db8::1',
         '::ffff:10.0.0.1',
+        '::127.0.0.1',
+        '::7f00:1',
+        '::ffff:7f00:1',
+        '64:ff9b::7f00:1',
+        '64:ff9b:1::1',
+        '2002:7f00:1::1',
+        '198.18.0.1',
+        '255.255.255.255',
+        '64:ff9b::808:808',
       ].map(isPublicAddress),
-      [true, false, false, false, false, false, true, false],
+      [
+        true,
+        false,
+        false,
+        false,
+        false,
+        false,
+        true,
+        false,
+        false,
+        false,
+        false,
+        false,
+        false,
+        false,
+        false,
+        false,
+        true,
+      ],
     );
   });
 });
@@ -191,6 +234,15 @@ describe('webhook delivery over undici', () => {
     try {
       const literal = await deliverer.deliver(request(url));
       assert.deepEqual([literal.ok, literal.error], [false, '127.0.0.1 is not a public address']);
+      for (const [host, shown] of [
+        ['[::127.0.0.1]', '::7f00:1'],
+        ['[::ffff:127.0.0.1]', '::ffff:7f00:1'],
+        ['[64:ff9b::127.0.0.1]', '64:ff9b::7f00:1'],
+        ['2130706433', '127.0.0.1'],
+      ]) {
+        const spelled = await deliverer.deliver(request(url.replace('127.0.0.1', host as string)));
+        assert.deepEqual([spelled.ok, spelled.error], [false, `${shown} is not a public address`]);
+      }
       const named = await deliverer.deliver(request(url.replace('127.0.0.1', 'localhost')));
       assert.equal(named.ok, false);
       assert.match(String(named.error), /localhost resolves only to non-public addresses/);

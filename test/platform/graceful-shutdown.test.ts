@@ -45,6 +45,8 @@ async function startPlatform(storage: TestStorage, originUrl: string, extra: Rec
     PETSTORE_PORT: '0',
     METRICS_PORT: '0',
     KENNEL_ADMIN_PASSWORD: PASSWORD,
+    // The test's origin listens on loopback, where projects may point only when allowlisted.
+    KENNEL_ORIGIN_ALLOWLIST: originUrl,
     ...extra,
   });
   const metricsUrl = /"metrics":"(http:\/\/[^"]+)"/.exec(server.output())?.[1];

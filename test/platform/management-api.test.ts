@@ -76,7 +76,11 @@ for (const dialect of testDialects()) {
       await dns.setRecords('example.test', [
         { name: 'shop', type: 'CNAME', value: 'petstore.platform.test' },
       ]);
-      p = await startPlatformContext(dialect, { DNS_SERVERS: dns.servers.join(',') });
+      p = await startPlatformContext(dialect, {
+        DNS_SERVERS: dns.servers.join(','),
+        // The Petstore's origin, as `npm start` allows it.
+        KENNEL_ORIGIN_ALLOWLIST: 'http://127.0.0.1:4010',
+      });
       app = buildManagementApp(p.ctx);
       await app.ready();
       await createUser(p.ctx, { email: 'admin@x.test', password: 'admin password 1', isAdmin: true });

@@ -36,7 +36,12 @@ async function signIn(base: string, email: string, password: string) {
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ email, password }),
   });
-  return { status: response.status, cookie: (response.headers.get('set-cookie') ?? '').split(';')[0] ?? '' };
+  const { csrfToken } = (await response.json()) as { csrfToken?: string };
+  return {
+    status: response.status,
+    cookie: (response.headers.get('set-cookie') ?? '').split(';')[0] ?? '',
+    csrfToken: csrfToken ?? '',
+  };
 }
 
 for (const dialect of testDialects()) {
@@ -86,6 +91,23 @@ for (const dialect of testDialects()) {
         info: { title: string };
       };
       assert.equal(document.info.title, 'Petstore API');
+      // The platform allows its bundled Petstore's origin (on loopback) and nothing else private.
+      const redeploy = (originUrl: string) =>
+        fetch(`${platformUrl(server as RunningProcess)}/api/v1/projects/petstore/deploys`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            cookie: session.cookie,
+            'x-csrf-token': session.csrfToken,
+          },
+          body: JSON.stringify({ document: JSON.stringify(document), originUrl }),
+        });
+      assert.equal((await redeploy(body.originUrl)).status, 201);
+      const operator = await redeploy('http://127.0.0.1:9464');
+      assert.deepEqual(
+        [operator.status, ((await operator.json()) as { code: string }).code],
+        [422, 'origin_not_allowed'],
+      );
       await server.stop('SIGTERM');
 
       server = await startProcess('platform.ts', env(storage));

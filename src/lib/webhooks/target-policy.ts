@@ -1,5 +1,8 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import { isLocalhostName, isPublicAddress } from '../address-policy.ts';
+
+export { isPublicAddress };
 
 /**
  * Which addresses a webhook may reach. A webhook URL is chosen by a tenant, and the platform
@@ -12,48 +15,10 @@ export interface TargetPolicy {
   readonly allowPrivate: boolean;
 }
 
-const nonPublic = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 3],
-] as const) {
-  nonPublic.addSubnet(net, prefix, 'ipv4');
-}
-for (const [net, prefix] of [
-  ['::', 127],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const) {
-  nonPublic.addSubnet(net, prefix, 'ipv6');
-}
-
-/** True for an address anyone on the internet could also reach. */
-export function isPublicAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 0) return false;
-  if (family === 6) {
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-    if (mapped) return isPublicAddress(mapped[1] as string);
-    return !nonPublic.check(address, 'ipv6');
-  }
-  return !nonPublic.check(address, 'ipv4');
-}
-
-const LOOPBACK_NAMES = /^(localhost|.*\.localhost)$/i;
-
 /** Loopback by name or address: the one place plain http is allowed (nothing leaves the host). */
 export function isLoopbackHost(host: string): boolean {
   const bare = host.replace(/^\[|\]$/g, '');
-  if (LOOPBACK_NAMES.test(bare)) return true;
+  if (isLocalhostName(bare)) return true;
   if (isIP(bare) === 4) return bare.startsWith('127.');
   return bare === '::1';
 }

@@ -197,7 +197,10 @@ export const platformSchemas: Record<string, JsonSchema> = {
         maxLength: 63,
       }),
       name: text('Display name', { minLength: 1, maxLength: 100 }),
-      originUrl: text('Where the API runs (http or https URL)', { minLength: 1, maxLength: 2048 }),
+      originUrl: text(
+        'Where the API runs: an http or https URL at a public address, unless the operator allowlists it (KENNEL_ORIGIN_ALLOWLIST)',
+        { minLength: 1, maxLength: 2048 },
+      ),
     },
   },
   Project: {
@@ -223,7 +226,10 @@ export const platformSchemas: Record<string, JsonSchema> = {
         minLength: 1,
         maxLength: 5 * 1024 * 1024,
       }),
-      originUrl: text('A new origin for the project (optional)', { minLength: 1, maxLength: 2048 }),
+      originUrl: text(
+        'A new origin for the project (optional; a public address, unless the operator allowlists it)',
+        { minLength: 1, maxLength: 2048 },
+      ),
     },
   },
   Deploy: {

@@ -1,3 +1,4 @@
+import { checkOriginUrl as originRefusal } from '../../lib/address-policy.ts';
 import { isUniqueViolation } from '../../storage/index.ts';
 import { teamFor } from '../accounts/teams.ts';
 import type { Actor, PlatformContext } from '../context.ts';
@@ -44,6 +45,25 @@ export function checkOriginUrl(url: string): string {
     );
   }
   return parsed.toString().replace(/\/$/, '');
+}
+
+/**
+ * `checkOriginUrl`, then the address policy (src/lib/address-policy.ts): a tenant's origin must be a
+ * public address unless the operator allowlists it, since the edge connects to it from inside the
+ * operator's network. The management API checks every origin a tenant sets; the bootstrap does not
+ * go through it (its Petstore is the operator's own, and allowlisted anyway). Names are judged
+ * again on every connection, on the addresses they resolve to.
+ */
+export function checkTenantOriginUrl(ctx: PlatformContext, url: string): string {
+  const originUrl = checkOriginUrl(url);
+  const refusal = originRefusal(originUrl, { allowlist: ctx.config.originAllowlist });
+  if (refusal !== undefined) {
+    throw platformErrors.error(
+      'origin_not_allowed',
+      `originUrl ${originUrl} ${refusal}; projects may not reach the platform's own network. Use a public address, or ask the operator to add ${new URL(originUrl).origin} to KENNEL_ORIGIN_ALLOWLIST.`,
+    );
+  }
+  return originUrl;
 }
 
 export async function createProject(

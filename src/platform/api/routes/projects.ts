@@ -1,7 +1,7 @@
 import { defineOperation, ref } from '../../../lib/http-api/index.ts';
 import type { PlatformContext } from '../../context.ts';
 import { deployProject, listDeploys, readDeploy } from '../../projects/deploys.ts';
-import { createProject, listProjects, projectFor } from '../../projects/projects.ts';
+import { checkTenantOriginUrl, createProject, listProjects, projectFor } from '../../projects/projects.ts';
 import { actorOf } from '../auth.ts';
 
 const TAG = ['Projects'];
@@ -39,10 +39,12 @@ export const projectRoutes = [
       'Creates a project of one of your teams, published at <slug>.<platform domain> once deployed.',
     requestBody: { description: 'The project', schema: ref('NewProject') },
     responses: { 201: { description: 'The project', schema: ref('Project') } },
-    errors: ['unauthenticated', 'csrf_failed', 'team_not_found', 'slug_taken'],
+    errors: ['unauthenticated', 'csrf_failed', 'team_not_found', 'slug_taken', 'origin_not_allowed'],
     async handler({ caller, body }, reply, ctx) {
+      const actor = actorOf(caller);
+      const originUrl = checkTenantOriginUrl(ctx, body.originUrl);
       reply.code(201);
-      return createProject(ctx, actorOf(caller), body);
+      return createProject(ctx, actor, { ...body, originUrl });
     },
   }),
   defineOperation<PlatformContext, { slug: string }>({
@@ -68,10 +70,15 @@ export const projectRoutes = [
     parameters: [slugParam],
     requestBody: { description: 'The document', schema: ref('NewDeploy') },
     responses: { 201: { description: 'The deploy, succeeded or failed', schema: ref('Deploy') } },
-    errors: ['unauthenticated', 'csrf_failed', 'project_not_found'],
+    errors: ['unauthenticated', 'csrf_failed', 'project_not_found', 'origin_not_allowed'],
     async handler({ caller, params, body }, reply, ctx) {
+      const actor = actorOf(caller);
+      const originUrl = body.originUrl === undefined ? undefined : checkTenantOriginUrl(ctx, body.originUrl);
       reply.code(201);
-      return deployProject(ctx, actorOf(caller), params.slug, body);
+      return deployProject(ctx, actor, params.slug, {
+        document: body.document,
+        ...(originUrl === undefined ? {} : { originUrl }),
+      });
     },
   }),
   defineOperation<PlatformContext, { slug: string }>({
