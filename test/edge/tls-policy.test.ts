@@ -6,7 +6,7 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { type ConnectionOptions, checkServerIdentity, connect } from 'node:tls';
+import { type ConnectionOptions, checkServerIdentity, connect, type TLSSocket } from 'node:tls';
 import * as x509 from '@peculiar/x509';
 import { parseSealingKey } from '../../src/lib/sealed-box.ts';
 import { CertificateStore } from '../../src/platform/certificates/certificate-store.ts';
@@ -100,9 +100,7 @@ for (const dialect of testDialects()) {
               checkServerIdentity: () => undefined,
             },
             (res) => {
-              const peer = new X509Certificate(
-                (res.socket as import('node:tls').TLSSocket).getPeerCertificate().raw,
-              );
+              const peer = new X509Certificate((res.socket as TLSSocket).getPeerCertificate().raw);
               let text = '';
               res.setEncoding('utf8');
               res.on('data', (c: string) => {
