@@ -182,16 +182,40 @@ export function createEdgeHandler(deps: EdgeDeps): {
     }
     if (host === ctx.config.platformDomain) {
       exchange.project = PLATFORM_LABEL;
-      // The control plane logs and answers with the edge's request id.
-      req.headers['x-request-id'] = requestId;
-      res.setHeader('x-request-id', requestId);
-      deps.platformApp.routing(req, res);
+      // HTTPS for the platform's own site once it has a stored (ACME) certificate; the internal
+      // default is never stored, so local HTTP keeps working (docs/decisions.md).
+      const secured = deps.certificates?.has(host) ?? false;
+      if (secured instanceof Promise) return secured.then((yes) => servePlatform(req, res, exchange, yes));
+      servePlatform(req, res, exchange, secured);
       return;
     }
     const route = table.lookup(host);
     return route instanceof Promise
       ? route.then((found) => serveRoute(req, res, exchange, found))
       : serveRoute(req, res, exchange, route);
+  }
+
+  /**
+   * The control plane. With a publicly trusted certificate, plain HTTP is sent to HTTPS (308,
+   * path and query kept) and HTTPS answers carry HSTS for a year — not includeSubDomains: the
+   * projects' default addresses under the platform domain have no such certificate.
+   */
+  function servePlatform(
+    req: IncomingMessage,
+    res: ServerResponse,
+    exchange: EdgeExchange,
+    secured: boolean,
+  ) {
+    const { host, requestId } = exchange;
+    if (secured && !isEncrypted(req)) {
+      redirectTo(res, requestId, 308, `https://${host}${httpsSuffix}${req.url ?? '/'}`);
+      return;
+    }
+    if (secured) res.setHeader('strict-transport-security', 'max-age=31536000');
+    // The control plane logs and answers with the edge's request id.
+    req.headers['x-request-id'] = requestId;
+    res.setHeader('x-request-id', requestId);
+    deps.platformApp.routing(req, res);
   }
 
   async function answerChallenge(res: ServerResponse, token: string, requestId: string): Promise<void> {

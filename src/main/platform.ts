@@ -41,7 +41,9 @@ import { bootstrapPlatform } from '../platform/bootstrap.ts';
 import { AcmeIssuer } from '../platform/certificates/acme-issuer.ts';
 import { obtainDueCertificates } from '../platform/certificates/certificate-job.ts';
 import { CertificateStore, databaseChallenges } from '../platform/certificates/certificate-store.ts';
+import { DefaultAddressCertificates } from '../platform/certificates/default-addresses.ts';
 import { InternalIssuer } from '../platform/certificates/internal-issuer.ts';
+import { PlatformCertificate } from '../platform/certificates/platform-certificate.ts';
 import { resealSecrets } from '../platform/certificates/reseal-secrets.ts';
 import { startChangeRelay } from '../platform/change-relay.ts';
 import { ChangeFeed } from '../platform/changes.ts';
@@ -187,17 +189,38 @@ async function main(): Promise<void> {
   );
   const challenges = databaseChallenges(ctx.db, () => systemClock.now());
   const defaultCertificate = await new InternalIssuer(ca).issue(config.platformDomain);
-  const certificates = new CertificateCache(store, defaultCertificate);
+  // The platform domain's stored certificate (ACME, below) replaces the internal default once
+  // issued; projects' default addresses get internal-CA certificates for their own names.
+  const certificates = new CertificateCache(store, defaultCertificate, {
+    platformDomain: config.platformDomain,
+    defaultAddresses: new DefaultAddressCertificates(ctx.db, config.platformDomain, new InternalIssuer(ca)),
+  });
+  const platformCertificate =
+    config.acmeDirectoryUrl && PlatformCertificate.orderable(config.platformDomain)
+      ? new PlatformCertificate({
+          db: ctx.db,
+          clock: systemClock,
+          changes: ctx.changes,
+          hostname: config.platformDomain,
+          issuer,
+          store,
+          challenges,
+          nodeId,
+          leaseMs: 5 * 60_000,
+        })
+      : undefined;
   const certificateJob = startPeriodic(
     config.certificateCheckEveryMs,
-    () =>
-      obtainDueCertificates(ctx, {
+    async () => {
+      await obtainDueCertificates(ctx, {
         issuer,
         store,
         challenges,
         nodeId,
         leaseMs: 5 * 60_000,
-      }),
+      });
+      await platformCertificate?.pass();
+    },
     (error) => {
       platformMetrics.passFailed('certificates');
       api.log.error({ err: error }, 'certificate job failed');

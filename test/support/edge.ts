@@ -8,6 +8,7 @@ import {
   type CertificateStore,
   databaseChallenges,
 } from '../../src/platform/certificates/certificate-store.ts';
+import type { DefaultAddressCertificates } from '../../src/platform/certificates/default-addresses.ts';
 import type { TestPlatform } from './platform.ts';
 
 export interface TestEdge {
@@ -27,6 +28,8 @@ export interface StartEdgeOptions {
   readonly store: CertificateStore;
   /** Served to hosts without a certificate of their own. */
   readonly defaultCertificate: { certificatePem: string; privateKeyPem: string };
+  /** Certificates for projects' default addresses, issued on first use (as npm start wires it). */
+  readonly defaultAddresses?: DefaultAddressCertificates;
   /** The origin's time limit for response headers (default 5 s). */
   readonly responseTimeoutMs?: number;
 }
@@ -43,7 +46,10 @@ const portOf = (server: Server | HttpsServer) => (server.address() as AddressInf
 export async function startTestEdge(p: TestPlatform, options: StartEdgeOptions): Promise<TestEdge> {
   const management = buildManagementApp(p.ctx);
   await management.ready();
-  const certificates = new CertificateCache(options.store, options.defaultCertificate);
+  const certificates = new CertificateCache(options.store, options.defaultCertificate, {
+    platformDomain: p.ctx.config.platformDomain,
+    ...(options.defaultAddresses && { defaultAddresses: options.defaultAddresses }),
+  });
   const proxy = new OriginProxy({
     connectTimeoutMs: 1000,
     responseTimeoutMs: options.responseTimeoutMs ?? 5000,

@@ -1,0 +1,48 @@
+import type { PlatformDb } from '../context.ts';
+import type { InternalIssuer } from './internal-issuer.ts';
+import type { IssuedCertificate } from './issuer.ts';
+
+/**
+ * Certificates for projects' default addresses (`<slug>.<platform domain>`), from the internal CA,
+ * issued when a handshake first asks for one. Only a name that is a published project's default
+ * address gets one: a client sending random SNI names makes the edge read the database (one
+ * indexed lookup, cached per name by the edge), never mint certificates. Not stored: any node
+ * issues its own in a few milliseconds from the shared root, and nothing needs renewing in the
+ * database (see docs/decisions.md, "Default addresses over HTTPS").
+ */
+export class DefaultAddressCertificates {
+  readonly #db: PlatformDb;
+  readonly #suffix: string;
+  readonly #issuer: InternalIssuer;
+
+  constructor(db: PlatformDb, platformDomain: string, issuer: InternalIssuer) {
+    this.#db = db;
+    this.#suffix = `.${platformDomain}`;
+    this.#issuer = issuer;
+  }
+
+  /** The project slug `host` would be the default address of (one label), or undefined. */
+  slugOf(host: string): string | undefined {
+    if (!host.endsWith(this.#suffix)) return undefined;
+    const label = host.slice(0, -this.#suffix.length);
+    return /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(label) ? label : undefined;
+  }
+
+  /** Whether `host` is the default address of a published project (what the edge routes). */
+  async serves(host: string): Promise<boolean> {
+    const slug = this.slugOf(host);
+    if (slug === undefined) return false;
+    const row = await this.#db
+      .selectFrom('projects')
+      .select('id')
+      .where('slug', '=', slug)
+      .where('active_deploy_id', 'is not', null)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** A new certificate for `host`; call only for a host `serves` said yes to. */
+  issue(host: string): Promise<IssuedCertificate> {
+    return this.#issuer.issue(host);
+  }
+}

@@ -1,0 +1,221 @@
+import assert from 'node:assert/strict';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { connect, type TLSSocket } from 'node:tls';
+import { parseSealingKey } from '../../src/lib/sealed-box.ts';
+import { AcmeIssuer } from '../../src/platform/certificates/acme-issuer.ts';
+import { CertificateStore, databaseChallenges } from '../../src/platform/certificates/certificate-store.ts';
+import { InternalIssuer } from '../../src/platform/certificates/internal-issuer.ts';
+import { PlatformCertificate } from '../../src/platform/certificates/platform-certificate.ts';
+import { deployProject } from '../../src/platform/projects/deploys.ts';
+import { createProject } from '../../src/platform/projects/projects.ts';
+import { testDialects } from '../support/databases.ts';
+import { startDns, type TestDns } from '../support/dns.ts';
+import { startTestEdge, type TestEdge } from '../support/edge.ts';
+import { startPebble, type TestPebble } from '../support/pebble.ts';
+import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+
+const KEY = parseSealingKey(`k1:${Buffer.alloc(32, 14).toString('base64')}`);
+const OPENAPI = '/api/v1/openapi.json';
+
+/**
+ * Issue 13: the platform's own site (the platform domain) gets its certificate from the ACME
+ * issuer (Pebble here), and from then on its HTTP is sent to HTTPS and its HTTPS carries HSTS.
+ */
+for (const dialect of testDialects()) {
+  describe(`the platform domain over HTTPS with an ACME certificate (${dialect})`, () => {
+    let dns: TestDns;
+    let p: TestPlatform;
+    let pebble: TestPebble;
+    let edge: TestEdge;
+    let origin: Server;
+    let issuer: AcmeIssuer;
+    let store: CertificateStore;
+    let internalRoot: string;
+    const platformCertificate = (hostname = 'platform.test', nodeId = 'edge-1') =>
+      new PlatformCertificate({
+        db: p.ctx.db,
+        clock: p.clock,
+        changes: p.ctx.changes,
+        hostname,
+        issuer,
+        store,
+        challenges: databaseChallenges(p.ctx.db, () => p.clock.now()),
+        nodeId,
+        leaseMs: 60_000,
+      });
+
+    const get = (host: string, path: string, ca: string) =>
+      new Promise<{ status: number; headers: Record<string, unknown> }>((resolve, reject) => {
+        const req = httpsRequest(
+          {
+            host: '127.0.0.1',
+            port: edge.httpsPort,
+            path,
+            servername: host,
+            headers: { host },
+            ca,
+            agent: false,
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers }));
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+
+    const plain = (host: string, path: string) =>
+      new Promise<{ status: number; headers: Record<string, unknown>; text: string }>((resolve, reject) => {
+        const req = httpRequest(
+          { host: '127.0.0.1', port: edge.httpPort, path, headers: { host } },
+          (res) => {
+            let text = '';
+            res.setEncoding('utf8');
+            res.on('data', (c: string) => {
+              text += c;
+            });
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+
+    /** A handshake without SNI (the host is an address), trusting only `ca`. */
+    const withoutSni = (ca: string) =>
+      new Promise<{ authorized: boolean; subjectAltName: string | undefined }>((resolve, reject) => {
+        const socket: TLSSocket = connect(
+          { host: '127.0.0.1', port: edge.httpsPort, ca, checkServerIdentity: () => undefined },
+          () => {
+            const answer = {
+              authorized: socket.authorized,
+              subjectAltName: socket.getPeerX509Certificate()?.subjectAltName,
+            };
+            socket.end();
+            resolve(answer);
+          },
+        );
+        socket.on('error', reject);
+      });
+
+    before(async () => {
+      dns = await startDns({ zones: ['platform.test'] });
+      await dns.setRecords('platform.test', [
+        { name: '@', type: 'A', value: '127.0.0.1' },
+        { name: 'petstore', type: 'A', value: '127.0.0.1' },
+      ]);
+      p = await startPlatformContext(dialect, { DNS_SERVERS: dns.servers.join(',') });
+      p.clock.set(Date.now());
+      origin = createServer((_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{}');
+      });
+      await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', resolve));
+      const { owner, team } = await seedTeam(p.ctx);
+      await createProject(p.ctx, owner, {
+        teamId: team.id,
+        slug: 'petstore',
+        name: 'P',
+        originUrl: `http://127.0.0.1:${(origin.address() as AddressInfo).port}`,
+      });
+      await deployProject(p.ctx, owner, 'petstore', {
+        document: JSON.stringify({ openapi: '3.0.3', info: { title: 'T', version: '1' }, paths: {} }),
+      });
+      store = new CertificateStore(p.ctx.db, [KEY]);
+      const ca = await store.internalCa(p.clock.now());
+      internalRoot = ca.certificatePem;
+      edge = await startTestEdge(p, {
+        store,
+        defaultCertificate: await new InternalIssuer(ca).issue('platform.test'),
+      });
+      pebble = await startPebble({ httpPort: edge.httpPort, dnsServer: dns.servers[0] as string });
+      issuer = new AcmeIssuer({
+        directoryUrl: pebble.directoryUrl,
+        email: 'ops@example.test',
+        caPem: pebble.caPem,
+        polling: { minDelayMs: 20, maxDelayMs: 200 },
+      });
+    });
+
+    after(async () => {
+      await edge?.close();
+      await issuer?.close();
+      await pebble?.stop();
+      origin?.close();
+      await p?.close();
+      await dns?.stop();
+    });
+
+    it('serves the platform over plain HTTP, without HSTS, while it has only the internal default certificate', async () => {
+      assert.equal((await plain('platform.test', OPENAPI)).status, 200);
+      const https = await get('platform.test', OPENAPI, internalRoot);
+      assert.equal(https.status, 200);
+      assert.equal(https.headers['strict-transport-security'], undefined);
+    });
+
+    it('orders the platform domain its certificate from the ACME issuer, once, and serves it by SNI and without SNI', async () => {
+      const certificate = platformCertificate();
+      assert.equal(await certificate.pass(), 'issued');
+      const stored = await store.load('platform.test');
+      assert.equal(stored?.issuer, 'acme');
+      // Not due again until a third of its lifetime remains.
+      assert.equal(await certificate.pass(), 'current');
+      assert.equal(await certificate.pass(), 'current');
+      assert.equal(await platformCertificate('platform.test', 'edge-2').pass(), 'current');
+
+      const root = await pebble.rootPem();
+      const https = await get('platform.test', `${OPENAPI}?a=1`, root);
+      assert.equal(https.status, 200);
+      assert.equal(https.headers['strict-transport-security'], 'max-age=31536000');
+      // Clients sending no SNI get it too, once the listener has picked it up.
+      const deadline = Date.now() + 5_000;
+      let bare = await withoutSni(root).catch(() => undefined);
+      while (bare?.authorized !== true && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        bare = await withoutSni(root).catch(() => undefined);
+      }
+      assert.deepEqual(bare, { authorized: true, subjectAltName: 'DNS:platform.test' });
+    });
+
+    it('then sends the platform’s plain HTTP to HTTPS (308, path and query kept), except ACME challenges', async () => {
+      const redirect = await plain('platform.test', `${OPENAPI}?a=1&b=2`);
+      assert.equal(redirect.status, 308);
+      assert.equal(redirect.headers.location, `https://platform.test:${edge.httpsPort}${OPENAPI}?a=1&b=2`);
+      assert.equal(redirect.headers['strict-transport-security'], undefined, 'HSTS is sent over HTTPS only');
+      await databaseChallenges(p.ctx.db, () => p.clock.now()).put(
+        'tok-platform',
+        'tok-platform.print',
+        'platform.test',
+      );
+      const challenge = await plain('platform.test', '/.well-known/acme-challenge/tok-platform');
+      assert.deepEqual([challenge.status, challenge.text], [200, 'tok-platform.print']);
+      // Projects' default addresses are not covered (no includeSubDomains): their HTTP stays served.
+      assert.equal((await plain('petstore.platform.test', '/api/pets')).status, 200);
+    });
+
+    it('backs off after a failed order, and leaves an order another node holds alone', async () => {
+      // No DNS record: Pebble cannot validate.
+      const failing = platformCertificate('nowhere.platform.test');
+      await assert.rejects(
+        failing.pass(),
+        /platform domain's certificate \(nowhere\.platform\.test\) was not issued/,
+      );
+      assert.equal(await failing.pass(), 'waiting');
+      assert.equal(await store.load('nowhere.platform.test'), undefined);
+
+      await p.ctx.db
+        .insertInto('platform_keys')
+        .values({
+          name: 'platform_certificate_lease',
+          value: `${new Date(p.clock.now().getTime() + 60_000).toISOString()} edge-9`,
+          created_at: p.clock.now().toISOString(),
+        })
+        .execute();
+      assert.equal(await platformCertificate('other.platform.test').pass(), 'leased');
+    });
+  });
+}
