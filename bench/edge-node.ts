@@ -21,6 +21,7 @@ import type { PlatformContext } from '../src/platform/context.ts';
 import type { PlatformTables } from '../src/platform/db-schema.ts';
 import { createDnsResolver } from '../src/platform/domains/dns-check.ts';
 import { openDatabase } from '../src/storage/index.ts';
+import { seededOriginGuard } from '../test/support/origins.ts';
 
 /**
  * One Kennel edge node for the `edge` and `tls` suites, run as its own pinned process:
@@ -74,6 +75,9 @@ const observed = observeRequests({
   accessLog: false,
 });
 const proxy = new OriginProxy({
+  // The bench's origin runs on loopback: allowed as the operator lists its own origins.
+  guard: await seededOriginGuard(ctx),
+  platformDomain: config.platformDomain,
   connectTimeoutMs: 5_000,
   responseTimeoutMs: 30_000,
   onError: observed.onProxyError,

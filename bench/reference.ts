@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { BrowserContext } from 'playwright-core';
-import { createEdgeHandler, OriginProxy } from '../src/edge/index.ts';
+import { createEdgeHandler, OriginProxy, originGuard } from '../src/edge/index.ts';
 import { petstoreDocument } from '../src/petstore/index.ts';
 import { buildManagementApp } from '../src/platform/api/app.ts';
 import { deployProject } from '../src/platform/projects/deploys.ts';
@@ -85,7 +85,12 @@ export async function runReferenceBenchmark(options: {
   const platform = await startPlatformContext('sqlite', { PLATFORM_DOMAIN: 'localhost' });
   const petstore = await startPetstore('sqlite');
   const management = buildManagementApp(platform.ctx);
-  const proxy = new OriginProxy({ connectTimeoutMs: 1000, responseTimeoutMs: 5000 });
+  const petstoreUrl = await petstore.listen();
+  const proxy = new OriginProxy({
+    guard: originGuard({ allowlist: [petstoreUrl] }),
+    connectTimeoutMs: 1000,
+    responseTimeoutMs: 5000,
+  });
   const handler = createEdgeHandler({ ctx: platform.ctx, platformApp: management, proxy });
   const edge = createServer(handler.handle);
   const chromium = await launchChromium({ mapToLoopback: ['*.localhost'] });
@@ -96,7 +101,7 @@ export async function runReferenceBenchmark(options: {
       teamId: team.id,
       slug: 'petstore',
       name: 'Petstore',
-      originUrl: await petstore.listen(),
+      originUrl: petstoreUrl,
     });
     await deployProject(platform.ctx, owner, 'petstore', {
       document: JSON.stringify(petstoreDocument(TEST_DEPRECATION)),

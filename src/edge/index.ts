@@ -13,6 +13,6 @@ export { LIVENESS_PATH, NodeHealth, READINESS_PATH, type Readiness } from './hea
 export { EdgeMetrics, type ProxyErrorKind, proxyErrorKind, statusClass } from './metrics.ts';
 export { type EdgeLogger, observeRequests } from './observe-requests.ts';
 export { createOperatorHandler } from './operator-server.ts';
-export { OriginProxy, type ProxyOptions } from './proxy.ts';
+export { type OriginGuard, OriginProxy, originGuard, type ProxyOptions } from './proxy.ts';
 export { type Route, RoutingTable } from './routing-table.ts';
 export { createTlsServer } from './tls-server.ts';

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { LookupFunction } from 'node:net';
 import { type Dispatcher, Pool } from 'undici';
+import { guardedLookup, type OriginPolicy, originAllowed } from '../lib/address-policy.ts';
 import type { ApiError } from '../lib/api-error.ts';
 import { edgeErrors } from './errors.ts';
 import { requestFraming } from './request-framing.ts';
@@ -39,6 +40,15 @@ const DECIDED_BY_EDGE = new Set([
 /** Response headers the edge replaces: one request id per answer, the edge's. */
 const REPLACED_IN_ANSWER = new Set(['x-request-id']);
 
+/**
+ * The origin guard for an address policy: an address literal is judged before connecting (no DNS
+ * lookup happens for it), a name at every lookup, so a name that later resolves to a private
+ * address (DNS rebinding) is refused at connect time too.
+ */
+export function originGuard(policy: OriginPolicy): OriginGuard {
+  return { allows: (origin) => originAllowed(origin, policy), lookup: guardedLookup(policy) };
+}
+
 /** Where a project's origin may be reached: checked before connecting and at every DNS answer. */
 export interface OriginGuard {
   /** False for an origin whose host is an address literal the policy refuses (judged once). */
@@ -58,8 +68,8 @@ export interface ProxyOptions {
   readonly responseTimeoutMs: number;
   /** Told of every failed forward (metrics and logs); `answered` when headers had gone out. */
   readonly onError?: (error: unknown, requestId: string, answered: boolean) => void;
-  /** The address policy for origins (SSRF); none means any address may be reached (tests). */
-  readonly guard?: OriginGuard;
+  /** The address policy for origins (SSRF): see `originGuard`. */
+  readonly guard: OriginGuard;
   /**
    * The platform's own domain: an origin's Set-Cookie whose Domain covers it is dropped, so a
    * project's site cannot plant cookies on the dashboard (cookie tossing).
@@ -211,11 +221,11 @@ export class OriginProxy {
           bodyTimeout: this.#options.responseTimeoutMs,
           connect: {
             timeout: this.#options.connectTimeoutMs,
-            ...(guard && { lookup: guard.lookup }),
+            lookup: guard.lookup,
           },
         }),
         basePath: origin.pathname.replace(/\/$/, ''),
-        allowed: guard === undefined || guard.allows(origin),
+        allowed: guard.allows(origin),
       };
       this.#upstreams.set(originUrl, upstream);
     }

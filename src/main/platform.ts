@@ -23,6 +23,7 @@ import {
   NodeHealth,
   OriginProxy,
   observeRequests,
+  originGuard,
 } from '../edge/index.ts';
 import { systemClock } from '../lib/clock.ts';
 import { drainServers } from '../lib/drain-servers.ts';
@@ -259,6 +260,8 @@ async function main(): Promise<void> {
     accessLog: ['info', 'debug', 'trace'].includes(config.logLevel),
   });
   const proxy = new OriginProxy({
+    guard: originGuard({ allowlist: ctx.config.originAllowlist }),
+    platformDomain: config.platformDomain,
     connectTimeoutMs: 5_000,
     responseTimeoutMs: 30_000,
     onError: observed.onProxyError,

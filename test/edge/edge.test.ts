@@ -16,6 +16,7 @@ import { createProject } from '../../src/platform/projects/projects.ts';
 import { testDialects } from '../support/databases.ts';
 import { startDns, type TestDns } from '../support/dns.ts';
 import { requestAs } from '../support/http.ts';
+import { seededOriginGuard } from '../support/origins.ts';
 import { startPetstore, TEST_DEPRECATION, type TestPetstore } from '../support/petstore.ts';
 import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
@@ -100,7 +101,11 @@ for (const dialect of testDialects()) {
 
       management = buildManagementApp(p.ctx);
       await management.ready();
-      proxy = new OriginProxy({ connectTimeoutMs: 1000, responseTimeoutMs: 300 });
+      proxy = new OriginProxy({
+        guard: await seededOriginGuard(p.ctx),
+        connectTimeoutMs: 1000,
+        responseTimeoutMs: 300,
+      });
       handler = createEdgeHandler({ ctx: p.ctx, platformApp: management, proxy });
       edge = createServer(handler.handle);
       edgePort = await listen(edge);

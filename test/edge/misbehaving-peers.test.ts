@@ -8,7 +8,7 @@ import {
 } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { OriginProxy } from '../../src/edge/index.ts';
+import { OriginProxy, originGuard } from '../../src/edge/index.ts';
 
 /**
  * Clients and origins that misbehave, against OriginProxy between a real client and real origins:
@@ -120,7 +120,11 @@ describe('the edge survives clients and origins that misbehave', () => {
       origins.set(name, `http://127.0.0.1:${portOf(server)}`);
     }
 
-    proxy = new OriginProxy({ connectTimeoutMs: 1000, responseTimeoutMs: RESPONSE_TIMEOUT_MS });
+    proxy = new OriginProxy({
+      guard: originGuard({ allowlist: [...origins.values()] }),
+      connectTimeoutMs: 1000,
+      responseTimeoutMs: RESPONSE_TIMEOUT_MS,
+    });
     front = createServer((req, res) => {
       const [, name = '', ...rest] = (req.url ?? '/').split('/');
       proxy.forward(req, res, origins.get(name) ?? 'http://127.0.0.1:9', `/${rest.join('/')}`, {

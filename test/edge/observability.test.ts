@@ -16,6 +16,7 @@ import { deployProject } from '../../src/platform/projects/deploys.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
 import { testDialects } from '../support/databases.ts';
 import { requestAs } from '../support/http.ts';
+import { seededOriginGuard } from '../support/origins.ts';
 import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
 function listen(server: Server): Promise<number> {
@@ -105,6 +106,7 @@ for (const dialect of testDialects()) {
         accessLog: true,
       });
       proxy = new OriginProxy({
+        guard: await seededOriginGuard(p.ctx),
         connectTimeoutMs: 1000,
         responseTimeoutMs: 300,
         onError: observed.onProxyError,

@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { createServer, request, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { OriginProxy } from '../../src/edge/index.ts';
+import { OriginProxy, originGuard } from '../../src/edge/index.ts';
 
 /**
  * OriginProxy on its own, between a real client and a real origin: the bytes of every kind of
@@ -76,7 +76,11 @@ describe('the origin proxy: answers byte for byte, large answers streamed, aband
       }
     });
     await listen(origin);
-    proxy = new OriginProxy({ connectTimeoutMs: 1000, responseTimeoutMs: 5000 });
+    proxy = new OriginProxy({
+      guard: originGuard({ allowlist: [`http://127.0.0.1:${port(origin)}`] }),
+      connectTimeoutMs: 1000,
+      responseTimeoutMs: 5000,
+    });
     front = createServer((req, res) => {
       void proxy.forward(req, res, `http://127.0.0.1:${port(origin)}`, req.url ?? '/', {
         clientAddress: '127.0.0.1',

@@ -14,6 +14,7 @@ import { deployProject } from '../../src/platform/projects/deploys.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
 import { REFERENCE_PAGE_CSP, REFERENCE_PREFIX, referenceAssets } from '../../src/web/reference/index.ts';
 import { testDialects } from '../support/databases.ts';
+import { seededOriginGuard } from '../support/origins.ts';
 import { TEST_DEPRECATION } from '../support/petstore.ts';
 import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
@@ -88,7 +89,11 @@ for (const dialect of testDialects()) {
       });
       management = buildManagementApp(p.ctx);
       await management.ready();
-      proxy = new OriginProxy({ connectTimeoutMs: 1000, responseTimeoutMs: 2000 });
+      proxy = new OriginProxy({
+        guard: await seededOriginGuard(p.ctx),
+        connectTimeoutMs: 1000,
+        responseTimeoutMs: 2000,
+      });
       handler = createEdgeHandler({ ctx: p.ctx, platformApp: management, proxy });
       edge = createServer(handler.handle);
       port = await listen(edge);

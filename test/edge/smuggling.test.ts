@@ -7,6 +7,7 @@ import { createEdgeHandler, OriginProxy } from '../../src/edge/index.ts';
 import { buildManagementApp } from '../../src/platform/api/app.ts';
 import { deployProject } from '../../src/platform/projects/deploys.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
+import { seededOriginGuard } from '../support/origins.ts';
 import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
 /**
@@ -27,7 +28,7 @@ const SMUGGLED =
   'GET /smuggled HTTP/1.1\r\nHost: shop\r\n\r\nDELETE /pets/2 HTTP/1.1\r\nHost: shop\r\nX-Ignore: ';
 
 /** Sends raw bytes on a fresh connection and returns everything the edge answered. */
-function raw(port: number, bytes: string, waitMs = 400): Promise<string> {
+function raw(port: number, bytes: string, waitMs = 1500): Promise<string> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
     let answer = '';
@@ -105,7 +106,11 @@ describe('request smuggling through the edge: the edge owns the framing', () => 
     });
     management = buildManagementApp(p.ctx);
     await management.ready();
-    proxy = new OriginProxy({ connectTimeoutMs: 1000, responseTimeoutMs: 2000 });
+    proxy = new OriginProxy({
+      guard: await seededOriginGuard(p.ctx),
+      connectTimeoutMs: 1000,
+      responseTimeoutMs: 2000,
+    });
     handler = createEdgeHandler({ ctx: p.ctx, platformApp: management, proxy });
     edge = createServer(handler.handle);
     await new Promise<void>((resolve) => edge.listen(0, '127.0.0.1', resolve));
@@ -324,22 +329,30 @@ describe('request smuggling through the edge: the edge owns the framing', () => 
 
   it('HTTP/1.0 and pipelined requests are answered in order, each forwarded with its own framing', async () => {
     seen.length = 0;
-    const old = await raw(edgePort, 'GET /api/old HTTP/1.0\r\nHost: shop.platform.test\r\n\r\n');
+    const old = await raw(edgePort, 'GET /api/old HTTP/1.0\r\nHost: shop.platform.test\r\n\r\n', 5000);
     assert.match(old, /^HTTP\/1\.1 200/);
     const pipelined = await raw(
       edgePort,
       head(['GET /api/one HTTP/1.1', 'Host: shop.platform.test']) +
         head(post(['Content-Length: 4'])) +
         'abcd' +
-        head(['GET /api/three HTTP/1.1', 'Host: shop.platform.test']),
+        head(['GET /api/three HTTP/1.1', 'Host: shop.platform.test', 'Connection: close']),
+      5000,
     );
     assert.deepEqual(statusLines(pipelined), ['HTTP/1.1 200', 'HTTP/1.1 200', 'HTTP/1.1 200']);
+    // Answered in the order asked (node:http keeps it), each with its own origin answer.
     assert.deepEqual(
-      seen.map((s) => [s.method, s.url, s.body]),
+      [...pipelined.matchAll(/"url":"([^"]+)"/g)].map((m) => m[1]),
+      ['/one', '/attack', '/three'],
+    );
+    // The origin may see them in any order (they travel on separate pooled connections), but each
+    // exactly once with its own framing.
+    assert.deepEqual(
+      seen.map((s) => [s.method, s.url, s.body]).sort((a, b) => String(a[1]).localeCompare(String(b[1]))),
       [
+        ['POST', '/attack', 'abcd'],
         ['GET', '/old', ''],
         ['GET', '/one', ''],
-        ['POST', '/attack', 'abcd'],
         ['GET', '/three', ''],
       ],
     );

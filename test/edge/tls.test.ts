@@ -21,6 +21,7 @@ import { deployProject } from '../../src/platform/projects/deploys.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
 import { testDialects } from '../support/databases.ts';
 import { startDns, type TestDns } from '../support/dns.ts';
+import { seededOriginGuard } from '../support/origins.ts';
 import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
 const KEY = parseSealingKey(`k1:${Buffer.alloc(32, 9).toString('base64')}`);
@@ -137,7 +138,11 @@ for (const dialect of testDialects()) {
 
       management = buildManagementApp(p.ctx);
       await management.ready();
-      proxy = new OriginProxy({ connectTimeoutMs: 1000, responseTimeoutMs: 2000 });
+      proxy = new OriginProxy({
+        guard: await seededOriginGuard(p.ctx),
+        connectTimeoutMs: 1000,
+        responseTimeoutMs: 2000,
+      });
       const defaultCertificate = await issuer.issue('platform.test');
       const certificates = new CertificateCache(store, defaultCertificate);
       http = createServer();

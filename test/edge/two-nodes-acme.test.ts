@@ -27,6 +27,7 @@ import { type Database, openDatabase } from '../../src/storage/index.ts';
 import { TEST_POSTGRES_URL, testDialects } from '../support/databases.ts';
 import { startDns, type TestDns } from '../support/dns.ts';
 import { requestAs } from '../support/http.ts';
+import { seededOriginGuard } from '../support/origins.ts';
 import { startPebble, type TestPebble } from '../support/pebble.ts';
 import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
@@ -83,7 +84,11 @@ describe('two nodes on one PostgreSQL: node A orders, Pebble validates through n
       'platform.test',
     );
     const certificates = new CertificateCache(store, defaultCertificate);
-    const proxy = new OriginProxy({ connectTimeoutMs: 500, responseTimeoutMs: 2000 });
+    const proxy = new OriginProxy({
+      guard: await seededOriginGuard(ctx),
+      connectTimeoutMs: 500,
+      responseTimeoutMs: 2000,
+    });
     const http = createServer();
     await listen(http);
     const https = createTlsServer({

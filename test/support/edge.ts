@@ -9,6 +9,7 @@ import {
   databaseChallenges,
 } from '../../src/platform/certificates/certificate-store.ts';
 import type { DefaultAddressCertificates } from '../../src/platform/certificates/default-addresses.ts';
+import { seededOriginGuard } from './origins.ts';
 import type { TestPlatform } from './platform.ts';
 
 export interface TestEdge {
@@ -51,6 +52,8 @@ export async function startTestEdge(p: TestPlatform, options: StartEdgeOptions):
     ...(options.defaultAddresses && { defaultAddresses: options.defaultAddresses }),
   });
   const proxy = new OriginProxy({
+    guard: await seededOriginGuard(p.ctx),
+    platformDomain: p.ctx.config.platformDomain,
     connectTimeoutMs: 1000,
     responseTimeoutMs: options.responseTimeoutMs ?? 5000,
   });

@@ -11,6 +11,7 @@ import { deployProject } from '../../src/platform/projects/deploys.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
 import { launchChromium, screenshotPath, type TestBrowser } from '../support/chromium.ts';
 import { requestAs } from '../support/http.ts';
+import { seededOriginGuard } from '../support/origins.ts';
 import { startPetstore, TEST_DEPRECATION, type TestPetstore } from '../support/petstore.ts';
 import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
@@ -104,7 +105,11 @@ describe('the published API reference in Chromium', () => {
 
     management = buildManagementApp(p.ctx);
     await management.ready();
-    proxy = new OriginProxy({ connectTimeoutMs: 1000, responseTimeoutMs: 5000 });
+    proxy = new OriginProxy({
+      guard: await seededOriginGuard(p.ctx),
+      connectTimeoutMs: 1000,
+      responseTimeoutMs: 5000,
+    });
     handler = createEdgeHandler({ ctx: p.ctx, platformApp: management, proxy });
     edge = createServer(handler.handle);
     port = await listen(edge);
