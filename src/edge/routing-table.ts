@@ -35,7 +35,10 @@ export class RoutingTable {
   readonly #platformDomain: string;
   readonly #clock: Clock;
   #routes = new Map<string, Route>();
-  #stale = true;
+  /** Bumped by every change; the table answers only while it was read at the latest one. */
+  #changes = 1;
+  /** The value of `#changes` when the table in `#routes` started being read. */
+  #readAt = 0;
   /** The earliest expiry of a live primary's certificate: the table is stale from then on. */
   #staleAt = Number.POSITIVE_INFINITY;
   #loading: Promise<void> | undefined;
@@ -46,18 +49,19 @@ export class RoutingTable {
     this.#clock = clock;
   }
 
-  /** Marks the table stale: the next lookup reloads it first. */
+  /** Marks the table stale: no lookup is answered from it again; the next one reloads it first. */
   invalidate(): void {
-    this.#stale = true;
+    this.#changes++;
   }
 
   /**
    * The route for `host`. Answered without a promise while the table is fresh (every proxied
-   * request asks); a stale table is reloaded first.
+   * request asks). After a change, every lookup waits for a table read after that change, also
+   * while a reload that started before it is still running.
    */
   lookup(host: string): Route | undefined | Promise<Route | undefined> {
     if (
-      this.#stale ||
+      this.#readAt !== this.#changes ||
       (this.#staleAt !== Number.POSITIVE_INFINITY && this.#clock.now().getTime() >= this.#staleAt)
     ) {
       return this.#reload().then(() => this.#routes.get(host));
@@ -66,22 +70,21 @@ export class RoutingTable {
   }
 
   async #reload(): Promise<void> {
-    // One reload at a time; a change during a reload marks the table stale again.
+    // One reload at a time; a change during a reload makes it run again before anyone is answered.
     this.#loading ??= (async () => {
-      this.#stale = false;
       try {
-        const built = await this.#build();
-        this.#routes = built.routes;
-        this.#staleAt = built.staleAt;
-      } catch (error) {
-        this.#stale = true;
-        throw error;
+        do {
+          const changes = this.#changes;
+          const built = await this.#build();
+          this.#routes = built.routes;
+          this.#staleAt = built.staleAt;
+          this.#readAt = changes;
+        } while (this.#readAt !== this.#changes);
       } finally {
         this.#loading = undefined;
       }
     })();
     await this.#loading;
-    if (this.#stale) await this.#reload();
   }
 
   async #build(): Promise<{ routes: Map<string, Route>; staleAt: number }> {
