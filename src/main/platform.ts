@@ -220,6 +220,8 @@ async function main(): Promise<void> {
         nodeId,
         feed: ctx.changes,
         onError: (error) => api.log.error({ err: error }, 'change relay failed'),
+        onReconnect: (attempts) =>
+          api.log.warn({ attempts }, 'change relay listening again: reloading routes and certificates'),
       })
     : undefined;
 
