@@ -27,13 +27,21 @@ export interface ChangeRelayOptions {
   onReconnect?: (attempts: number) => void;
   /** The wait before each reconnection attempt: base, doubled each failure, capped at max. */
   backoff?: { baseMs: number; maxMs: number };
+  /**
+   * How often the listening session is probed, and how long a probe (or connecting, or LISTEN)
+   * may take. A session whose network path died silently (no reset reaches this node) would
+   * otherwise look alive for as long as TCP retransmits, hearing nothing.
+   */
+  heartbeat?: { everyMs: number; timeoutMs: number };
 }
 
 const DEFAULT_BACKOFF = { baseMs: 200, maxMs: 10_000 };
+const DEFAULT_HEARTBEAT = { everyMs: 15_000, timeoutMs: 5_000 };
 
 export async function startChangeRelay(options: ChangeRelayOptions): Promise<ChangeRelay> {
   const { feed, nodeId, channel } = options;
   const backoff = options.backoff ?? DEFAULT_BACKOFF;
+  const heartbeat = options.heartbeat ?? DEFAULT_HEARTBEAT;
   const notifier = new pg.Pool({
     connectionString: options.url,
     max: 2,
@@ -62,7 +70,9 @@ export async function startChangeRelay(options: ChangeRelayOptions): Promise<Cha
     const client = new pg.Client({
       connectionString: options.url,
       fallback_application_name: 'kennel-change-relay',
-      connectionTimeoutMillis: 5_000,
+      connectionTimeoutMillis: heartbeat.timeoutMs,
+      // LISTEN and the probes; a probe that times out ends the session (see below).
+      query_timeout: heartbeat.timeoutMs,
       keepAlive: true,
     });
     let lost = false;
@@ -79,9 +89,16 @@ export async function startChangeRelay(options: ChangeRelayOptions): Promise<Cha
     client.on('end', () => onLost());
     client.on('notification', (message) => {
       if (message.channel !== channel || !message.payload) return;
-      const { node, change } = JSON.parse(message.payload) as { node: string; change: Change };
-      if (node === nodeId) return;
-      relay(change);
+      let sent: { node: string; change: Change };
+      try {
+        sent = JSON.parse(message.payload) as { node: string; change: Change };
+      } catch (error) {
+        // Anyone who can connect can NOTIFY on the channel: a bad payload must not crash the node.
+        options.onError(error);
+        return;
+      }
+      if (sent.node === nodeId) return;
+      relay(sent.change);
     });
     try {
       await client.connect();
@@ -126,6 +143,26 @@ export async function startChangeRelay(options: ChangeRelayOptions): Promise<Cha
 
   // The first session must work: a node that cannot listen at start is misconfigured.
   listener = await listen();
+  let probing = false;
+  const probe = setInterval(() => {
+    const client = listener;
+    if (!client || probing) return;
+    probing = true;
+    client.query('SELECT 1').then(
+      () => {
+        probing = false;
+      },
+      (error: unknown) => {
+        probing = false;
+        if (listener !== client) return;
+        options.onError(error);
+        // Ends the session even when the probe hangs (pg destroys the socket then); its 'end'
+        // schedules the reconnection.
+        client.end().catch(() => {});
+      },
+    );
+  }, heartbeat.everyMs);
+  probe.unref();
   const unsubscribe = feed.subscribe((change) => {
     if (relaying) return; // came from another node, or is this node's own reload: do not send it
     notifier
@@ -136,6 +173,7 @@ export async function startChangeRelay(options: ChangeRelayOptions): Promise<Cha
     async close() {
       closed = true;
       clearTimeout(retry);
+      clearInterval(probe);
       unsubscribe();
       const current = listener;
       listener = undefined;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect, createServer as createTcpServer, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
@@ -156,6 +156,71 @@ describe('the change relay loses its PostgreSQL session (postgres)', {
     p.ctx.changes.publish({ kind: 'projects', projectId: 7 });
     for (const deadline = Date.now() + 2000; seenByB.length === 0 && Date.now() < deadline; ) await sleep(10);
     assert.deepEqual(seenByB, [{ kind: 'projects', projectId: 7 }]);
+  });
+
+  it('a session whose network path goes silent is noticed by the heartbeat and replaced, then everything reloads', async () => {
+    // A loopback TCP relay to PostgreSQL that can stop carrying bytes on its open connections
+    // without closing them: what a dead network path or a frozen server looks like.
+    const target = new URL(TEST_POSTGRES_URL);
+    const open: { client: Socket; server: Socket; frozen: boolean }[] = [];
+    const tcp = createTcpServer((client) => {
+      const server = connect(Number(target.port || 5432), target.hostname);
+      const pair = { client, server, frozen: false };
+      open.push(pair);
+      client.on('data', (chunk) => {
+        if (!pair.frozen) server.write(chunk);
+      });
+      server.on('data', (chunk) => {
+        if (!pair.frozen) client.write(chunk);
+      });
+      const close = () => {
+        client.destroy();
+        server.destroy();
+      };
+      client.on('close', close).on('error', close);
+      server.on('close', close).on('error', close);
+    });
+    await new Promise<void>((resolve) => tcp.listen(0, '127.0.0.1', resolve));
+    const url = new URL(TEST_POSTGRES_URL);
+    url.host = `127.0.0.1:${(tcp.address() as AddressInfo).port}`;
+    const feed = new ChangeFeed();
+    const seen: Change[] = [];
+    feed.subscribe((change) => seen.push(change));
+    const errors: unknown[] = [];
+    const relay = await startChangeRelay({
+      url: url.toString(),
+      channel: 'kennel_relay_heartbeat_test',
+      nodeId: 'node-d',
+      feed,
+      onError: (error) => errors.push(error),
+      backoff: { baseMs: 50, maxMs: 100 },
+      heartbeat: { everyMs: 100, timeoutMs: 300 },
+    });
+    try {
+      assert.equal(open.length, 1);
+      const first = open[0] as (typeof open)[number];
+      first.frozen = true;
+      for (const deadline = Date.now() + 3000; seen.length === 0 && Date.now() < deadline; ) await sleep(20);
+      assert.deepEqual(seen, [{ kind: 'everything', projectId: 0 }]);
+      assert.match(String(errors[0]), /timeout/i);
+      assert.equal(first.client.destroyed, true, 'the silent session was closed');
+      assert.equal(open.length, 2, 'a new session');
+      // The new session hears other nodes.
+      seen.length = 0;
+      await admin.query(`SELECT pg_notify('kennel_relay_heartbeat_test', $1)`, [
+        JSON.stringify({ node: 'node-e', change: { kind: 'domains', projectId: 3 } }),
+      ]);
+      for (const deadline = Date.now() + 2000; seen.length === 0 && Date.now() < deadline; ) await sleep(10);
+      assert.deepEqual(seen, [{ kind: 'domains', projectId: 3 }]);
+      // A payload that is not JSON is reported, not fatal.
+      await admin.query(`SELECT pg_notify('kennel_relay_heartbeat_test', 'not json')`);
+      for (const deadline = Date.now() + 2000; errors.length < 2 && Date.now() < deadline; ) await sleep(10);
+      assert.ok(errors.at(-1) instanceof SyntaxError, String(errors.at(-1)));
+    } finally {
+      await relay.close();
+      tcp.close();
+      for (const pair of open) pair.client.destroy();
+    }
   });
 
   it('closed while reconnecting: no session is left open or reopened', async () => {
