@@ -88,7 +88,8 @@ export function openDatabase<Schema>(location: StorageLocation): Database<Schema
     connectionString: location.url,
     max: location.poolSize ?? 10,
     fallback_application_name: location.applicationName ?? 'kennel',
-    // A server that does not answer fails the request (503) rather than holding it forever.
+    // Bounds both connecting and waiting for a free pooled client: a server that does not answer
+    // (or a pool stuck behind one) fails the request (503) rather than holding it forever.
     connectionTimeoutMillis: 5_000,
     keepAlive: true,
     ...(location.schema ? { options: `-c search_path=${quoteIdentifier(location.schema)}` } : {}),
