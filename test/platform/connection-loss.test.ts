@@ -7,12 +7,19 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
+import { ManualClock } from '../../src/lib/clock.ts';
+import { buildPetstoreApp, type PetstoreTables } from '../../src/petstore/index.ts';
+import { buildManagementApp } from '../../src/platform/api/app.ts';
+import type { PlatformTables } from '../../src/platform/db-schema.ts';
+import { openDatabase } from '../../src/storage/index.ts';
 import {
   createTestStorage,
   TEST_POSTGRES_URL,
   type TestStorage,
   testDialects,
 } from '../support/databases.ts';
+import { TEST_DEPRECATION } from '../support/petstore.ts';
+import { startPlatformContext } from '../support/platform.ts';
 import { type RunningProcess, startProcess, storageEnv } from '../support/processes.ts';
 
 /** The Petstore's admin key, given rather than printed at first start. */
@@ -225,5 +232,101 @@ describe('npm start on PostgreSQL while its sessions are cut (postgres)', {
       `# ${CUTS} cuts: ${tally.ok} answered, ${tally.unavailable} answered 503 database_unavailable; ` +
         `back within ${sorted[Math.floor(sorted.length / 2)]?.toFixed(0)} ms (median), ${sorted.at(-1)?.toFixed(0)} ms (worst)\n`,
     );
+  });
+});
+
+/**
+ * Both APIs, in process, on a PostgreSQL that refuses connections (nothing listens on port 1):
+ * every operation that needs the database answers 503 database_unavailable with Retry-After and
+ * the Error body, where it used to answer 500 internal_error. A database error that is not about
+ * the connection stays 500.
+ */
+describe('the APIs while PostgreSQL refuses connections (postgres)', {
+  skip: !testDialects().includes('postgres') && 'TEST_DATABASE excludes postgres',
+}, () => {
+  const DOWN_URL = 'postgres://root@127.0.0.1:1/test';
+  const UNAVAILABLE = {
+    code: 'database_unavailable',
+    message:
+      'The database is unavailable. Try again in 2 seconds; if this was a change, read it back first: it may or may not have been saved.',
+    status: 503,
+  };
+
+  it('the Petstore: reads, authenticated writes', async () => {
+    const database = openDatabase<PetstoreTables>({ kind: 'postgres', url: DOWN_URL });
+    const app = buildPetstoreApp({
+      database,
+      clock: new ManualClock('2026-11-22T12:00:00Z'),
+      deprecation: TEST_DEPRECATION,
+      logger: false,
+    });
+    try {
+      for (const request of [
+        { method: 'GET' as const, url: '/pets' },
+        { method: 'GET' as const, url: '/categories/1' },
+        {
+          method: 'POST' as const,
+          url: '/categories',
+          headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' },
+          payload: JSON.stringify({ name: 'Down' }),
+        },
+      ]) {
+        const answer = await app.inject(request);
+        assert.equal(answer.statusCode, 503, `${request.method} ${request.url}: ${answer.body}`);
+        assert.equal(answer.headers['retry-after'], '2');
+        assert.match(String(answer.headers['content-type']), /^application\/json/);
+        assert.deepEqual(answer.json(), UNAVAILABLE);
+      }
+    } finally {
+      await app.close();
+      await database.close();
+    }
+  });
+
+  it('the management API: sign-in and an authenticated read', async () => {
+    const p = await startPlatformContext('postgres');
+    const down = openDatabase<PlatformTables>({ kind: 'postgres', url: DOWN_URL });
+    const app = buildManagementApp({ ...p.ctx, db: down.db });
+    try {
+      const signIn = await app.inject({
+        method: 'POST',
+        url: '/api/v1/session',
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify({ email: 'admin@x.test', password: 'admin password 1' }),
+      });
+      const read = await app.inject({
+        method: 'GET',
+        url: '/api/v1/projects/petstore',
+        headers: { authorization: 'Bearer knl_looked_up_in_the_database' },
+      });
+      for (const answer of [signIn, read]) {
+        assert.equal(answer.statusCode, 503, answer.body);
+        assert.equal(answer.headers['retry-after'], '2');
+        assert.deepEqual(answer.json(), UNAVAILABLE);
+      }
+      // The same API on a database without its tables: a failure of the query, not of the
+      // connection, stays a 500.
+      const empty = await createTestStorage('postgres');
+      const bare = openDatabase<PlatformTables>(empty.location);
+      const broken = buildManagementApp({ ...p.ctx, db: bare.db });
+      try {
+        const answer = await broken.inject({
+          method: 'GET',
+          url: '/api/v1/projects/petstore',
+          headers: { authorization: 'Bearer knl_looked_up_in_the_database' },
+        });
+        assert.equal(answer.statusCode, 500, answer.body);
+        assert.equal(answer.json().code, 'internal_error');
+        assert.equal(answer.headers['retry-after'], undefined);
+      } finally {
+        await broken.close();
+        await bare.close();
+        await empty.drop();
+      }
+    } finally {
+      await app.close();
+      await down.close();
+      await p.close();
+    }
   });
 });
