@@ -56,6 +56,8 @@ export async function startChangeRelay(options: ChangeRelayOptions): Promise<Cha
   let listener: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
   let failures = 0;
+  /** How to give up on a session from outside (a failed probe): as if it had ended. */
+  const lose = new WeakMap<pg.Client, (error: unknown) => void>();
 
   const relay = (change: Change) => {
     relaying = true;
@@ -87,6 +89,7 @@ export async function startChangeRelay(options: ChangeRelayOptions): Promise<Cha
     };
     client.on('error', onLost);
     client.on('end', () => onLost());
+    lose.set(client, onLost);
     client.on('notification', (message) => {
       if (message.channel !== channel || !message.payload) return;
       let sent: { node: string; change: Change };
@@ -155,9 +158,8 @@ export async function startChangeRelay(options: ChangeRelayOptions): Promise<Cha
       (error: unknown) => {
         probing = false;
         if (listener !== client) return;
-        options.onError(error);
-        // Ends the session even when the probe hangs (pg destroys the socket then); its 'end'
-        // schedules the reconnection.
+        lose.get(client)?.(error);
+        // Ends the session even when the probe hangs (pg destroys the socket then).
         client.end().catch(() => {});
       },
     );
