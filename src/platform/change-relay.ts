@@ -138,10 +138,15 @@ export async function startChangeRelay(options: ChangeRelayOptions): Promise<Cha
     listener = client;
     const attempts = failures;
     failures = 0;
-    options.onReconnect?.(attempts);
     // Whatever other nodes changed while this one was not listening: reload it all. Local only
-    // (relaying): every node that lost its session does the same for itself.
-    relay({ kind: 'everything', projectId: 0 });
+    // (relaying): every node that lost its session does the same for itself. Runs from a timer:
+    // a subscriber that throws is reported, not left to crash the process.
+    try {
+      options.onReconnect?.(attempts);
+      relay({ kind: 'everything', projectId: 0 });
+    } catch (error) {
+      options.onError(error);
+    }
   };
 
   // The first session must work: a node that cannot listen at start is misconfigured.
