@@ -107,14 +107,16 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const where = (file: string): StorageLocation =>
+  // On PostgreSQL each service's sessions carry its name in pg_stat_activity (unless the URL sets
+  // application_name), so an operator can tell them apart.
+  const where = (file: string, applicationName: string): StorageLocation =>
     config.databaseUrl
-      ? { kind: 'postgres', url: config.databaseUrl }
+      ? { kind: 'postgres', url: config.databaseUrl, applicationName }
       : { kind: 'sqlite', file: join(resolve(config.dataDir), file) };
   const logger = config.logLevel === 'silent' ? false : { level: config.logLevel };
 
   // The Petstore: its own tables (its own SQLite file), its own listener.
-  const petstoreDb: Database<PetstoreTables> = openDatabase(where('petstore.db'));
+  const petstoreDb: Database<PetstoreTables> = openDatabase(where('petstore.db', 'kennel-petstore'));
   await migrateToLatest(petstoreDb.db, petstoreDb.dialect, 'petstore', petstoreMigrations);
   const deprecation = { deprecatedAt: petstoreConfig.deprecatedAt, sunsetAt: petstoreConfig.sunsetAt };
   const petstoreSettings = petstoreAppSettings(petstoreConfig);
@@ -138,7 +140,7 @@ async function main(): Promise<void> {
   );
   const petstoreUrl = await petstore.listen({ port: config.petstorePort, host: '127.0.0.1' });
 
-  const platformDb: Database<PlatformTables> = openDatabase(where('kennel.db'));
+  const platformDb: Database<PlatformTables> = openDatabase(where('kennel.db', 'kennel'));
   await migrateToLatest(platformDb.db, platformDb.dialect, 'platform', platformMigrations);
   const keys = sealingKeys(config.certificateKeys, config.dataDir);
   // Webhook signing secrets are sealed with the certificate keys; the worker is woken on enqueue.
@@ -246,6 +248,8 @@ async function main(): Promise<void> {
         nodeId,
         feed: ctx.changes,
         onError: (error) => api.log.error({ err: error }, 'change relay failed'),
+        onReconnect: (attempts) =>
+          api.log.warn({ attempts }, 'change relay listening again: reloading routes and certificates'),
       })
     : undefined;
 

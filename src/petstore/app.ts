@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../lib/clock.ts';
 import { createJsonApi, installErrorHandling, registerOperations } from '../lib/http-api/index.ts';
-import type { Database } from '../storage/index.ts';
+import { type Database, isConnectionLost } from '../storage/index.ts';
 import type { PetstoreTables } from './db-schema.ts';
 import { petstoreErrors } from './errors.ts';
 import { type PetstoreWebhooks, petstoreWebhookWorker, type WebhookSettings } from './events/index.ts';
@@ -73,7 +73,10 @@ export function buildPetstoreApp(options: PetstoreAppOptions): FastifyInstance {
     wakeWebhooks: () => webhooks?.wake(),
   };
   const operations = installDeadline(app, petstoreOperations(options.deprecation), limits.requestTimeoutMs);
-  installErrorHandling(app, operations, petstoreErrors, { bodyLimit: BODY_LIMIT_BYTES });
+  installErrorHandling(app, operations, petstoreErrors, {
+    bodyLimit: BODY_LIMIT_BYTES,
+    isDatabaseUnavailable: isConnectionLost,
+  });
   installGuard(app, operations, keys, options.clock, {
     authentication: options.authentication ?? true,
     rateLimit: options.rateLimit === false ? false : { perKey: limits.perKey, perAddress: limits.perAddress },

@@ -52,6 +52,7 @@ Reading pets and categories is public. Everything else needs an API key, sent as
 - Bodies up to ${BODY_LIMIT_BYTES} bytes (413 \`body_too_large\` above).
 - Lists return at most ${MAX_PAGE_SIZE} items per page (default 20); follow \`Link: rel="next"\`.
 - A request may take ${limits.requestTimeoutMs / 1000} s; past that it is answered 503 \`request_timeout\` (a change may still have been made: read before retrying, or retry with the same Idempotency-Key).
+- When the database is unreachable or the connection to it is cut mid-request, the answer is 503 \`database_unavailable\` with \`Retry-After\` (again, a change may still have been made).
 
 ## Safe retries and concurrent edits
 

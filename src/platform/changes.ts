@@ -4,7 +4,11 @@
  * through PostgreSQL notifications; in one process the feed is enough.
  */
 export interface Change {
-  readonly kind: 'domains' | 'projects' | 'deploys' | 'redirects' | 'certificates';
+  /**
+   * `everything`: changes may have been missed (the change relay lost its PostgreSQL connection
+   * and reconnected), so whoever caches what serves traffic reloads all of it. Its projectId is 0.
+   */
+  readonly kind: 'domains' | 'projects' | 'deploys' | 'redirects' | 'certificates' | 'everything';
   readonly projectId: number;
 }
 

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { backup, type DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
-import { openSqliteFile } from './sqlite-adapter.ts';
+import { createPrivately, openSqliteFile } from './sqlite-adapter.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -16,6 +16,11 @@ export type StorageLocation =
       /** A schema to use instead of `public` (tests give each file its own). */
       readonly schema?: string;
       readonly poolSize?: number;
+      /**
+       * How the sessions show in pg_stat_activity when the URL sets no application_name
+       * (operators find and cut a service's sessions by it).
+       */
+      readonly applicationName?: string;
     };
 
 /**
@@ -56,7 +61,8 @@ const INT8_OID = 20;
 
 export function openDatabase<Schema>(location: StorageLocation): Database<Schema> {
   if (location.kind === 'sqlite') {
-    if (location.file !== ':memory:') mkdirSync(dirname(location.file), { recursive: true });
+    // The data directory, when created here, is the owner's alone (it holds the databases).
+    if (location.file !== ':memory:') mkdirSync(dirname(location.file), { recursive: true, mode: 0o700 });
     const writer = openSqliteFile(location.file);
     const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: writer.kysely }) });
     const groupCommit = new GroupCommit(db, writer);
@@ -64,6 +70,8 @@ export function openDatabase<Schema>(location: StorageLocation): Database<Schema
       readNow: (sql) => (writer.raw.isTransaction ? undefined : writer.statement(sql)),
       writeSync: (work) => groupCommit.run(work),
       backupTo: async (file) => {
+        // A backup holds everything the database does: as private as the database itself.
+        createPrivately(file);
         await backup(writer.raw, file, { rate: 256 });
       },
     };
@@ -79,14 +87,27 @@ export function openDatabase<Schema>(location: StorageLocation): Database<Schema
   const pool = new pg.Pool({
     connectionString: location.url,
     max: location.poolSize ?? 10,
+    fallback_application_name: location.applicationName ?? 'kennel',
+    // Bounds both connecting and waiting for a free pooled client: a server that does not answer
+    // (or a pool stuck behind one) fails the request (503) rather than holding it forever.
+    connectionTimeoutMillis: 5_000,
+    keepAlive: true,
     ...(location.schema ? { options: `-c search_path=${quoteIdentifier(location.schema)}` } : {}),
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
         oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as never,
     },
   });
-  // An idle client losing its server must not crash the process; the next query reconnects.
+  // A client losing its server (restart, pg_terminate_backend, network) emits 'error'; without a
+  // listener that event would crash the process. The pool listens only while a client is idle,
+  // so each client gets its own listener for its whole life: while checked out, the query in
+  // flight fails (answered 503, see isConnectionLost) and the pool drops the dead client when it
+  // is released (pg-pool discards clients that are no longer queryable); the next query connects
+  // afresh.
   pool.on('error', () => {});
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+  });
   const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
   return { dialect: 'postgres', db, close: () => db.destroy() };
 }

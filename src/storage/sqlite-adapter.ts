@@ -1,3 +1,4 @@
+import { closeSync, openSync } from 'node:fs';
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import type { SqliteDatabase, SqliteStatement } from 'kysely';
 
@@ -10,6 +11,7 @@ export function openSqliteFile(path: string): {
   kysely: SqliteDatabase;
   statement: (sql: string) => StatementSync;
 } {
+  createPrivately(path);
   const raw = new DatabaseSync(path, { enableForeignKeyConstraints: true, timeout: 5000 });
   // WAL: readers never block the writer; NORMAL sync in WAL survives a process crash (SIGKILL)
   // without an fsync per commit. busy_timeout covers other processes (backups, the CLI).
@@ -56,4 +58,19 @@ function adapt(statement: StatementSync): SqliteStatement {
     run: (parameters) => statement.run(...(parameters as Param[])),
     iterate: (parameters) => statement.iterate(...(parameters as Param[])) as IterableIterator<unknown>,
   };
+}
+
+/**
+ * Creates the database file readable by its owner only (0600) when it does not exist yet; SQLite
+ * would create it 0644 (less the umask). SQLite gives the -wal and -shm files it creates the
+ * database file's own permissions, so they are private too. An existing file keeps its mode:
+ * the operator chose it.
+ */
+export function createPrivately(path: string): void {
+  if (path === ':memory:' || path === '') return;
+  try {
+    closeSync(openSync(path, 'wx', 0o600));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
 }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -60,10 +60,20 @@ describe('backups of the SQLite files while the platform runs (POST /backup, ope
         files.map((f) => f.database),
         ['kennel', 'petstore'],
       );
+      const modeOf = (file: string) => (statSync(file).mode & 0o777).toString(8);
       for (const f of files) {
         assert.match(f.file, new RegExp(`^${dataDir}/backups/${f.database}-\\d{8}T\\d{6}Z\\.db$`));
         assert.ok(f.bytes > 0);
+        assert.equal(modeOf(f.file), '600', `${f.file} is the owner's alone`);
       }
+      // The databases, their write-ahead logs and the backups are readable by their owner only.
+      for (const name of ['kennel.db', 'kennel.db-wal', 'petstore.db', 'petstore.db-wal']) {
+        assert.ok(existsSync(join(dataDir, name)), name);
+        assert.equal(modeOf(join(dataDir, name)), '600', name);
+      }
+      for (const name of ['kennel.db-shm', 'petstore.db-shm'])
+        if (existsSync(join(dataDir, name))) assert.equal(modeOf(join(dataDir, name)), '600', name);
+      assert.equal(modeOf(join(dataDir, 'backups')), '700');
       const kennel = new DatabaseSync((files[0] as { file: string }).file, { readOnly: true });
       assert.deepEqual(
         kennel

@@ -26,6 +26,11 @@ export const commonErrors = {
   body_too_large: { status: 413, meaning: 'The body is larger than the documented limit.' },
   unsupported_media_type: { status: 415, meaning: 'The body is not sent as application/json.' },
   internal_error: { status: 500, meaning: 'An unexpected failure; it is logged with the request id.' },
+  database_unavailable: {
+    status: 503,
+    meaning:
+      'The database could not be reached or the connection to it was lost during the request; Retry-After says when to try again. A change sent then may or may not have been saved: read it back before sending it again.',
+  },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type CommonErrorCode = keyof typeof commonErrors;
@@ -38,6 +43,7 @@ export function implicitErrorCodes(op: {
   const codes: CommonErrorCode[] = [];
   if (op.requestBody) codes.push('bad_request', 'malformed_json', 'unsupported_media_type', 'body_too_large');
   if (op.requestBody || (op.parameters?.length ?? 0) > 0) codes.push('validation_failed');
-  codes.push('internal_error');
+  // Every operation reads or writes the database.
+  codes.push('internal_error', 'database_unavailable');
   return codes;
 }

@@ -133,6 +133,9 @@ export function registerOperations<Deps>(
   }
 }
 
+/** A cut connection is replaced at once; a restarting server usually answers within seconds. */
+const DATABASE_RETRY_AFTER_SECONDS = 2;
+
 /** Any catalog that includes the common codes. */
 interface Catalog {
   error(
@@ -150,7 +153,15 @@ export function installErrorHandling<Deps>(
   app: FastifyInstance,
   operations: readonly AnyOperation<Deps>[],
   catalog: Catalog,
-  options: { bodyLimit: number },
+  options: {
+    bodyLimit: number;
+    /**
+     * Recognises a failure of the database connection (storage's isConnectionLost): answered
+     * 503 database_unavailable with Retry-After instead of 500, since the same request may
+     * succeed once the database answers again.
+     */
+    isDatabaseUnavailable: (error: unknown) => boolean;
+  },
 ): void {
   // A request whose route takes no body (or that matched no route) is answered without reading
   // one: a stray body must not turn a 204 into a 415 or a 404 into a 400. Node discards the
@@ -173,7 +184,13 @@ export function installErrorHandling<Deps>(
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const apiError = toApiError(error, catalog, options.bodyLimit);
+    const apiError = options.isDatabaseUnavailable(error)
+      ? catalog.error(
+          'database_unavailable',
+          `The database is unavailable. Try again in ${DATABASE_RETRY_AFTER_SECONDS} seconds; if this was a change, read it back first: it may or may not have been saved.`,
+          { headers: { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) }, cause: error },
+        )
+      : toApiError(error, catalog, options.bodyLimit);
     if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
     return reply
       .code(apiError.status)

@@ -6,6 +6,7 @@ import {
   installErrorHandling,
   registerOperations,
 } from '../../lib/http-api/index.ts';
+import { isConnectionLost } from '../../storage/index.ts';
 import { registerDashboard } from '../../web/dashboard/index.ts';
 import type { PlatformContext } from '../context.ts';
 import { platformErrors } from '../errors.ts';
@@ -76,7 +77,10 @@ export function buildManagementApp(
 ): FastifyInstance {
   const app = createJsonApi({ bodyLimit: API_BODY_LIMIT, logger: options.logger });
   const operations = managementOperations();
-  installErrorHandling(app, operations, platformErrors, { bodyLimit: API_BODY_LIMIT });
+  installErrorHandling(app, operations, platformErrors, {
+    bodyLimit: API_BODY_LIMIT,
+    isDatabaseUnavailable: isConnectionLost,
+  });
   registerOperations(app, operations, platformSchemas, ctx, authenticator(ctx));
   const json = JSON.stringify(managementDocument(), null, 2);
   app.get('/api/v1/openapi.json', (_req, reply) => reply.type('application/json; charset=utf-8').send(json));
