@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ApiError } from '../lib/api-error.ts';
 import { escapeHtml } from '../lib/html.ts';
 import type { PlatformContext } from '../platform/context.ts';
+import { isConnectionLost } from '../storage/index.ts';
 import { REFERENCE_PREFIX, referenceAssets } from '../web/reference/index.ts';
 import { edgeErrors } from './errors.ts';
 import { type OriginProxy, sendError } from './proxy.ts';
@@ -389,9 +390,15 @@ export function createEdgeHandler(deps: EdgeDeps): {
         }
         sendError(
           res,
-          edgeErrors.error('origin_unreachable', 'The edge failed to serve this request. Try again.', {
-            cause: error,
-          }),
+          isConnectionLost(error)
+            ? edgeErrors.error(
+                'database_unavailable',
+                'The platform lost its database for a moment. Try again in a few seconds.',
+                { cause: error, headers: { 'retry-after': '2' } },
+              )
+            : edgeErrors.error('edge_error', 'The edge failed to serve this request. Try again.', {
+                cause: error,
+              }),
           exchange.requestId,
         );
       };

@@ -28,6 +28,11 @@ export const edgeErrors = defineErrorCatalog({
     meaning:
       'The request is framed ambiguously (a second Host, or a Transfer-Encoding other than chunked): the edge does not guess what the origin would read.',
   },
+  database_unavailable: {
+    status: 503,
+    meaning:
+      'The platform lost its database connection for a moment (a restart or failover); retried requests succeed once it is back.',
+  },
   edge_error: { status: 500, meaning: 'The edge itself failed; it is logged with the request id.' },
   origin_timeout: { status: 504, meaning: "The project's origin did not answer in time." },
   // The operator listener (METRICS_PORT):

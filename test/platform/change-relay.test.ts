@@ -21,6 +21,7 @@ import { type Database, openDatabase } from '../../src/storage/index.ts';
 import { TEST_POSTGRES_URL, testDialects } from '../support/databases.ts';
 import { startDns, type TestDns } from '../support/dns.ts';
 import { requestAs } from '../support/http.ts';
+import { seededOriginGuard } from '../support/origins.ts';
 import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
 const status = async (port: number, host: string) => (await requestAs(port, host, '/openapi.json')).status;
@@ -49,7 +50,11 @@ describe('the change relay loses its PostgreSQL session (postgres)', {
     const started = await startChangeRelay({ ...relay, channel: `kennel_${schema}`, feed: ctx.changes });
     const app: FastifyInstance = buildManagementApp(ctx);
     await app.ready();
-    const proxy = new OriginProxy({ connectTimeoutMs: 500, responseTimeoutMs: 1000 });
+    const proxy = new OriginProxy({
+      guard: await seededOriginGuard(ctx),
+      connectTimeoutMs: 500,
+      responseTimeoutMs: 1000,
+    });
     const handler = createEdgeHandler({ ctx, platformApp: app, proxy });
     const server: Server = createServer(handler.handle);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
