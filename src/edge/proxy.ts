@@ -349,6 +349,8 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
   /** A chunk that is the whole announced body, sent with `end()` in the same write as the head. */
   #whole: Buffer | undefined;
   #done = false;
+  /** Whether a 'close' listener watches for the client leaving (see #clientGone). */
+  #listening = false;
 
   constructor(proxy: OriginProxy, res: ServerResponse, forwarded: ForwardedFor, options: ProxyOptions) {
     this.#proxy = proxy;
@@ -357,11 +359,15 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
     this.#upstreamDone = forwarded.upstreamDone;
     this.#options = options;
     this.#headDeadline = performance.now() + options.responseTimeoutMs;
-    // The client leaving (before the answer is through) aborts the origin request: undici then
-    // discards that connection instead of leaving it paused in the pool.
-    res.on('close', () => {
-      if (!this.#done) this.#controller?.abort(failure('CLIENT_GONE', 'the client closed the connection'));
-    });
+  }
+
+  /**
+   * The client left: the origin request is aborted, and undici discards that connection instead
+   * of leaving it in the pool. Noticed at the next piece of the answer, or, while the answer waits
+   * for the client to read (when no piece comes), by a listener added only then.
+   */
+  #clientGone(): void {
+    if (!this.#done) this.#controller?.abort(failure('CLIENT_GONE', 'the client closed the connection'));
   }
 
   /** Called by the proxy's timer: cuts an origin that is too slow or a client that stopped reading. */
@@ -392,6 +398,10 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
   ): void {
     // Interim answers (1xx) come here too: the final head is still due by the deadline.
     if (statusCode < 200) return;
+    if (this.#res.destroyed) {
+      this.#clientGone();
+      return;
+    }
     this.#status = statusCode;
     this.#headers = headers;
     const length = headers['content-length'];
@@ -423,6 +433,10 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     const res = this.#res;
+    if (res.destroyed) {
+      this.#clientGone();
+      return;
+    }
     if (this.#headers !== undefined && !res.headersSent && this.#whole === undefined) {
       if (chunk.length === this.#length) {
         // The whole body in one piece (the usual small API answer): the end follows at once, and
@@ -441,6 +455,10 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
       controller.pause();
       this.#stalledSince = performance.now();
       this.#proxy.watch(this);
+      if (!this.#listening) {
+        this.#listening = true;
+        res.once('close', () => this.#clientGone());
+      }
       res.once('drain', () => {
         this.#stalledSince = -1;
         this.#proxy.unwatch(this);
