@@ -81,7 +81,6 @@ describe('sign-in limits in memory', () => {
     for (let i = 0; i < 20_000; i++) {
       const email = `user${i}@x.test`;
       limiter.attempt(email, `2001:db8:${(i % 65536).toString(16)}::1`, now);
-      limiter.failed(email, now);
     }
     assert.deepEqual(limiter.tracked, { accounts: 500, addresses: 500 });
   });
@@ -248,6 +247,19 @@ for (const dialect of testDialects()) {
       p.clock.advance(1000);
       const after = await signIn(app, { email: 'other@x.test', password: 'other password 1' }, '203.0.113.9');
       assert.equal(after.status, 201);
+    });
+
+    it('counts guesses being checked, so 8 at once for one email get 5 checks and 3 refusals', async () => {
+      derived.length = 0;
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          signIn(app, { email: 'owner@x.test', password: `guess ${i}` }, `198.51.100.${40 + i}`),
+        ),
+      );
+      const statuses = answers.map((a) => a.status).sort();
+      assert.deepEqual(statuses, [401, 401, 401, 401, 401, 429, 429, 429]);
+      assert.equal(derived.length, 5);
+      p.clock.advance(15 * 60_000);
     });
 
     it('clears the failures of an email when it signs in', async () => {

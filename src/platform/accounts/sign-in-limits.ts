@@ -68,6 +68,12 @@ export class WindowCounter {
     return 1;
   }
 
+  /** Takes back one event counted in the current window. */
+  subtract(key: string, now: number): void {
+    const window = this.#windows.get(key);
+    if (window && now < window.start + this.windowMs && window.count > 0) window.count--;
+  }
+
   delete(key: string): void {
     this.#windows.delete(key);
   }
@@ -106,7 +112,11 @@ export class SignInLimiter {
     return { accounts: this.#accounts.size, addresses: this.#addresses.size };
   }
 
-  /** Counts an attempt from `address` for `email`, and says whether it may be checked. */
+  /**
+   * Counts an attempt from `address` for `email`, and says whether it may be checked. An allowed
+   * attempt counts as a failure of the email at once, so concurrent guesses cannot all pass the
+   * check before the first failure is recorded; `succeeded` clears it, `notChecked` takes it back.
+   */
   attempt(email: string, address: string, now: Date): SignInDecision {
     const at = now.getTime();
     const from = addressKey(address);
@@ -124,16 +134,18 @@ export class SignInLimiter {
         retryAfterSeconds: this.#accounts.retryAfterSeconds(email, at),
       };
     }
+    this.#accounts.add(email, at);
     return { allowed: true };
-  }
-
-  failed(email: string, now: Date): void {
-    this.#accounts.add(email, now.getTime());
   }
 
   /** A successful sign-in forgets the account's failures. */
   succeeded(email: string): void {
     this.#accounts.delete(email);
+  }
+
+  /** An allowed attempt whose password was not checked after all (the hasher was busy, an error). */
+  notChecked(email: string, now: Date): void {
+    this.#accounts.subtract(email, now.getTime());
   }
 }
 

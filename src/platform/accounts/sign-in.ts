@@ -56,16 +56,17 @@ export class SignInGuard {
       this.limiter.succeeded(account);
       return actor;
     } catch (error) {
+      // A wrong password stays counted (unknown emails too: the limit says nothing about which
+      // exist); an attempt that was not checked is taken back.
+      if (!(error instanceof ApiError && error.code === 'invalid_credentials')) {
+        this.limiter.notChecked(account, ctx.clock.now());
+      }
       if (error instanceof HasherBusyError) {
         throw platformErrors.error(
           'sign_in_busy',
           `The platform is checking too many passwords at once. Try again in ${BUSY_RETRY_SECONDS} s.`,
           { headers: { 'retry-after': String(BUSY_RETRY_SECONDS) }, cause: error },
         );
-      }
-      // Unknown emails count like known ones: the limit says nothing about which exist.
-      if (error instanceof ApiError && error.code === 'invalid_credentials') {
-        this.limiter.failed(account, ctx.clock.now());
       }
       throw error;
     }
