@@ -64,7 +64,18 @@ const store = new CertificateStore(ctx.db, [parseSealingKey(required('EDGE_CERT_
 const ca = await store.internalCa(systemClock.now());
 const defaultCertificate = await new InternalIssuer(ca).issue(config.platformDomain);
 const certificates = new CertificateCache(store, defaultCertificate);
-const api = buildManagementApp(ctx, { logger: false });
+// The `signin` suite floods sign-ins: SIGN_IN_LIMITS=off lifts the attempt limits so every
+// attempt is checked (hashed), and SIGN_IN_THREADS / SIGN_IN_NICE set the hashing threads.
+const numberOf = (name: string) => (env[name] ? Number(env[name]) : undefined);
+const api = buildManagementApp(ctx, {
+  logger: false,
+  signIn: {
+    ...(env.SIGN_IN_LIMITS === 'off' && {
+      limits: { accountFailures: Number.MAX_SAFE_INTEGER, addressAttempts: Number.MAX_SAFE_INTEGER },
+    }),
+    hasher: { threads: numberOf('SIGN_IN_THREADS'), nice: numberOf('SIGN_IN_NICE') },
+  },
+});
 await api.ready();
 // The operations hooks as in production (metrics per request, health); the access log follows
 // LOG_LEVEL, silent here as nginx's access_log is off in the same suite.

@@ -7,6 +7,7 @@ import { edgeSuite } from './edge.ts';
 import { edgeInstructionsSuite } from './edge-instructions.ts';
 import { petstoreSuite } from './petstore.ts';
 import { referenceSuite } from './reference.ts';
+import { signinSuite } from './signin.ts';
 import { BENCH_SETTINGS, type BenchConfig, loadBenchConfig } from './support/config.ts';
 import { renderChecks, renderTable, type Suite, type SuiteReport } from './support/report.ts';
 import { stopAllServers } from './support/servers.ts';
@@ -27,6 +28,7 @@ const SUITES: readonly Suite[] = [
   acmeSuite,
   referenceSuite,
   webhooksSuite,
+  signinSuite,
 ];
 
 function usage(): string {

@@ -64,6 +64,16 @@ export const platformErrors = defineErrorCatalog({
     status: 422,
     meaning: 'The YAML domain configuration is not valid; the message names line and column.',
   },
+  too_many_sign_in_attempts: {
+    status: 429,
+    meaning:
+      'Too many failed sign-ins for this email, or too many sign-in attempts from this address; Retry-After says when to try again.',
+  },
+  sign_in_busy: {
+    status: 503,
+    meaning:
+      'The platform is checking as many passwords as it allows at once; Retry-After says when to try again.',
+  },
 });
 
 export type PlatformErrorCode = keyof typeof platformErrors.specs;

@@ -6,7 +6,8 @@ import { saveCredentials } from '../credentials.ts';
 import { CliError, EXIT } from '../errors.ts';
 import { ask, askHidden, readStdin } from '../prompt.ts';
 
-const SESSION_COOKIE = 'kennel_session';
+/** The platform's session cookie: `__Host-`-prefixed over HTTPS, the plain name over HTTP. */
+const SESSION_COOKIES = ['__Host-kennel_session', 'kennel_session'];
 
 export const loginCommand = defineCommand({
   name: 'login',
@@ -58,7 +59,7 @@ On a terminal, the email and password are asked for (the password without echo).
     const cookie = signIn.headers
       .getSetCookie()
       .map((c) => c.split(';')[0] ?? '')
-      .find((c) => c.startsWith(`${SESSION_COOKIE}=`));
+      .find((c) => SESSION_COOKIES.some((name) => c.startsWith(`${name}=`)));
     if (!cookie) {
       throw new CliError(
         `${target.server} accepted the password but sent no session cookie. Is it the Kennel platform?`,

@@ -1,12 +1,9 @@
 import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
+import type { DeriveKey } from './password-hasher.ts';
 
-const scryptAsync = promisify(scrypt) as (
-  password: string,
-  salt: Buffer,
-  keylen: number,
-  options: { N: number; r: number; p: number; maxmem: number },
-) => Promise<Buffer>;
+/** scrypt on the libuv threadpool: for hashing new passwords (sign-ins use a PasswordHasher). */
+const scryptAsync = promisify(scrypt) as DeriveKey;
 
 /** scrypt parameters (OWASP's minimum N=2^17, r=8, p=1); stored with each hash so they can rise. */
 const PARAMS = { N: 2 ** 17, r: 8, p: 1, maxmem: 256 * 1024 * 1024 };
@@ -21,11 +18,19 @@ export async function hashPassword(password: string): Promise<string> {
   );
 }
 
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+/**
+ * Whether `password` matches `stored`. `derive` runs scrypt: a PasswordHasher's for sign-ins
+ * (bounded, niced threads), the threadpool's by default.
+ */
+export async function verifyPassword(
+  password: string,
+  stored: string,
+  derive: DeriveKey = scryptAsync,
+): Promise<boolean> {
   const [scheme, n, r, p, salt, hash] = stored.split('$');
   if (scheme !== 'scrypt' || !salt || !hash) return false;
   const expected = Buffer.from(hash, 'base64url');
-  const key = await scryptAsync(password, Buffer.from(salt, 'base64url'), expected.length, {
+  const key = await derive(password, Buffer.from(salt, 'base64url'), expected.length, {
     N: Number(n),
     r: Number(r),
     p: Number(p),
@@ -33,6 +38,20 @@ export async function verifyPassword(password: string, stored: string): Promise<
   });
   return timingSafeEqual(key, expected);
 }
+
+/**
+ * A stored hash no password matches (random salt and key), with today's parameters: a sign-in
+ * for an unknown email is checked against it, so it costs what a known email's check costs and
+ * the answer's timing does not tell which accounts exist.
+ */
+export const DUMMY_PASSWORD_HASH = [
+  'scrypt',
+  PARAMS.N,
+  PARAMS.r,
+  PARAMS.p,
+  randomBytes(16).toString('base64url'),
+  randomBytes(KEY_LENGTH).toString('base64url'),
+].join('$');
 
 /**
  * A random secret shown once (API tokens, session ids). Only its SHA-256 is stored: the secret

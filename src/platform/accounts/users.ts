@@ -1,7 +1,8 @@
 import { isUniqueViolation } from '../../storage/index.ts';
 import type { Actor, PlatformContext } from '../context.ts';
 import { platformErrors } from '../errors.ts';
-import { hashPassword, verifyPassword } from './secrets.ts';
+import type { DeriveKey } from './password-hasher.ts';
+import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from './secrets.ts';
 
 export const MIN_PASSWORD_LENGTH = 12;
 
@@ -37,14 +38,24 @@ export async function createUser(
   }
 }
 
-/** Checks an email and password; the same answer whether the email or the password is wrong. */
-export async function authenticate(ctx: PlatformContext, email: string, password: string): Promise<Actor> {
+/**
+ * Checks an email and password; the same answer whether the email or the password is wrong, and
+ * the same work: an unknown email is checked against a dummy hash, so timing tells nothing either.
+ * `derive` runs scrypt (sign-ins pass their PasswordHasher's).
+ */
+export async function authenticate(
+  ctx: PlatformContext,
+  email: string,
+  password: string,
+  derive?: DeriveKey,
+): Promise<Actor> {
   const row = await ctx.db
     .selectFrom('users')
     .select(['id', 'email', 'password_hash', 'is_admin'])
     .where('email', '=', normaliseEmail(email))
     .executeTakeFirst();
-  const ok = row ? await verifyPassword(password, row.password_hash) : false;
+  const matches = await verifyPassword(password, row ? row.password_hash : DUMMY_PASSWORD_HASH, derive);
+  const ok = row !== undefined && matches;
   if (!row || !ok) {
     throw platformErrors.error(
       'invalid_credentials',

@@ -8,9 +8,10 @@ import {
 } from '../../lib/http-api/index.ts';
 import { isConnectionLost } from '../../storage/index.ts';
 import { registerDashboard } from '../../web/dashboard/index.ts';
+import { SignInGuard, type SignInOptions } from '../accounts/sign-in.ts';
 import type { PlatformContext } from '../context.ts';
 import { platformErrors } from '../errors.ts';
-import { authenticator } from './auth.ts';
+import { authenticator, PLAIN_HTTP_SESSION_COOKIE, SESSION_COOKIE } from './auth.ts';
 import { domainRoutes } from './routes/domains.ts';
 import { projectRoutes } from './routes/projects.ts';
 import { sessionRoutes } from './routes/session.ts';
@@ -21,9 +22,12 @@ import { platformSchemas } from './schemas.ts';
 
 export const API_BODY_LIMIT = 6 * 1024 * 1024;
 
-export function managementOperations(): AnyOperation<PlatformContext>[] {
+/** The operations; `signIn` is the app's sign-in guard (a fresh one, unused, for the document). */
+export function managementOperations(
+  signIn: SignInGuard = new SignInGuard(),
+): AnyOperation<PlatformContext>[] {
   return [
-    ...sessionRoutes,
+    ...sessionRoutes(signIn),
     ...tokenRoutes,
     ...teamRoutes,
     ...projectRoutes,
@@ -59,24 +63,51 @@ export function managementDocument(): Record<string, unknown> {
     errorSchema: 'Error',
     securitySchemes: {
       token: { type: 'http', scheme: 'bearer', description: 'A personal API token (knl_…)' },
-      session: { type: 'apiKey', in: 'cookie', name: 'kennel_session', description: 'Dashboard session' },
+      session: {
+        type: 'apiKey',
+        in: 'cookie',
+        name: SESSION_COOKIE,
+        description: 'Dashboard session, over HTTPS',
+      },
+      plainHttpSession: {
+        type: 'apiKey',
+        in: 'cookie',
+        name: PLAIN_HTTP_SESSION_COOKIE,
+        description: 'Dashboard session, over plain HTTP (a local platform)',
+      },
     },
   });
   const paths = document.paths as Record<string, Record<string, Record<string, unknown>>>;
   for (const op of operations) {
     const entry = paths[op.path]?.[op.method.toLowerCase()];
-    if (entry) entry.security = op.access === 'public' ? [] : [{ token: [] }, { session: [] }];
+    if (!entry) continue;
+    entry.security = op.access === 'public' ? [] : [{ token: [] }, { session: [] }, { plainHttpSession: [] }];
+    const responses = entry.responses as Record<string, { headers?: Record<string, unknown> }>;
+    for (const status of ['429', '503']) {
+      const response = responses[status];
+      if (response) response.headers = { ...response.headers, 'Retry-After': RETRY_AFTER };
+    }
   }
   return document;
 }
 
-/** The control plane's HTTP API; the caller listens (or mounts it behind the edge). */
+const RETRY_AFTER = {
+  description: 'Seconds to wait before trying again',
+  schema: { type: 'integer', minimum: 1 },
+};
+
+/**
+ * The control plane's HTTP API; the caller listens (or mounts it behind the edge). `signIn`
+ * sets the sign-in limits and hashing threads (docs/security.md); closing the app stops them.
+ */
 export function buildManagementApp(
   ctx: PlatformContext,
-  options: { logger?: boolean | { level: string } } = {},
+  options: { logger?: boolean | { level: string }; signIn?: SignInOptions } = {},
 ): FastifyInstance {
   const app = createJsonApi({ bodyLimit: API_BODY_LIMIT, logger: options.logger });
-  const operations = managementOperations();
+  const signIn = new SignInGuard(options.signIn);
+  app.addHook('onClose', () => signIn.close());
+  const operations = managementOperations(signIn);
   installErrorHandling(app, operations, platformErrors, {
     bodyLimit: API_BODY_LIMIT,
     isDatabaseUnavailable: isConnectionLost,

@@ -5,7 +5,26 @@ import { actorForToken, sessionFor } from '../accounts/credentials.ts';
 import type { Actor, PlatformContext } from '../context.ts';
 import { platformErrors } from '../errors.ts';
 
-export const SESSION_COOKIE = 'kennel_session';
+/**
+ * The dashboard session cookie. Over HTTPS it is `__Host-kennel_session` (Secure, Path=/, no
+ * Domain: browsers then refuse it from any other origin, subdomains and plain HTTP included).
+ * Browsers refuse a `__Host-` cookie without Secure, so over plain HTTP (local use) it is
+ * `kennel_session` without Secure. Each scheme reads only its own name (docs/decisions.md).
+ */
+export const SESSION_COOKIE = '__Host-kennel_session';
+export const PLAIN_HTTP_SESSION_COOKIE = 'kennel_session';
+
+/**
+ * Whether the request came over TLS, from the socket: the edge hands the management app the
+ * client's own connection. X-Forwarded-Proto is not read, since the app trusts no proxy.
+ */
+export function cameOverHttps(request: FastifyRequest): boolean {
+  return (request.raw.socket as { encrypted?: boolean } | null)?.encrypted === true;
+}
+
+export function sessionCookieName(https: boolean): string {
+  return https ? SESSION_COOKIE : PLAIN_HTTP_SESSION_COOKIE;
+}
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** Who may call an operation: anyone, any signed-in account, or platform admins. */
@@ -46,7 +65,8 @@ export function authenticator(ctx: PlatformContext) {
         );
       caller = { actor };
     } else {
-      const cookie = request.headers.cookie ? parseCookie(request.headers.cookie)[SESSION_COOKIE] : undefined;
+      const name = sessionCookieName(cameOverHttps(request));
+      const cookie = request.headers.cookie ? parseCookie(request.headers.cookie)[name] : undefined;
       const session = cookie ? await sessionFor(ctx, cookie) : undefined;
       if (!session || !cookie) {
         throw unauthenticated(

@@ -1,37 +1,50 @@
 import { stringifySetCookie } from 'cookie';
 import { defineOperation, ref } from '../../../lib/http-api/index.ts';
 import { createSession, endSession } from '../../accounts/credentials.ts';
-import { authenticate } from '../../accounts/users.ts';
+import type { SignInGuard } from '../../accounts/sign-in.ts';
+import { DEFAULT_SIGN_IN_LIMITS as LIMITS } from '../../accounts/sign-in-limits.ts';
 import type { PlatformContext } from '../../context.ts';
-import { type Caller, SESSION_COOKIE } from '../auth.ts';
+import { type Caller, cameOverHttps, sessionCookieName } from '../auth.ts';
 
 const TAG = ['Account'];
 
-export const sessionRoutes = [
+/** The session routes; sign-ins go through `guard` (attempt limits, bounded hashing). */
+export const sessionRoutes = (guard: SignInGuard) => [
   defineOperation<PlatformContext, unknown, unknown, { email: string; password: string }>({
     operationId: 'signIn',
     method: 'POST',
     path: '/api/v1/session',
     tags: TAG,
     summary: 'Sign in',
-    description:
-      'Checks an email and password and starts a dashboard session: an HttpOnly, SameSite=Strict cookie, plus the CSRF token to send as X-CSRF-Token on changes.',
+    description: `Checks an email and password and starts a dashboard session: an HttpOnly, SameSite=Strict cookie (\`__Host-kennel_session\`, Secure, over HTTPS; \`kennel_session\` over plain HTTP), plus the CSRF token to send as X-CSRF-Token on changes. Limits (docs/security.md): ${LIMITS.accountFailures} failed sign-ins per email in ${LIMITS.accountWindowMs / 60_000} minutes, ${LIMITS.addressAttempts} attempts per client address per ${LIMITS.addressWindowMs / 1000} s; above either the answer is 429 \`too_many_sign_in_attempts\` with Retry-After. A successful sign-in clears the email's failures.`,
     access: 'public',
     requestBody: { description: 'Email and password', schema: ref('Credentials') },
-    responses: { 201: { description: 'Signed in', schema: ref('Session') } },
-    errors: ['invalid_credentials'],
-    async handler({ body, headers }, reply, ctx) {
-      const actor = await authenticate(ctx, body.email, body.password);
+    responses: {
+      201: {
+        description: 'Signed in',
+        schema: ref('Session'),
+        headers: {
+          'Set-Cookie': {
+            description:
+              'The session: `__Host-kennel_session=kss_…; Path=/; Expires=…; HttpOnly; Secure; SameSite=Strict` over HTTPS, `kennel_session=kss_…; Path=/; Expires=…; HttpOnly; SameSite=Strict` over plain HTTP',
+            schema: { type: 'string' },
+          },
+        },
+      },
+    },
+    errors: ['invalid_credentials', 'too_many_sign_in_attempts', 'sign_in_busy'],
+    async handler({ body }, reply, ctx) {
+      const actor = await guard.signIn(ctx, body.email, body.password, reply.request.ip);
       const session = await createSession(ctx, actor);
-      const secure = headers['x-forwarded-proto'] === 'https';
+      const https = cameOverHttps(reply.request);
       reply.code(201).header(
         'set-cookie',
         stringifySetCookie({
-          name: SESSION_COOKIE,
+          name: sessionCookieName(https),
           value: session.cookie,
           httpOnly: true,
           sameSite: 'strict',
-          secure,
+          secure: https,
           path: '/',
           expires: session.expiresAt,
         }),
@@ -56,9 +69,18 @@ export const sessionRoutes = [
     async handler({ caller }, reply, ctx) {
       const cookie = (caller as Caller).sessionCookie;
       if (cookie) await endSession(ctx, cookie);
+      const https = cameOverHttps(reply.request);
       reply.header(
         'set-cookie',
-        stringifySetCookie({ name: SESSION_COOKIE, value: '', path: '/', maxAge: 0 }),
+        stringifySetCookie({
+          name: sessionCookieName(https),
+          value: '',
+          httpOnly: true,
+          sameSite: 'strict',
+          secure: https,
+          path: '/',
+          maxAge: 0,
+        }),
       );
       return reply.code(204).send();
     },

@@ -81,7 +81,11 @@ export function renderSignIn({ main, signedIn }) {
             errorSlot,
             errorBanner(
               error,
-              error.code === 'invalid_credentials' ? 'Could not sign in' : 'Something went wrong',
+              error.code === 'invalid_credentials'
+                ? 'Could not sign in'
+                : error.code === 'too_many_sign_in_attempts'
+                  ? 'Too many sign-in attempts'
+                  : 'Something went wrong',
             ),
           );
           password.value = '';
