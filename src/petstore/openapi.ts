@@ -1,5 +1,5 @@
 import { stringify } from 'yaml';
-import { buildOpenApiDocument } from '../lib/http-api/index.ts';
+import { buildOpenApiDocument, KENNEL_LICENSE, ref } from '../lib/http-api/index.ts';
 import { petstoreErrors } from './errors.ts';
 import { PETSTORE_EVENT_TYPES } from './events/event-types.ts';
 import { DEFAULT_LIMITS, type PetstoreLimits } from './limits.ts';
@@ -44,7 +44,7 @@ Every answer that is not 2xx has the \`Error\` body \`{ code, message, status }\
 
 ## Authentication
 
-Reading pets and categories is public. Everything else needs an API key, sent as \`Authorization: Bearer <key>\`, holding the scope the operation's \`security\` names: \`pets:write\` to change pets and categories, \`store\` (store staff) for orders and the inventory, \`admin\` to manage keys (and webhook subscriptions). Without a valid key the answer is 401 with \`WWW-Authenticate: Bearer\`; with a key that lacks the scope, 403. Keys look like \`pk_\` and 43 characters; an admin creates them with \`POST /keys\` or \`kennel keys create\`, and the secret is shown once. A revoked key stops working at once on the server that revoked it and within ${limits.keyCacheMs / 1000} s on others sharing its database.
+Reading pets and categories is public. Everything else needs an API key, sent as \`Authorization: Bearer <key>\`, holding the scope the operation names in \`x-required-scopes\` (and its description): \`pets:write\` to change pets and categories, \`store\` (store staff) for orders and the inventory, \`admin\` to manage keys (and webhook subscriptions). Without a valid key the answer is 401 with \`WWW-Authenticate: Bearer\`; with a key that lacks the scope, 403. Keys look like \`pk_\` and 43 characters; an admin creates them with \`POST /keys\` or \`kennel keys create\`, and the secret is shown once. A revoked key stops working at once on the server that revoked it and within ${limits.keyCacheMs / 1000} s on others sharing its database.
 
 ## Limits
 
@@ -72,7 +72,12 @@ export function petstoreDocument(
 ): Record<string, unknown> {
   const operations = petstoreOperations(deprecation);
   const document = buildOpenApiDocument({
-    info: { title: 'Petstore API', version: INTERFACE_VERSION, description: description(limits) },
+    info: {
+      title: 'Petstore API',
+      version: INTERFACE_VERSION,
+      license: KENNEL_LICENSE,
+      description: description(limits),
+    },
     servers: [{ url: '/', description: 'This server' }],
     tags: [
       { name: 'Pets', description: 'Pets and the categories they belong to' },
@@ -92,13 +97,20 @@ export function petstoreDocument(
     },
   });
   // Each operation's requirement, from the same `access` the guard enforces: public reads need
-  // nothing, the rest one scope (OpenAPI 3.0 lists scopes for bearer schemes too).
+  // nothing, the rest a key holding one scope. OpenAPI 3.0.3 lets a requirement list scopes only
+  // for oauth2 and OpenID Connect schemes (and the linters hold it to that), so the scope goes
+  // in `x-required-scopes` and the description, and the requirement names the bearer scheme alone.
   const paths = document.paths as Record<string, Record<string, Record<string, unknown>>>;
   for (const op of operations) {
     const entry = paths[op.path]?.[op.method.toLowerCase()];
     const access = op.access ?? 'public';
     if (!entry) continue;
-    entry.security = access === 'public' ? [] : [{ apiKey: [access] }];
+    if (access === 'public') entry.security = [];
+    else {
+      entry.security = [{ apiKey: [] }];
+      entry['x-required-scopes'] = [access];
+      entry.description = `${entry.description}\n\nNeeds an API key holding the \`${access}\` scope.`;
+    }
     // The guard's headers, on every answer it lets through or refuses.
     for (const [status, response] of Object.entries(
       entry.responses as Record<string, { headers?: object }>,
@@ -191,22 +203,32 @@ function eventCallbacks(): Record<string, unknown> {
               required: true,
               content: {
                 'application/json': {
+                  // The common envelope, narrowed to this event's type and resource.
                   schema: {
-                    type: 'object',
-                    required: ['type', 'timestamp', 'data'],
-                    properties: {
-                      type: { type: 'string', enum: [type] },
-                      timestamp: { type: 'string', format: 'date-time' },
-                      data: { $ref: `#/components/schemas/${PAYLOAD_SCHEMA[type.split('.')[0] as string]}` },
-                    },
-                    additionalProperties: false,
+                    allOf: [
+                      ref('WebhookEvent'),
+                      {
+                        type: 'object',
+                        properties: {
+                          type: { type: 'string', enum: [type] },
+                          data: ref(PAYLOAD_SCHEMA[type.split('.')[0] as string] as string),
+                        },
+                      },
+                    ],
                   },
                 },
               },
             },
+            // Authenticity is the `webhook-signature` header the receiver verifies, which no
+            // OpenAPI security scheme describes: the requirement is explicitly empty.
+            security: [],
             responses: {
               '2XX': {
                 description: 'Received. Any other answer, or none within the time limit, is retried.',
+              },
+              '4XX': {
+                description:
+                  'Refused by the receiver (e.g. a signature it could not verify): retried on the same schedule as any other answer that is not 2xx, then marked failed.',
               },
             },
           },

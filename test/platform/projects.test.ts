@@ -143,7 +143,7 @@ for (const dialect of testDialects()) {
       assert.deepEqual(broken.problems, ["/info: must have required property 'version'"]);
       const wrongVersion = await deployProject(p.ctx, alice, 'petstore', { document: '{"swagger":"2.0"}' });
       assert.deepEqual(wrongVersion.problems, [
-        'openapi is null; Kennel publishes OpenAPI 3.0.x documents (e.g. "3.0.3").',
+        'openapi is null; Kennel publishes OpenAPI 3.0.x and 3.1.x documents (e.g. "3.0.3" or "3.1.1").',
       ]);
       const notYaml = await deployProject(p.ctx, alice, 'petstore', { document: 'openapi: [unclosed' });
       assert.equal(notYaml.status, 'failed');

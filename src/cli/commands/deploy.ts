@@ -12,7 +12,7 @@ export const deployCommand = defineCommand({
     origin: { type: 'string', value: 'URL', description: 'Also move the project to a new origin' },
   },
   description:
-    "Uploads the OpenAPI 3.0.x document in FILE (- for stdin) as it is. A valid document becomes the active deploy; an invalid one is kept as a failed deploy, the validator's problems are printed, the active deploy does not change and the exit code is 1.",
+    "Uploads the OpenAPI 3.0.x or 3.1.x document in FILE (- for stdin) as it is. A valid document becomes the active deploy; an invalid one is kept as a failed deploy, the validator's problems are printed, the active deploy does not change and the exit code is 1.",
   examples: [
     'kennel deploy petstore openapi.yaml',
     'kennel deploy petstore openapi.json --origin https://api.internal:4010',

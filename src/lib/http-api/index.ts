@@ -6,7 +6,7 @@ export {
   requestIdOf,
   validatorCompiler,
 } from './fastify-kit.ts';
-export { buildOpenApiDocument, type DocumentInfo, errorCodesOf } from './openapi.ts';
+export { buildOpenApiDocument, type DocumentInfo, errorCodesOf, KENNEL_LICENSE } from './openapi.ts';
 export {
   type AnyOperation,
   defineOperation,

@@ -7,7 +7,12 @@ export interface DocumentInfo {
   readonly title: string;
   readonly version: string;
   readonly description: string;
+  /** The licence the document is published under (linters ask for one: `info.license`). */
+  readonly license: { readonly name: string; readonly url: string };
 }
+
+/** Kennel's own licence (package.json), under which the documents its code builds are published. */
+export const KENNEL_LICENSE = { name: 'MIT', url: 'https://opensource.org/license/mit' } as const;
 
 export interface DocumentParts<Deps> {
   readonly info: DocumentInfo;

@@ -4,6 +4,7 @@ import {
   buildOpenApiDocument,
   createJsonApi,
   installErrorHandling,
+  KENNEL_LICENSE,
   registerOperations,
 } from '../../lib/http-api/index.ts';
 import { isConnectionLost } from '../../storage/index.ts';
@@ -43,6 +44,7 @@ export function managementDocument(): Record<string, unknown> {
     info: {
       title: 'Kennel management API',
       version: '1.0.0',
+      license: KENNEL_LICENSE,
       description:
         'Accounts, teams, projects, deploys and custom domains. Authenticate with `Authorization: Bearer <API token>` (create one with `kennel login` or POST /api/v1/tokens), or with the dashboard session cookie plus `X-CSRF-Token` on changes. A project or team you do not belong to answers 404.',
     },

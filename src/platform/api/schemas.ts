@@ -222,7 +222,7 @@ export const platformSchemas: Record<string, JsonSchema> = {
     required: ['document'],
     additionalProperties: false,
     properties: {
-      document: text('The OpenAPI 3.0.x document, JSON or YAML text', {
+      document: text('The OpenAPI 3.0.x or 3.1.x document, JSON or YAML text', {
         minLength: 1,
         maxLength: 5 * 1024 * 1024,
       }),

@@ -28,7 +28,11 @@ interface Parsed {
   problems: string[];
 }
 
-/** Reads an OpenAPI 3.0.x document from JSON or YAML text and validates it. */
+/**
+ * Reads an OpenAPI 3.0.x or 3.1.x document from JSON or YAML text and validates it against its
+ * version's schema (the validator picks it from `openapi`; 3.1 brings `webhooks` and JSON Schema
+ * 2020-12 schemas, and a document may have webhooks and no paths).
+ */
 export async function readOpenApiDocument(source: string): Promise<Parsed> {
   const trimmed = source.trimStart();
   const format = trimmed.startsWith('{') ? 'json' : 'yaml';
@@ -47,12 +51,12 @@ export async function readOpenApiDocument(source: string): Promise<Parsed> {
   }
   const document = value as Record<string, unknown>;
   const version = document.openapi;
-  if (typeof version !== 'string' || !/^3\.0\.\d+$/.test(version)) {
+  if (typeof version !== 'string' || !/^3\.[01]\.\d+$/.test(version)) {
     return {
       format,
       document: null,
       problems: [
-        `openapi is ${JSON.stringify(version ?? null)}; Kennel publishes OpenAPI 3.0.x documents (e.g. "3.0.3").`,
+        `openapi is ${JSON.stringify(version ?? null)}; Kennel publishes OpenAPI 3.0.x and 3.1.x documents (e.g. "3.0.3" or "3.1.1").`,
       ],
     };
   }

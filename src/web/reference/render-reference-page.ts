@@ -24,21 +24,42 @@ export const REFERENCE_PAGE_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-/** The operations by tag as plain HTML: what a browser without JavaScript (or a crawler) sees. */
+type PathItems = Record<string, Record<string, Record<string, unknown>>>;
+
+/** One operation as a list row; `target` is its path under `/api/`, or a webhook's name. */
+function operationRow(method: string, target: string, op: Record<string, unknown>): string {
+  const sunset = op['x-sunset'] ? ` — sunset ${escapeHtml(op['x-sunset'])}` : '';
+  const badge = op.deprecated ? ` <span class="kennel-deprecated">deprecated${sunset}</span>` : '';
+  return `<li><code>${escapeHtml(method.toUpperCase())} ${escapeHtml(target)}</code> ${escapeHtml(op.summary)}${badge}</li>`;
+}
+
+function operationsOf(items: PathItems): [string, string, Record<string, unknown>][] {
+  return Object.entries(items).flatMap(([key, item]) =>
+    Object.entries(item ?? {})
+      .filter(([method, op]) => METHODS.includes(method) && op && typeof op === 'object')
+      .map(([method, op]): [string, string, Record<string, unknown>] => [key, method, op]),
+  );
+}
+
+/**
+ * The operations by tag as plain HTML: what a browser without JavaScript (or a crawler) sees. An
+ * OpenAPI 3.1 document's `webhooks` (requests the API sends, not receives) follow, under their own
+ * heading and by name.
+ */
 function operationList(document: Record<string, unknown>): string {
-  const paths = (document.paths ?? {}) as Record<string, Record<string, Record<string, unknown>>>;
   const byTag = new Map<string, string[]>();
-  for (const [path, item] of Object.entries(paths)) {
-    for (const [method, op] of Object.entries(item ?? {})) {
-      if (!METHODS.includes(method) || !op || typeof op !== 'object') continue;
-      const tags = (op.tags as string[] | undefined) ?? ['Operations'];
-      const sunset = op['x-sunset'] ? ` — sunset ${escapeHtml(op['x-sunset'])}` : '';
-      const badge = op.deprecated ? ` <span class="kennel-deprecated">deprecated${sunset}</span>` : '';
-      const row = `<li><code>${escapeHtml(method.toUpperCase())} /api${escapeHtml(path)}</code> ${escapeHtml(op.summary)}${badge}</li>`;
-      for (const tag of tags) byTag.set(tag, [...(byTag.get(tag) ?? []), row]);
+  for (const [path, method, op] of operationsOf((document.paths ?? {}) as PathItems)) {
+    const row = operationRow(method, `/api${path}`, op);
+    for (const tag of (op.tags as string[] | undefined) ?? ['Operations']) {
+      byTag.set(tag, [...(byTag.get(tag) ?? []), row]);
     }
   }
-  return [...byTag].map(([tag, rows]) => `<h2>${escapeHtml(tag)}</h2><ul>${rows.join('')}</ul>`).join('');
+  const operations = [...byTag].map(([tag, rows]) => `<h2>${escapeHtml(tag)}</h2><ul>${rows.join('')}</ul>`);
+  const webhooks = operationsOf((document.webhooks ?? {}) as PathItems).map(([name, method, op]) =>
+    operationRow(method, name, op),
+  );
+  if (webhooks.length > 0) operations.push(`<h2>Webhooks</h2><ul>${webhooks.join('')}</ul>`);
+  return operations.join('');
 }
 
 /**

@@ -66,7 +66,7 @@ export const projectRoutes = [
     tags: TAG,
     summary: 'Deploy',
     description:
-      "Uploads an OpenAPI 3.0.x document (JSON or YAML) and optionally a new origin. A valid document becomes the active deploy; an invalid one is kept as a failed deploy with the validator's messages (the answer is still 201: the deploy exists).",
+      "Uploads an OpenAPI 3.0.x or 3.1.x document (JSON or YAML) and optionally a new origin. A valid document becomes the active deploy; an invalid one is kept as a failed deploy with the validator's messages (the answer is still 201: the deploy exists).",
     parameters: [slugParam],
     requestBody: { description: 'The document', schema: ref('NewDeploy') },
     responses: { 201: { description: 'The deploy, succeeded or failed', schema: ref('Deploy') } },

@@ -1,0 +1,114 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { stringify } from 'yaml';
+import { createToken } from '../../src/platform/accounts/credentials.ts';
+import { buildManagementApp } from '../../src/platform/api/app.ts';
+import { createProject } from '../../src/platform/projects/projects.ts';
+import { testDialects } from '../support/databases.ts';
+import { OPENAPI_31_DOCUMENT } from '../support/openapi-31.ts';
+import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+
+/**
+ * Deploys take OpenAPI 3.1 as well as 3.0.x, through the management API: a valid 3.1 document
+ * (webhooks, JSON Schema 2020-12 types) becomes the active deploy, in JSON or YAML; an invalid one
+ * is kept as a failed deploy with the validator's problems, its webhooks validated too; other
+ * versions are still refused.
+ */
+for (const dialect of testDialects()) {
+  describe(`OpenAPI 3.1 deploys through the management API (${dialect})`, () => {
+    let p: TestPlatform;
+    let app: FastifyInstance;
+    let token: string;
+
+    before(async () => {
+      p = await startPlatformContext(dialect, { KENNEL_ORIGIN_ALLOWLIST: 'http://127.0.0.1:4010' });
+      app = buildManagementApp(p.ctx);
+      await app.ready();
+      const { owner, team } = await seedTeam(p.ctx);
+      token = (await createToken(p.ctx, owner, 'tests')).token;
+      await createProject(p.ctx, owner, {
+        teamId: team.id,
+        slug: 'club',
+        name: 'Kennel club',
+        originUrl: 'http://127.0.0.1:4010',
+      });
+    });
+    after(async () => {
+      await app?.close();
+      await p?.close();
+    });
+
+    async function deploy(document: string) {
+      const answer = await app.inject({
+        method: 'POST',
+        url: '/api/v1/projects/club/deploys',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        payload: JSON.stringify({ document }),
+      });
+      assert.equal(answer.statusCode, 201, answer.body);
+      return answer.json() as {
+        id: number;
+        status: string;
+        active: boolean;
+        problems: string[];
+        sourceFormat: string;
+      };
+    }
+
+    it('makes a valid 3.1 document with webhooks the active deploy, in JSON and in YAML', async () => {
+      const json = await deploy(JSON.stringify(OPENAPI_31_DOCUMENT));
+      assert.deepEqual(
+        { status: json.status, active: json.active, problems: json.problems, format: json.sourceFormat },
+        { status: 'succeeded', active: true, problems: [], format: 'json' },
+      );
+      const yaml = await deploy(stringify(OPENAPI_31_DOCUMENT));
+      assert.deepEqual(
+        { status: yaml.status, active: yaml.active, problems: yaml.problems, format: yaml.sourceFormat },
+        { status: 'succeeded', active: true, problems: [], format: 'yaml' },
+      );
+      // What is stored, and published, is the document as sent: webhooks and all.
+      const row = await p.ctx.db
+        .selectFrom('deploys')
+        .select('document')
+        .where('id', '=', yaml.id)
+        .executeTakeFirstOrThrow();
+      assert.deepEqual(JSON.parse(String(row.document)), OPENAPI_31_DOCUMENT);
+    });
+
+    it('refuses an invalid 3.1 document with its problems, webhooks validated too, and keeps the active deploy', async () => {
+      const before = await deploy(JSON.stringify(OPENAPI_31_DOCUMENT));
+      const broken = structuredClone(OPENAPI_31_DOCUMENT) as unknown as {
+        webhooks: { litterAnnounced: { post: { responses: Record<string, unknown> } } };
+      };
+      broken.webhooks.litterAnnounced.post.responses['200'] = {};
+      const failed = await deploy(JSON.stringify(broken));
+      assert.equal(failed.status, 'failed');
+      assert.equal(failed.active, false);
+      assert.deepEqual(failed.problems, [
+        "/webhooks/litterAnnounced/post/responses/200: must have required property 'description'",
+        '/webhooks/litterAnnounced/post/responses/200: must match "else" schema',
+      ]);
+      const listed = await app.inject({
+        method: 'GET',
+        url: '/api/v1/projects/club/deploys',
+        headers: { authorization: `Bearer ${token}` },
+      });
+      const active = (listed.json() as { id: number; active: boolean }[]).filter((d) => d.active);
+      assert.deepEqual(
+        active.map((d) => d.id),
+        [before.id],
+      );
+    });
+
+    it('still refuses versions other than 3.0.x and 3.1.x', async () => {
+      for (const version of ['3.2.0', '2.0', '3.1']) {
+        const failed = await deploy(JSON.stringify({ ...OPENAPI_31_DOCUMENT, openapi: version }));
+        assert.equal(failed.status, 'failed');
+        assert.deepEqual(failed.problems, [
+          `openapi is "${version}"; Kennel publishes OpenAPI 3.0.x and 3.1.x documents (e.g. "3.0.3" or "3.1.1").`,
+        ]);
+      }
+    });
+  });
+}

@@ -1,0 +1,131 @@
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import type { BrowserContext, Locator } from 'playwright-core';
+import { createEdgeHandler, OriginProxy } from '../../src/edge/index.ts';
+import { buildManagementApp } from '../../src/platform/api/app.ts';
+import { deployProject } from '../../src/platform/projects/deploys.ts';
+import { createProject } from '../../src/platform/projects/projects.ts';
+import { launchChromium, screenshotPath, type TestBrowser } from '../support/chromium.ts';
+import { requestAs } from '../support/http.ts';
+import { OPENAPI_31_DOCUMENT } from '../support/openapi-31.ts';
+import { seededOriginGuard } from '../support/origins.ts';
+import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+
+const textOf = async (locator: Locator) => ((await locator.textContent()) ?? '').trim();
+
+function listen(server: Server): Promise<number> {
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)),
+  );
+}
+
+/**
+ * A project deployed with an OpenAPI 3.1 document is published like a 3.0 one: the document as
+ * sent at /openapi.json, and a reference page where Swagger UI shows its operations, the
+ * deprecated one with its sunset date, and its webhooks; without JavaScript the page lists the
+ * webhooks too. SQLite only, like test/web/reference.test.ts: what it checks is the page.
+ */
+describe('the published reference of an OpenAPI 3.1 project in Chromium', () => {
+  let p: TestPlatform;
+  let management: FastifyInstance;
+  let proxy: OriginProxy;
+  let handler: ReturnType<typeof createEdgeHandler>;
+  let edge: Server;
+  let origin: Server;
+  let port: number;
+  let chromium: TestBrowser;
+  let context: BrowserContext;
+  const consoleErrors: string[] = [];
+
+  before(async () => {
+    p = await startPlatformContext('sqlite', { PLATFORM_DOMAIN: 'localhost' });
+    origin = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('[]');
+    });
+    const originPort = await listen(origin);
+    const { owner, team } = await seedTeam(p.ctx);
+    await createProject(p.ctx, owner, {
+      teamId: team.id,
+      slug: 'club',
+      name: 'Kennel club',
+      originUrl: `http://127.0.0.1:${originPort}`,
+    });
+    const deployed = await deployProject(p.ctx, owner, 'club', {
+      document: JSON.stringify(OPENAPI_31_DOCUMENT),
+    });
+    assert.equal(deployed.status, 'succeeded', deployed.problems.join('\n'));
+
+    management = buildManagementApp(p.ctx);
+    await management.ready();
+    proxy = new OriginProxy({
+      guard: await seededOriginGuard(p.ctx),
+      connectTimeoutMs: 1000,
+      responseTimeoutMs: 5000,
+    });
+    handler = createEdgeHandler({ ctx: p.ctx, platformApp: management, proxy });
+    edge = createServer(handler.handle);
+    port = await listen(edge);
+
+    chromium = await launchChromium({ mapToLoopback: ['*.localhost'] });
+    context = await chromium.newContext();
+    context.on('console', (message) => {
+      if (message.type() === 'error') consoleErrors.push(message.text());
+    });
+  });
+
+  after(async () => {
+    await chromium?.close();
+    edge?.close();
+    origin?.close();
+    handler?.close();
+    await proxy?.close();
+    await management?.close();
+    await p?.close();
+  });
+
+  it('publishes the 3.1 document as sent', async () => {
+    const answer = await requestAs(port, 'club.localhost', '/openapi.json');
+    assert.equal(answer.status, 200);
+    assert.deepEqual(JSON.parse(answer.text), OPENAPI_31_DOCUMENT);
+  });
+
+  it('lists the operations and, under their own heading, the webhooks for a browser without JavaScript', async () => {
+    const page = await requestAs(port, 'club.localhost', '/');
+    assert.equal(page.status, 200);
+    const fallback = /<noscript>(.*)<\/noscript>/s.exec(page.text)?.[1] ?? '';
+    assert.match(
+      fallback,
+      /<h2>Breeds<\/h2><ul><li><code>GET \/api\/breeds<\/code> List breeds<\/li><li><code>GET \/api\/breeds\/\{breedId\}<\/code> Read a breed <span class="kennel-deprecated">deprecated — sunset 2027-06-30<\/span><\/li><\/ul><h2>Webhooks<\/h2><ul><li><code>POST litterAnnounced<\/code> A litter was announced<\/li><\/ul>/,
+    );
+  });
+
+  it('shows the operations, the sunset of the deprecated one, and the webhook with its body', async () => {
+    const page = await context.newPage();
+    await page.goto(`http://club.localhost:${port}/`);
+    await page.locator('html[data-reference-ready="true"]').waitFor();
+    assert.equal(await page.title(), 'Kennel club — API reference');
+    assert.equal(await textOf(page.locator('#operations-tag-Breeds a')), 'Breeds');
+    const deprecated = page.locator('#operations-Breeds-getBreed');
+    assert.equal(await textOf(deprecated.locator('.kennel-deprecated')), 'Deprecated · sunset 2027-06-30');
+
+    // Swagger UI 5's Webhooks section: the webhook, its method and summary.
+    const webhooks = page.locator('.webhooks');
+    await webhooks.waitFor();
+    assert.equal(await textOf(webhooks.locator('h2').first()), 'Webhooks');
+    const hook = webhooks.locator('.opblock').filter({ hasText: 'litterAnnounced' });
+    assert.equal(await hook.count(), 1);
+    assert.equal(await textOf(hook.locator('.opblock-summary-method')), 'POST');
+    assert.equal(await textOf(hook.locator('.opblock-summary-description')), 'A litter was announced');
+    // Expanded, it shows the body the API will send.
+    await hook.locator('.opblock-summary-control').click();
+    await hook.locator('.opblock-body').waitFor();
+    assert.match(await textOf(hook.locator('.opblock-body')), /litter\.announced/);
+    await page.screenshot({ path: screenshotPath('reference-openapi31'), fullPage: true });
+    await page.close();
+    assert.deepEqual(consoleErrors, []);
+  });
+});
