@@ -304,7 +304,7 @@ for (const dialect of testDialects()) {
           schema: { type: 'integer', minimum: 1 },
         },
       });
-      assert.deepEqual(responses['503']?.['x-error-codes'], ['sign_in_busy']);
+      assert.deepEqual(responses['503']?.['x-error-codes'], ['sign_in_busy', 'database_unavailable']);
     });
   });
 

@@ -1,0 +1,159 @@
+import type { PlatformDb } from '../platform/context.ts';
+
+/**
+ * The deprecation lifecycle a deployed document declares, enforced at the edge for every project:
+ * an operation marked `deprecated: true` with a sunset date (`x-sunset`, or GitBook's
+ * `x-deprecated-sunset`) gets `Deprecation` (RFC 9745), `Sunset` (RFC 8594) and, when the
+ * document names one in `x-successor`, `Link: <…>; rel="successor-version"` on every answer the
+ * origin does not already mark; from its sunset on, the edge answers 410 itself.
+ *
+ * The deprecation date is the operation's `x-deprecated-at` (or `x-deprecation-date`) when given,
+ * else when the deploy was made (the first moment the platform knew). `x-successor` is a path of
+ * the same API (it may carry a query, and `{name}` placeholders filled from the matched path).
+ */
+export interface LifecycleHeaders {
+  readonly deprecation: string;
+  readonly sunset: string;
+  /** The successor as the site serves it (under `/api`), or undefined. */
+  readonly link: string | undefined;
+}
+
+interface Rule {
+  readonly method: string;
+  readonly pattern: RegExp;
+  readonly names: readonly string[];
+  readonly sunsetAt: number;
+  readonly deprecation: string;
+  readonly sunset: string;
+  readonly successor: string | undefined;
+}
+
+export interface LifecycleMatch extends LifecycleHeaders {
+  /** Whether the sunset has passed: the edge answers 410 without calling the origin. */
+  readonly gone: boolean;
+}
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+const parseDate = (value: unknown): number | undefined => {
+  if (typeof value !== 'string' && !(value instanceof Date)) return undefined;
+  const at = value instanceof Date ? value.getTime() : Date.parse(value);
+  return Number.isFinite(at) ? at : undefined;
+};
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** The deprecated operations of one deploy; `none` when it has none (the common case). */
+export class LifecycleRules {
+  static readonly none = new LifecycleRules([]);
+  readonly #rules: readonly Rule[];
+
+  private constructor(rules: readonly Rule[]) {
+    this.#rules = rules;
+  }
+
+  static from(document: Record<string, unknown>, deployedAt: Date): LifecycleRules {
+    const rules: Rule[] = [];
+    const paths = document.paths;
+    if (paths === null || typeof paths !== 'object') return LifecycleRules.none;
+    for (const [template, item] of Object.entries(paths as Record<string, unknown>)) {
+      if (item === null || typeof item !== 'object') continue;
+      const names: string[] = [];
+      const source = template
+        .split(/(\{[^}/]+\})/)
+        .map((part) => {
+          if (/^\{[^}/]+\}$/.test(part)) {
+            names.push(part.slice(1, -1));
+            return '([^/]+)';
+          }
+          return escapeRegExp(part);
+        })
+        .join('');
+      const pattern = new RegExp(`^${source}$`);
+      for (const method of METHODS) {
+        const operation = (item as Record<string, unknown>)[method] as Record<string, unknown> | undefined;
+        if (operation?.deprecated !== true) continue;
+        const sunsetAt = parseDate(operation['x-sunset'] ?? operation['x-deprecated-sunset']);
+        if (sunsetAt === undefined) continue;
+        const deprecatedAt =
+          parseDate(operation['x-deprecated-at'] ?? operation['x-deprecation-date']) ?? deployedAt.getTime();
+        const successor = operation['x-successor'];
+        rules.push({
+          method: method.toUpperCase(),
+          pattern,
+          names,
+          sunsetAt,
+          deprecation: `@${Math.floor(deprecatedAt / 1000)}`,
+          sunset: new Date(sunsetAt).toUTCString(),
+          successor: typeof successor === 'string' && successor.startsWith('/') ? successor : undefined,
+        });
+      }
+    }
+    return rules.length === 0 ? LifecycleRules.none : new LifecycleRules(rules);
+  }
+
+  get empty(): boolean {
+    return this.#rules.length === 0;
+  }
+
+  /** The lifecycle of the operation `method path` (path under the API, without its query). */
+  match(method: string, path: string, now: number): LifecycleMatch | undefined {
+    for (const rule of this.#rules) {
+      if (rule.method !== method && !(method === 'HEAD' && rule.method === 'GET')) continue;
+      const found = rule.pattern.exec(path);
+      if (!found) continue;
+      let link: string | undefined;
+      if (rule.successor !== undefined) {
+        const target = rule.successor.replace(/\{([^}/]+)\}/g, (_, name: string) => {
+          const at = rule.names.indexOf(name);
+          return at === -1 ? '' : (found[at + 1] ?? '');
+        });
+        link = `</api${target}>; rel="successor-version"`;
+      }
+      return { deprecation: rule.deprecation, sunset: rule.sunset, link, gone: now >= rule.sunsetAt };
+    }
+    return undefined;
+  }
+}
+
+/**
+ * Lifecycle rules by deploy id, read once per deploy (deploys never change). Answered without a
+ * promise once read, so a request for an operation that is not deprecated pays a map lookup.
+ */
+export class LifecycleCache {
+  readonly #db: PlatformDb;
+  readonly #entries = new Map<number, LifecycleRules | Promise<LifecycleRules>>();
+
+  constructor(db: PlatformDb) {
+    this.#db = db;
+  }
+
+  get(deployId: number): LifecycleRules | Promise<LifecycleRules> {
+    const cached = this.#entries.get(deployId);
+    if (cached !== undefined) return cached;
+    if (this.#entries.size > 1000) this.#entries.clear();
+    const loading = this.#load(deployId).then(
+      (rules) => {
+        this.#entries.set(deployId, rules);
+        return rules;
+      },
+      (error: unknown) => {
+        // Not remembered: the next request tries again.
+        this.#entries.delete(deployId);
+        throw error;
+      },
+    );
+    this.#entries.set(deployId, loading);
+    return loading;
+  }
+
+  async #load(deployId: number): Promise<LifecycleRules> {
+    const row = await this.#db
+      .selectFrom('deploys')
+      .select(['document', 'created_at'])
+      .where('id', '=', deployId)
+      .executeTakeFirst();
+    if (!row?.document) return LifecycleRules.none;
+    return LifecycleRules.from(JSON.parse(row.document) as Record<string, unknown>, new Date(row.created_at));
+  }
+}
