@@ -74,7 +74,12 @@ export function buildManagementApp(
   ctx: PlatformContext,
   options: { logger?: boolean | { level: string } } = {},
 ): FastifyInstance {
-  const app = createJsonApi({ bodyLimit: API_BODY_LIMIT, logger: options.logger });
+  const app = createJsonApi({
+    bodyLimit: API_BODY_LIMIT,
+    catalog: platformErrors,
+    logger: options.logger,
+    timeouts: { headersMs: ctx.config.headersTimeoutMs, requestMs: ctx.config.receiveTimeoutMs },
+  });
   const operations = managementOperations();
   installErrorHandling(app, operations, platformErrors, { bodyLimit: API_BODY_LIMIT });
   registerOperations(app, operations, platformSchemas, ctx, authenticator(ctx));
