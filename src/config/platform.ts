@@ -200,7 +200,7 @@ export const platformSettings = {
   headersTimeoutMs: {
     env: 'HEADERS_TIMEOUT',
     description:
-      'How long a client of the management API may take to send a request line and headers before it is answered 408 receive_timeout',
+      'How long a client may take to send a request line and headers before it is answered 408 receive_timeout (the management API, and the edge listeners it is served on)',
     default: 10_000,
     parse: (raw: string) => {
       const ms = duration(raw);
@@ -211,8 +211,8 @@ export const platformSettings = {
   receiveTimeoutMs: {
     env: 'RECEIVE_TIMEOUT',
     description:
-      'How long a client of the management API may take to send a whole request, body included, before it is answered 408 receive_timeout; at least HEADERS_TIMEOUT',
-    default: 30_000,
+      'How long a client may take to send a whole request, body included (a deploy document may be 6 MB), before it is answered 408 receive_timeout; at least HEADERS_TIMEOUT',
+    default: 60_000,
     parse: (raw: string) => {
       const ms = duration(raw);
       if (ms < 100 || ms > 3_600_000) throw new Error('expected a duration from 100ms to 1h');
