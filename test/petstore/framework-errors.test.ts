@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { petstoreErrors } from '../../src/petstore/index.ts';
 import { testDialects } from '../support/databases.ts';
 import { type RawAnswer, rawRequest } from '../support/http.ts';
@@ -135,3 +136,37 @@ for (const dialect of testDialects()) {
     });
   });
 }
+
+describe('Petstore shutting down', () => {
+  it('a request that arrives while the server stops is 503 shutting_down with the Error body', async () => {
+    const [dialect] = testDialects();
+    const ps = await startPetstore(dialect ?? 'sqlite');
+    await ps.listen();
+    const port = (ps.app.server.address() as AddressInfo).port;
+    const socket = connect(port, '127.0.0.1');
+    let text = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => {
+      text += chunk;
+    });
+    const closed = new Promise((done) => socket.on('close', done));
+    // Headers begun: the connection is not idle, so closing waits for this request.
+    socket.write('GET /pets HTTP/1.1\r\nHost: x\r\nX-Request-Id: late-1\r\n');
+    await sleep(50);
+    const closing = ps.app.close();
+    await sleep(50);
+    socket.write('\r\n');
+    await closed;
+    await closing;
+    await ps.database.close();
+    await ps.storage.drop();
+    const [head = '', body = ''] = text.split('\r\n\r\n');
+    assert.match(head, /^HTTP\/1\.1 503 /);
+    assert.match(head, /\r\nconnection: close\r\n/i);
+    assert.match(head, /\r\nretry-after: 1\r\n/i);
+    assert.match(head, /\r\nx-request-id: late-1\r\n/i);
+    const error = JSON.parse(body) as Record<string, unknown>;
+    assert.equal(error.code, 'shutting_down');
+    assert.equal(error.status, 503);
+  });
+});
