@@ -74,6 +74,20 @@ export const petstoreSettings = {
     default: 10_000,
     parse: parse.integer(100, 600_000),
   },
+  headersTimeoutMs: {
+    env: 'PETSTORE_HEADERS_TIMEOUT_MS',
+    description:
+      'How long a client may take to send a request line and headers before it is answered 408 receive_timeout',
+    default: 10_000,
+    parse: parse.integer(100, 600_000),
+  },
+  receiveTimeoutMs: {
+    env: 'PETSTORE_RECEIVE_TIMEOUT_MS',
+    description:
+      'How long a client may take to send a whole request, body included, before it is answered 408 receive_timeout; at least PETSTORE_HEADERS_TIMEOUT_MS',
+    default: 30_000,
+    parse: parse.integer(100, 3_600_000),
+  },
   idempotencyHours: {
     env: 'PETSTORE_IDEMPOTENCY_HOURS',
     description: 'How long an Idempotency-Key is remembered',
@@ -129,6 +143,11 @@ export function loadPetstoreConfig(env: Record<string, string | undefined>): Pet
       `Invalid configuration:\n  - PETSTORE_GET_PET_SUNSET (${config.sunsetAt.toISOString().slice(0, 10)}) must be after PETSTORE_GET_PET_DEPRECATED_AT (${config.deprecatedAt.toISOString().slice(0, 10)})`,
     );
   }
+  if (config.receiveTimeoutMs < config.headersTimeoutMs) {
+    throw new ConfigError(
+      `Invalid configuration:\n  - PETSTORE_RECEIVE_TIMEOUT_MS (${config.receiveTimeoutMs}) must be at least PETSTORE_HEADERS_TIMEOUT_MS (${config.headersTimeoutMs}): the whole request includes its headers`,
+    );
+  }
   return config;
 }
 
@@ -140,6 +159,8 @@ export function petstoreAppSettings(config: PetstoreConfig) {
       perKey: { quota: config.rateLimitPerKey, windowSeconds },
       perAddress: { quota: config.rateLimitPerAddress, windowSeconds },
       requestTimeoutMs: config.requestTimeoutMs,
+      headersTimeoutMs: config.headersTimeoutMs,
+      receiveTimeoutMs: config.receiveTimeoutMs,
       idempotencyTtlMs: config.idempotencyHours * 3_600_000,
       keyCacheMs: config.keyCacheSeconds * 1000,
     },

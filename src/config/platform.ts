@@ -197,6 +197,28 @@ export const platformSettings = {
     default: 6 * 3_600_000,
     parse: duration,
   },
+  headersTimeoutMs: {
+    env: 'HEADERS_TIMEOUT',
+    description:
+      'How long a client may take to send a request line and headers before it is answered 408 receive_timeout (the management API, and the edge listeners it is served on)',
+    default: 10_000,
+    parse: (raw: string) => {
+      const ms = duration(raw);
+      if (ms < 100 || ms > 600_000) throw new Error('expected a duration from 100ms to 10m');
+      return ms;
+    },
+  },
+  receiveTimeoutMs: {
+    env: 'RECEIVE_TIMEOUT',
+    description:
+      'How long a client may take to send a whole request, body included (a deploy document may be 6 MB), before it is answered 408 receive_timeout; at least HEADERS_TIMEOUT',
+    default: 60_000,
+    parse: (raw: string) => {
+      const ms = duration(raw);
+      if (ms < 100 || ms > 3_600_000) throw new Error('expected a duration from 100ms to 1h');
+      return ms;
+    },
+  },
   shutdownTimeoutMs: {
     env: 'SHUTDOWN_TIMEOUT',
     description:
@@ -241,6 +263,11 @@ export function loadPlatformConfig(env: Record<string, string | undefined>): Pla
   const config = readSettings(platformSettings, env);
   if (config.adminPassword !== undefined && config.adminPassword.length < 12) {
     throw new ConfigError('Invalid configuration:\n  - KENNEL_ADMIN_PASSWORD must be at least 12 characters');
+  }
+  if (config.receiveTimeoutMs < config.headersTimeoutMs) {
+    throw new ConfigError(
+      'Invalid configuration:\n  - RECEIVE_TIMEOUT must be at least HEADERS_TIMEOUT: the whole request includes its headers',
+    );
   }
   return config;
 }

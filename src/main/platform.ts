@@ -347,6 +347,12 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+  // The management API is served through these listeners: their deadlines are its own
+  // (node:http's defaults are 60 s for headers and 300 s for the whole request).
+  for (const listener of [server, tlsServer]) {
+    listener.headersTimeout = config.headersTimeoutMs;
+    listener.requestTimeout = config.receiveTimeoutMs;
+  }
   await new Promise<void>((done) => server.listen(config.httpPort, config.host, done));
   await new Promise<void>((done) => tlsServer.listen(config.httpsPort, config.host, done));
   const { metricsPort } = config;

@@ -50,8 +50,13 @@ export function petstoreWebhooksOf(app: FastifyInstance): PetstoreWebhooks | und
 
 /** Builds the Petstore API; the caller listens (or injects, in tests). */
 export function buildPetstoreApp(options: PetstoreAppOptions): FastifyInstance {
-  const app = createJsonApi({ bodyLimit: BODY_LIMIT_BYTES, logger: options.logger });
   const limits = options.limits ?? DEFAULT_LIMITS;
+  const app = createJsonApi({
+    bodyLimit: BODY_LIMIT_BYTES,
+    catalog: petstoreErrors,
+    logger: options.logger,
+    timeouts: { headersMs: limits.headersTimeoutMs, requestMs: limits.receiveTimeoutMs },
+  });
   const settings = options.webhooks;
   const webhooks = settings
     ? petstoreWebhookWorker(options.database.db, options.clock, {

@@ -8,6 +8,10 @@ export interface PetstoreLimits {
   readonly perAddress: RateLimitPolicy;
   /** How long a request may run before it is answered 503 `request_timeout`. */
   readonly requestTimeoutMs: number;
+  /** How long a client may take to send the request headers before it is answered 408. */
+  readonly headersTimeoutMs: number;
+  /** How long a client may take to send the whole request, body included, before it is answered 408. */
+  readonly receiveTimeoutMs: number;
   /** How long an Idempotency-Key is remembered. */
   readonly idempotencyTtlMs: number;
   /** How long a process trusts a key it has looked up before asking the database again. */
@@ -18,6 +22,8 @@ export const DEFAULT_LIMITS: PetstoreLimits = {
   perKey: { quota: 600, windowSeconds: 60 },
   perAddress: { quota: 60, windowSeconds: 60 },
   requestTimeoutMs: 10_000,
+  headersTimeoutMs: 10_000,
+  receiveTimeoutMs: 30_000,
   idempotencyTtlMs: 24 * 60 * 60 * 1000,
   keyCacheMs: 10_000,
 };

@@ -53,12 +53,13 @@ Reading pets and categories is public. Everything else needs an API key, sent as
 - Lists return at most ${MAX_PAGE_SIZE} items per page (default 20); follow \`Link: rel="next"\`.
 - A request may take ${limits.requestTimeoutMs / 1000} s; past that it is answered 503 \`request_timeout\` (a change may still have been made: read before retrying, or retry with the same Idempotency-Key).
 - When the database is unreachable or the connection to it is cut mid-request, the answer is 503 \`database_unavailable\` with \`Retry-After\` (again, a change may still have been made).
+- Its headers must arrive within ${limits.headersTimeoutMs / 1000} s and the whole request, body included, within ${limits.receiveTimeoutMs / 1000} s; past that it is answered 408 \`receive_timeout\` and the connection is closed.
 
 ## Safe retries and concurrent edits
 
 \`POST /pets\` and \`POST /store/orders\` take an \`Idempotency-Key\` header (1–255 visible characters): a retry with the same key and the same body, by the same API key, answers the first answer again (with \`Idempotent-Replayed: true\`) and creates nothing; the same key with another body is refused with 422 \`idempotency_key_reused\`. Keys are remembered for ${limits.idempotencyTtlMs / 3_600_000} hours after the first answer. Only successful answers are remembered: after an error the same key may be used again.
 
-Single reads and updates answer with a strong \`ETag\`. \`PUT\` and \`DELETE\` on pets, categories and inventory entries honour \`If-Match\`: when it names none of the resource's current ETags the change is refused with 412 \`precondition_failed\`, so two clients cannot silently overwrite each other.
+Single reads and updates answer with a strong \`ETag\`; a single read sent with \`If-None-Match\` naming it answers 304 without a body. \`PUT\` and \`DELETE\` on pets, categories and inventory entries honour \`If-Match\`: when it names none of the resource's current ETags the change is refused with 412 \`precondition_failed\`, so two clients cannot silently overwrite each other.
 
 ## Versioning
 

@@ -41,3 +41,30 @@ describe('operations settings: METRICS_PORT, METRICS_HOST, SHUTDOWN_TIMEOUT', ()
     );
   });
 });
+
+describe('request deadlines: HEADERS_TIMEOUT, RECEIVE_TIMEOUT', () => {
+  it('default to 10 s for headers and 60 s for a whole request, and read durations', () => {
+    const config = loadPlatformConfig({});
+    assert.deepEqual([config.headersTimeoutMs, config.receiveTimeoutMs], [10_000, 60_000]);
+    const set = loadPlatformConfig({ HEADERS_TIMEOUT: '300ms', RECEIVE_TIMEOUT: '2m' });
+    assert.deepEqual([set.headersTimeoutMs, set.receiveTimeoutMs], [300, 120_000]);
+  });
+
+  it('refuses values out of range, or a whole-request deadline shorter than the headers one', () => {
+    assert.throws(
+      () => loadPlatformConfig({ HEADERS_TIMEOUT: '50ms', RECEIVE_TIMEOUT: '2h' }),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        error.message ===
+          [
+            'Invalid configuration:',
+            '  - HEADERS_TIMEOUT="50ms" is not valid: expected a duration from 100ms to 10m',
+            '  - RECEIVE_TIMEOUT="2h" is not valid: expected a duration from 100ms to 1h',
+          ].join('\n'),
+    );
+    assert.throws(
+      () => loadPlatformConfig({ HEADERS_TIMEOUT: '20s', RECEIVE_TIMEOUT: '15s' }),
+      /RECEIVE_TIMEOUT must be at least HEADERS_TIMEOUT/,
+    );
+  });
+});

@@ -14,6 +14,17 @@ describe('Petstore configuration', () => {
     assert.ok(Object.isFrozen(config));
   });
 
+  it('gives requests deadlines by default: headers in 10 s, the whole request in 30 s', () => {
+    const config = loadPetstoreConfig({});
+    assert.equal(config.headersTimeoutMs, 10_000);
+    assert.equal(config.receiveTimeoutMs, 30_000);
+    const set = loadPetstoreConfig({
+      PETSTORE_HEADERS_TIMEOUT_MS: '2000',
+      PETSTORE_RECEIVE_TIMEOUT_MS: '5000',
+    });
+    assert.deepEqual([set.headersTimeoutMs, set.receiveTimeoutMs], [2000, 5000]);
+  });
+
   it('reads and validates each setting', () => {
     const config = loadPetstoreConfig({
       PORT: '8081',
@@ -44,6 +55,18 @@ describe('Petstore configuration', () => {
       /PETSTORE_GET_PET_SUNSET="2027-02-30" is not valid: expected a date/,
     ],
     [{ PETSTORE_GET_PET_SUNSET: '2026-01-01' }, /PETSTORE_GET_PET_SUNSET \(2026-01-01\) must be after/],
+    [
+      { PETSTORE_HEADERS_TIMEOUT_MS: '10s' },
+      /PETSTORE_HEADERS_TIMEOUT_MS="10s" is not valid: expected a whole number/,
+    ],
+    [
+      { PETSTORE_RECEIVE_TIMEOUT_MS: '50' },
+      /PETSTORE_RECEIVE_TIMEOUT_MS="50" is not valid: expected a whole number from 100/,
+    ],
+    [
+      { PETSTORE_HEADERS_TIMEOUT_MS: '20000', PETSTORE_RECEIVE_TIMEOUT_MS: '15000' },
+      /PETSTORE_RECEIVE_TIMEOUT_MS \(15000\) must be at least PETSTORE_HEADERS_TIMEOUT_MS \(20000\)/,
+    ],
   ];
   for (const [env, message] of bad) {
     it(`refuses ${JSON.stringify(env)}`, () => {

@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import { connect } from 'node:net';
 
 export interface Reply {
   status: number;
@@ -47,4 +48,83 @@ export function headerObject(flat: readonly string[]): Record<string, string | s
       prior === undefined ? value : typeof prior === 'string' ? [prior, value] : [...prior, value];
   }
   return object;
+}
+
+export interface RawAnswer {
+  status: number;
+  headers: Record<string, string>;
+  /** Every header line's name, lowercase, in order (to count repeated headers). */
+  names: string[];
+  body: string;
+  /** Whether the server closed the connection after answering. */
+  closed: boolean;
+  /** Milliseconds from the first byte sent to the answer's arrival. */
+  ms: number;
+}
+
+/**
+ * Bytes written as they are on a fresh TCP connection, for requests node:http's parser must see
+ * (inject bypasses it): broken framing, oversized headers, a body that stalls. `end: true`
+ * half-closes after writing. Resolves once one answer has arrived and the connection closed, or
+ * `waitMs` after the answer if it stays open.
+ */
+export function rawRequest(
+  port: number,
+  bytes: string | Buffer,
+  options: { end?: boolean; timeoutMs?: number; waitMs?: number } = {},
+): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    const started = performance.now();
+    let data = Buffer.alloc(0);
+    let answeredAt: number | undefined;
+    let waiting: NodeJS.Timeout | undefined;
+    const deadline = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`no complete answer within ${options.timeoutMs ?? 5000} ms: ${data.toString()}`));
+    }, options.timeoutMs ?? 5000);
+    const finish = (closed: boolean) => {
+      clearTimeout(deadline);
+      clearTimeout(waiting);
+      const text = data.toString('latin1');
+      const split = text.indexOf('\r\n\r\n');
+      const lines = text.slice(0, split).split('\r\n');
+      const headers: Record<string, string> = {};
+      const names: string[] = [];
+      for (const line of lines.slice(1)) {
+        const colon = line.indexOf(':');
+        const name = line.slice(0, colon).toLowerCase();
+        names.push(name);
+        headers[name] = line.slice(colon + 1).trim();
+      }
+      socket.destroy();
+      resolve({
+        status: Number(lines[0]?.split(' ')[1]),
+        headers,
+        names,
+        body: Buffer.from(text.slice(split + 4), 'latin1').toString('utf8'),
+        closed,
+        ms: (answeredAt ?? performance.now()) - started,
+      });
+    };
+    socket.on('data', (chunk: Buffer) => {
+      data = Buffer.concat([data, chunk]);
+      const text = data.toString('latin1');
+      const split = text.indexOf('\r\n\r\n');
+      if (split === -1 || answeredAt !== undefined) return;
+      const length = /\r\ncontent-length: *(\d+)/i.exec(text.slice(0, split))?.[1];
+      if (
+        length !== undefined &&
+        data.length >= Buffer.byteLength(text.slice(0, split + 4), 'latin1') + Number(length)
+      ) {
+        answeredAt = performance.now();
+        waiting = setTimeout(() => finish(false), options.waitMs ?? 1000);
+      }
+    });
+    socket.on('close', () => finish(true));
+    socket.on('error', () => {});
+    socket.write(bytes, () => {
+      if (options.end) socket.end();
+    });
+  });
 }

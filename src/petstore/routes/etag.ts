@@ -1,5 +1,6 @@
 import { hash } from 'node:crypto';
-import type { HeaderSpec, ParameterSpec } from '../../lib/http-api/index.ts';
+import type { FastifyReply } from 'fastify';
+import type { HeaderSpec, ParameterSpec, ResponseSpec } from '../../lib/http-api/index.ts';
 import { petstoreErrors } from '../errors.ts';
 
 /**
@@ -27,6 +28,38 @@ export const ifMatchParam: ParameterSpec = {
   schema: { type: 'string', minLength: 1, maxLength: 1000 },
 };
 
+export const ifNoneMatchParam: ParameterSpec = {
+  name: 'If-None-Match',
+  in: 'header',
+  description:
+    'The ETags you hold (from an earlier read): while the resource still has one of them the answer is 304 Not Modified, without a body; `*` matches any existing version.',
+  schema: { type: 'string', minLength: 1, maxLength: 1000 },
+};
+
+export const notModifiedResponse: ResponseSpec = {
+  description: 'Not modified: the resource still has an ETag sent in If-None-Match (no body)',
+  headers: etagHeader,
+};
+
+/**
+ * A read's answer: the resource with its ETag, or 304 without a body when If-None-Match names
+ * that ETag (weak comparison, RFC 9110: `W/"x"` matches `"x"`).
+ */
+export function sendTagged<T>(
+  reply: FastifyReply,
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+  resource: T,
+): T | FastifyReply {
+  const etag = etagOf(resource);
+  reply.header('etag', etag);
+  const header = headers['if-none-match'];
+  if (header === undefined) return resource;
+  const tags = (Array.isArray(header) ? header.join(',') : header)
+    .split(',')
+    .map((t) => t.trim().replace(/^W\//, ''));
+  return tags.includes(etag) || tags.includes('*') ? reply.code(304).send() : resource;
+}
+
 /**
  * The If-Match check to run on the resource as it is inside the change's transaction, or
  * undefined without If-Match. Weak tags never match (If-Match compares strongly, RFC 9110).
@@ -44,7 +77,7 @@ export function ifMatchCheck<T>(
     if (!tags.includes(now)) {
       throw petstoreErrors.error(
         'precondition_failed',
-        `${what} changed since you read it (If-Match ${tags.join(', ')}; it is now ${now}). Read it again and apply your change to what it says now.`,
+        `${what} changed since you read it: If-Match names none of its current ETags (it is now ${now}). Read it again and apply your change to what it says now.`,
       );
     }
   };

@@ -1,5 +1,5 @@
 import { defineOperation, ref } from '../../lib/http-api/index.ts';
-import { etagHeader, etagOf } from './etag.ts';
+import { etagHeader, ifNoneMatchParam, notModifiedResponse, sendTagged } from './etag.ts';
 import { idParam, type PetstoreDeps } from './shared.ts';
 
 export const getCategory = defineOperation<PetstoreDeps, { categoryId: number }>({
@@ -10,12 +10,14 @@ export const getCategory = defineOperation<PetstoreDeps, { categoryId: number }>
   access: 'public',
   summary: 'Read a category',
   description: 'Reads one category.',
-  parameters: [idParam('categoryId', 'category')],
-  responses: { 200: { description: 'The category', schema: ref('Category'), headers: etagHeader } },
+  parameters: [idParam('categoryId', 'category'), ifNoneMatchParam],
+  responses: {
+    200: { description: 'The category', schema: ref('Category'), headers: etagHeader },
+    304: notModifiedResponse,
+  },
   errors: ['category_not_found'],
-  async handler({ params }, reply, { store }) {
+  async handler({ params, headers }, reply, { store }) {
     const category = await store.readCategory(params.categoryId);
-    reply.header('etag', etagOf(category));
-    return category;
+    return sendTagged(reply, headers, category);
   },
 });

@@ -1,5 +1,5 @@
 import { defineOperation, ref } from '../../lib/http-api/index.ts';
-import { etagHeader, etagOf } from './etag.ts';
+import { etagHeader, ifNoneMatchParam, notModifiedResponse, sendTagged } from './etag.ts';
 import { idParam, type PetstoreDeps } from './shared.ts';
 
 export const getInventory = defineOperation<PetstoreDeps, { petId: number }>({
@@ -10,14 +10,14 @@ export const getInventory = defineOperation<PetstoreDeps, { petId: number }>({
   access: 'store',
   summary: "Read a pet's stock",
   description: 'Reads the stock of one pet: the units that can still be ordered, and its status.',
-  parameters: [idParam('petId', 'pet')],
+  parameters: [idParam('petId', 'pet'), ifNoneMatchParam],
   responses: {
     200: { description: 'The inventory entry', schema: ref('InventoryItem'), headers: etagHeader },
+    304: notModifiedResponse,
   },
   errors: ['inventory_not_found'],
-  async handler({ params }, reply, { store }) {
+  async handler({ params, headers }, reply, { store }) {
     const item = await store.readInventory(params.petId);
-    reply.header('etag', etagOf(item));
-    return item;
+    return sendTagged(reply, headers, item);
   },
 });

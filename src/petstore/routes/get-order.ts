@@ -1,5 +1,5 @@
 import { defineOperation, ref } from '../../lib/http-api/index.ts';
-import { etagHeader, etagOf } from './etag.ts';
+import { etagHeader, ifNoneMatchParam, notModifiedResponse, sendTagged } from './etag.ts';
 import { idParam, type PetstoreDeps } from './shared.ts';
 
 export const getOrder = defineOperation<PetstoreDeps, { orderId: number }>({
@@ -10,12 +10,14 @@ export const getOrder = defineOperation<PetstoreDeps, { orderId: number }>({
   access: 'store',
   summary: 'Read an order',
   description: 'Reads one order. A cancelled order no longer exists (404).',
-  parameters: [idParam('orderId', 'order')],
-  responses: { 200: { description: 'The order', schema: ref('Order'), headers: etagHeader } },
+  parameters: [idParam('orderId', 'order'), ifNoneMatchParam],
+  responses: {
+    200: { description: 'The order', schema: ref('Order'), headers: etagHeader },
+    304: notModifiedResponse,
+  },
   errors: ['order_not_found'],
-  async handler({ params }, reply, { store }) {
+  async handler({ params, headers }, reply, { store }) {
     const order = await store.readOrder(params.orderId);
-    reply.header('etag', etagOf(order));
-    return order;
+    return sendTagged(reply, headers, order);
   },
 });

@@ -1,6 +1,6 @@
 import { defineOperation, ref } from '../../lib/http-api/index.ts';
 import { petstoreErrors } from '../errors.ts';
-import { etagOf } from './etag.ts';
+import { ifNoneMatchParam, notModifiedResponse, sendTagged } from './etag.ts';
 import { idParam, type PetstoreDeps } from './shared.ts';
 
 const day = (date: Date) => date.toISOString().slice(0, 10);
@@ -20,7 +20,7 @@ export function getPet(deprecation: PetstoreDeps['deprecation']) {
     description: `Reads one pet. **Deprecated** since ${day(deprecation.deprecatedAt)}, sunset on ${day(deprecation.sunsetAt)}: use \`GET /pets?id={petId}\`, which reads one pet or many in one call. Until the sunset every answer carries \`Deprecation\` (RFC 9745), \`Sunset\` (RFC 8594) and a \`Link\` to the successor (rel="successor-version"); from the sunset date on it answers 410 \`operation_sunset\`.`,
     deprecated: true,
     extensions: { 'x-sunset': day(deprecation.sunsetAt) },
-    parameters: [idParam('petId', 'pet')],
+    parameters: [idParam('petId', 'pet'), ifNoneMatchParam],
     responses: {
       200: {
         description: 'The pet',
@@ -44,9 +44,10 @@ export function getPet(deprecation: PetstoreDeps['deprecation']) {
           },
         },
       },
+      304: notModifiedResponse,
     },
     errors: ['pet_not_found', 'operation_sunset'],
-    async handler({ params }, reply, { store, clock }) {
+    async handler({ params, headers }, reply, { store, clock }) {
       const successor = `</pets?id=${params.petId}>; rel="successor-version"`;
       if (clock.now().getTime() >= sunsetMs) {
         throw petstoreErrors.error(
@@ -56,12 +57,8 @@ export function getPet(deprecation: PetstoreDeps['deprecation']) {
         );
       }
       const pet = await store.readPet(params.petId);
-      reply
-        .header('deprecation', deprecationHeader)
-        .header('sunset', sunsetHeader)
-        .header('link', successor)
-        .header('etag', etagOf(pet));
-      return pet;
+      reply.header('deprecation', deprecationHeader).header('sunset', sunsetHeader).header('link', successor);
+      return sendTagged(reply, headers, pet);
     },
   });
 }

@@ -106,7 +106,12 @@ export function buildManagementApp(
   ctx: PlatformContext,
   options: { logger?: boolean | { level: string }; signIn?: SignInOptions } = {},
 ): FastifyInstance {
-  const app = createJsonApi({ bodyLimit: API_BODY_LIMIT, logger: options.logger });
+  const app = createJsonApi({
+    bodyLimit: API_BODY_LIMIT,
+    catalog: platformErrors,
+    logger: options.logger,
+    timeouts: { headersMs: ctx.config.headersTimeoutMs, requestMs: ctx.config.receiveTimeoutMs },
+  });
   const signIn = new SignInGuard(options.signIn);
   app.addHook('onClose', () => signIn.close());
   const operations = managementOperations(signIn);
