@@ -153,6 +153,11 @@ export const platformMigrations: Record<string, DialectMigration> = {
         db,
       );
       await db.schema.createIndex('certificates_domain').on('certificates').column('domain_id').execute();
+      // Jobs that say `issued` for a certificate another project's removal dropped (the bug this
+      // fixes) are due again at once.
+      await sql`UPDATE certificate_jobs SET state = 'pending', attempts = 0, next_attempt_at = '1970-01-01T00:00:00.000Z' WHERE state = 'issued' AND NOT EXISTS (SELECT 1 FROM certificates c WHERE c.domain_id = certificate_jobs.domain_id)`.execute(
+        db,
+      );
       // The process holding a lease, so a restarted node recognises (and reclaims) its own.
       await db.schema.alterTable('certificate_jobs').addColumn('lease_instance', 'text').execute();
     },

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { createTeam, setPlan } from '../../src/platform/accounts/teams.ts';
 import { createUser } from '../../src/platform/accounts/users.ts';
 import {
@@ -11,7 +12,7 @@ import { CertificateStore, databaseChallenges } from '../../src/platform/certifi
 import { InternalIssuer } from '../../src/platform/certificates/internal-issuer.ts';
 import type { IssuedCertificate, Issuer } from '../../src/platform/certificates/issuer.ts';
 import type { Actor, PlatformContext } from '../../src/platform/context.ts';
-import type { PlatformTables } from '../../src/platform/db-schema.ts';
+import { type PlatformTables, platformMigrations } from '../../src/platform/db-schema.ts';
 import { addDomain } from '../../src/platform/domains/add-domain.ts';
 import { applyDomainConfig } from '../../src/platform/domains/apply-domain-config.ts';
 import { checkDueDomains } from '../../src/platform/domains/check-due-domains.ts';
@@ -21,8 +22,8 @@ import { reverifyDomain, verifyDomain } from '../../src/platform/domains/verify-
 import { deployProject } from '../../src/platform/projects/deploys.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
 import { setWebhookEndpoint } from '../../src/platform/webhooks/webhook-endpoints.ts';
-import { openDatabase } from '../../src/storage/index.ts';
-import { testDialects } from '../support/databases.ts';
+import { migrateToLatest, openDatabase } from '../../src/storage/index.ts';
+import { createTestStorage, testDialects } from '../support/databases.ts';
 import { startDns, type TestDns } from '../support/dns.ts';
 import { seedTeam, startPlatformContext, TEST_SEALING_KEY, type TestPlatform } from '../support/platform.ts';
 
@@ -455,6 +456,85 @@ for (const dialect of testDialects()) {
         },
       );
       assert.equal((await listDomains(p.ctx, bob, 'beta')).length, 1);
+    });
+  });
+}
+
+for (const dialect of testDialects()) {
+  describe(`migration 0004: certificates go to the domain serving their hostname (${dialect})`, () => {
+    it('assigns existing certificates to the serving domain and makes "issued" jobs without one due again', async () => {
+      const storage = await createTestStorage(dialect);
+      const database = openDatabase<PlatformTables>(storage.location);
+      try {
+        const { db } = database;
+        const before = Object.fromEntries(
+          Object.entries(platformMigrations).filter(([name]) => name < '0004'),
+        );
+        await migrateToLatest(db, database.dialect, 'platform', before);
+        const at = '2026-11-22T12:00:00.000Z';
+        await sql`INSERT INTO teams (name, plan, created_at) VALUES ('T', 'pro', ${at})`.execute(db);
+        const team = await sql<{ id: number }>`SELECT id FROM teams`.execute(db);
+        for (const slug of ['a', 'b']) {
+          await sql`INSERT INTO projects (team_id, slug, name, origin_url, created_at) VALUES (${team.rows[0]?.id}, ${slug}, ${slug}, 'http://127.0.0.1:1', ${at})`.execute(
+            db,
+          );
+        }
+        const domain = async (project: string, hostname: string, state: string) => {
+          await sql`INSERT INTO domains (project_id, hostname, state, is_apex, ownership_token, check_attempts, created_at) SELECT id, ${hostname}, ${state}, ${dialect === 'postgres' ? sql`false` : sql`0`}, 't', 0, ${at} FROM projects WHERE slug = ${project}`.execute(
+            db,
+          );
+          return (
+            await sql<{
+              id: number;
+            }>`SELECT id FROM domains WHERE hostname = ${hostname} AND state = ${state}`.execute(db)
+          ).rows[0]?.id as number;
+        };
+        const served = await domain('a', 'shop.example.test', 'verified');
+        await domain('b', 'shop.example.test', 'unverified');
+        const lost = await domain('a', 'lost.example.test', 'verified');
+        await sql`INSERT INTO certificates (hostname, issuer, certificate_pem, key_sealed, not_before, not_after, created_at) VALUES ('shop.example.test', 'internal', 'pem', 'sealed', ${at}, ${at}, ${at})`.execute(
+          db,
+        );
+        for (const [id, hostname] of [
+          [served, 'shop.example.test'],
+          [lost, 'lost.example.test'],
+        ] as const) {
+          await sql`INSERT INTO certificate_jobs (domain_id, hostname, state, attempts, next_attempt_at, updated_at) VALUES (${id}, ${hostname}, 'issued', 0, '2030-01-01T00:00:00.000Z', ${at})`.execute(
+            db,
+          );
+        }
+        await migrateToLatest(db, database.dialect, 'platform', platformMigrations);
+        const certificates = await db.selectFrom('certificates').select(['hostname', 'domain_id']).execute();
+        assert.deepEqual(
+          certificates.map((c) => [c.hostname, Number(c.domain_id)]),
+          [['shop.example.test', served]],
+        );
+        const jobs = await db
+          .selectFrom('certificate_jobs')
+          .select(['hostname', 'state', 'next_attempt_at', 'lease_instance'])
+          .orderBy('hostname')
+          .execute();
+        assert.deepEqual(
+          jobs.map((j) => ({ ...j })),
+          [
+            {
+              hostname: 'lost.example.test',
+              state: 'pending',
+              next_attempt_at: '1970-01-01T00:00:00.000Z',
+              lease_instance: null,
+            },
+            {
+              hostname: 'shop.example.test',
+              state: 'issued',
+              next_attempt_at: '2030-01-01T00:00:00.000Z',
+              lease_instance: null,
+            },
+          ],
+        );
+      } finally {
+        await database.close();
+        await storage.drop();
+      }
     });
   });
 }

@@ -89,7 +89,8 @@ export async function requestCertificate(
 
 /**
  * Whether Verify on a verified domain should start a fresh certificate attempt: the last one
- * failed (CAA, the CA), its order's node died, or there is neither a job nor a certificate.
+ * failed (CAA, the CA), its order's node died, or no certificate is stored while the job does
+ * not order one.
  */
 export async function certificateNeedsAttempt(db: Db, domainId: number, now: Date): Promise<boolean> {
   const job = await db
@@ -97,7 +98,9 @@ export async function certificateNeedsAttempt(db: Db, domainId: number, now: Dat
     .select(['state', 'lease_until'])
     .where('domain_id', '=', domainId)
     .executeTakeFirst();
-  if (!job) {
+  if (job?.state === 'failed') return true;
+  if (!job || job.state === 'issued') {
+    // Neither a job nor a certificate, or a job that says issued with no certificate stored.
     const certificate = await db
       .selectFrom('certificates')
       .select('hostname')
@@ -105,7 +108,6 @@ export async function certificateNeedsAttempt(db: Db, domainId: number, now: Dat
       .executeTakeFirst();
     return certificate === undefined;
   }
-  if (job.state === 'failed') return true;
   return job.lease_until !== null && job.lease_until < now.toISOString();
 }
 
