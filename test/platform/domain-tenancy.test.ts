@@ -10,7 +10,7 @@ import {
 } from '../../src/platform/certificates/certificate-job.ts';
 import { CertificateStore, databaseChallenges } from '../../src/platform/certificates/certificate-store.ts';
 import { InternalIssuer } from '../../src/platform/certificates/internal-issuer.ts';
-import type { IssuedCertificate, Issuer } from '../../src/platform/certificates/issuer.ts';
+import { type IssuedCertificate, type Issuer, IssuerError } from '../../src/platform/certificates/issuer.ts';
 import type { Actor, PlatformContext } from '../../src/platform/context.ts';
 import { type PlatformTables, platformMigrations } from '../../src/platform/db-schema.ts';
 import { addDomain } from '../../src/platform/domains/add-domain.ts';
@@ -68,6 +68,37 @@ class GatedIssuer implements Issuer {
     }
     return this.#inner.issue(hostname, databaseChallenges as never);
   }
+}
+
+/** Resolves for everyone once `n` callers have arrived. */
+function barrier(n: number): () => Promise<void> {
+  let count = 0;
+  let release: () => void = () => {};
+  const all = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  return async () => {
+    if (++count >= n) release();
+    await all;
+  };
+}
+
+/** The real resolver, whose first query waits at `arrive` (so two checks meet there). */
+function meeting<T extends object>(resolver: T, arrive: () => Promise<void>): T {
+  let first = true;
+  return new Proxy(resolver, {
+    get(target, property) {
+      const value = Reflect.get(target, property);
+      if (typeof value !== 'function') return value;
+      return async (...args: unknown[]) => {
+        if (first) {
+          first = false;
+          await arrive();
+        }
+        return value.apply(target, args);
+      };
+    },
+  });
 }
 
 const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -248,14 +279,15 @@ for (const dialect of testDialects()) {
       // writer) is the node, so its case is two calls through one context.
       const other = dialect === 'postgres' ? openDatabase<PlatformTables>(p.storage.location) : undefined;
       try {
-        const cases: [string, PlatformContext[]][] = [['twice.example.test', [p.ctx, p.ctx]]];
-        if (other) {
-          await other.db.selectFrom('domains').select('id').limit(1).execute(); // connected before the race
-          cases.push(['nodes.example.test', [p.ctx, { ...p.ctx, db: other.db }]]);
-        }
-        for (const [hostname, contexts] of cases) {
+        const cases: [string, PlatformContext['db'][]][] = [['twice.example.test', [p.ctx.db, p.ctx.db]]];
+        if (other) cases.push(['nodes.example.test', [p.ctx.db, other.db]]);
+        for (const [hostname, dbs] of cases) {
           await cname(hostname.split('.')[0] as string, 'alpha');
           await addDomain(p.ctx, alice, 'alpha', hostname);
+          // Both calls read the domain before either applies its outcome: each one's first DNS
+          // query (after its read) waits until the other's has started, so the calls overlap.
+          const arrive = barrier(2);
+          const contexts = dbs.map((db) => ({ ...p.ctx, db, resolver: meeting(p.ctx.resolver, arrive) }));
           const results = await Promise.all(
             contexts.map((ctx) => verifyDomain(ctx, alice, 'alpha', hostname)),
           );
@@ -413,6 +445,42 @@ for (const dialect of testDialects()) {
         ['add', 'verify', 'certificate_failed', 'verify', 'certificate_issued'],
       );
       assert.equal(history[3]?.detail?.certificate, 'fresh attempt');
+    });
+
+    it('Verify retries a failed certificate at once, but keeps a wait the certificate authority asked for', async () => {
+      await drain();
+      await cname('flaky', 'alpha');
+      await addDomain(p.ctx, alice, 'alpha', 'flaky.example.test');
+      await verifyDomain(p.ctx, alice, 'alpha', 'flaky.example.test');
+      const failures = [
+        new IssuerError('the challenge failed', { retryable: true }),
+        new IssuerError('rate limited', { retryable: true, retryAfterMs: 3_600_000 }),
+      ];
+      const failing: Issuer = {
+        name: 'internal',
+        issue: async () => {
+          throw failures.shift();
+        },
+      };
+      assert.deepEqual(await obtainDueCertificates(p.ctx, deps('node-a', { issuer: failing })), []);
+      const retried = await verifyDomain(p.ctx, alice, 'alpha', 'flaky.example.test');
+      assert.equal(retried.domain.certificate?.state, 'pending', 'back-off alone does not hold a click back');
+      assert.deepEqual(await obtainDueCertificates(p.ctx, deps('node-a', { issuer: failing })), []);
+      const waitUntil = new Date(p.clock.now().getTime() + 3_600_000).toISOString();
+      const kept = await verifyDomain(p.ctx, alice, 'alpha', 'flaky.example.test');
+      assert.deepEqual(
+        [kept.domain.certificate?.state, kept.domain.certificate?.nextAttemptAt],
+        ['failed', waitUntil],
+      );
+      await assert.rejects(reverifyDomain(p.ctx, alice, 'alpha', 'flaky.example.test'), (error: Error) => {
+        assert.match(
+          error.message,
+          new RegExp(
+            `failed \\(rate limited\\)\\. The certificate authority asked to wait: the platform retries at ${waitUntil.replaceAll('.', '\\.')}\\.`,
+          ),
+        );
+        return true;
+      });
     });
 
     it('shows a closed propagation window as stopped checks, with Verify as the remedy', async () => {

@@ -89,16 +89,22 @@ export async function requestCertificate(
 
 /**
  * Whether Verify on a verified domain should start a fresh certificate attempt: the last one
- * failed (CAA, the CA), its order's node died, or no certificate is stored while the job does
- * not order one.
+ * failed (CAA, the CA — unless the CA asked to wait), its order's node died, or no certificate
+ * is stored while the job does not order one.
  */
 export async function certificateNeedsAttempt(db: Db, domainId: number, now: Date): Promise<boolean> {
   const job = await db
     .selectFrom('certificate_jobs')
-    .select(['state', 'lease_until'])
+    .select(['state', 'lease_until', 'attempts', 'next_attempt_at', 'updated_at'])
     .where('domain_id', '=', domainId)
     .executeTakeFirst();
-  if (job?.state === 'failed') return true;
+  if (job?.state === 'failed') {
+    if (job.next_attempt_at === null) return true; // stopped (CAA): only a person restarts it
+    // A wait the CA asked for (Retry-After, beyond the back-off) is kept: a click must not cost
+    // the domain a rate limit.
+    const wait = Date.parse(job.next_attempt_at) - Date.parse(job.updated_at);
+    return wait <= backoffDelay(job.attempts, CERTIFICATE_BACKOFF) + 1_000;
+  }
   if (!job || job.state === 'issued') {
     // Neither a job nor a certificate, or a job that says issued with no certificate stored.
     const certificate = await db

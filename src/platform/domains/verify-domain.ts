@@ -249,19 +249,26 @@ export async function verifyDomain(
 }
 
 /** Why Re-verify is refused before its time, with what happens meanwhile and what to do now. */
-function reverifyTooEarly(hostname: string, view: DomainView): string {
-  const from = `Re-verify is offered from ${view.reverifyAvailableAt} (30 minutes after verification).`;
+function reverifyTooEarly(
+  ctx: PlatformContext,
+  hostname: string,
+  view: DomainView,
+  verifyRetries: boolean,
+): string {
+  const minutes = Math.round(ctx.config.reverifyAfterMs / 60_000);
+  const from = `Re-verify is offered from ${view.reverifyAvailableAt} (${minutes} minutes after verification).`;
   const certificate = view.certificate;
   if (certificate?.state === 'failed') {
     const why =
       certificate.reason === 'caa_forbids'
         ? 'a CAA record forbids the certificate authority'
         : certificate.reason;
-    return `The last certificate attempt for ${hostname} failed (${why}). ${
-      certificate.nextAttemptAt
+    const next = !certificate.nextAttemptAt
+      ? 'The platform does not retry on its own: fix the cause, then click Verify to retry now.'
+      : verifyRetries
         ? `The platform retries at ${certificate.nextAttemptAt}; to retry now, fix the cause and click Verify.`
-        : 'The platform does not retry on its own: fix the cause, then click Verify to retry now.'
-    } ${from}`;
+        : `The certificate authority asked to wait: the platform retries at ${certificate.nextAttemptAt}.`;
+    return `The last certificate attempt for ${hostname} failed (${why}). ${next} ${from}`;
   }
   if (certificate?.state === 'ordering') {
     return `The certificate for ${hostname} is being ordered now. ${from}`;
@@ -294,7 +301,11 @@ export async function reverifyDomain(
     );
   }
   if (ctx.clock.now().toISOString() < view.reverifyAvailableAt) {
-    throw platformErrors.error('reverify_not_available', reverifyTooEarly(row.hostname, view));
+    const verifyRetries = await certificateNeedsAttempt(ctx.db, row.id, ctx.clock.now());
+    throw platformErrors.error(
+      'reverify_not_available',
+      reverifyTooEarly(ctx, row.hostname, view, verifyRetries),
+    );
   }
   return checkForPerson(ctx, actor, project, row, 'reverify');
 }
