@@ -106,6 +106,13 @@ export const platformSettings = {
     default: 5_000,
     parse: (raw: string) => duration(raw),
   },
+  nodeName: {
+    env: 'NODE_NAME',
+    description:
+      "This node's name on its machine, kept across restarts, so a restarted node takes back the certificate orders it held (default: the HTTP port)",
+    default: '',
+    parse: parse.string,
+  },
   petstorePort: {
     env: 'PETSTORE_PORT',
     description: 'Port of the Petstore API, the origin of the first project',

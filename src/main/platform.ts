@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -40,7 +40,7 @@ import { buildManagementApp } from '../platform/api/app.ts';
 import { SqliteBackups } from '../platform/backups.ts';
 import { bootstrapPlatform } from '../platform/bootstrap.ts';
 import { AcmeIssuer } from '../platform/certificates/acme-issuer.ts';
-import { obtainDueCertificates } from '../platform/certificates/certificate-job.ts';
+import { obtainDueCertificates, reclaimOwnLeases } from '../platform/certificates/certificate-job.ts';
 import { CertificateStore, databaseChallenges } from '../platform/certificates/certificate-store.ts';
 import { DefaultAddressCertificates } from '../platform/certificates/default-addresses.ts';
 import { InternalIssuer } from '../platform/certificates/internal-issuer.ts';
@@ -192,6 +192,16 @@ async function main(): Promise<void> {
   );
   const challenges = databaseChallenges(ctx.db, () => systemClock.now());
   const defaultCertificate = await new InternalIssuer(ca).issue(config.platformDomain);
+  // Leases name the node as it stays across restarts (machine and NODE_NAME, or the port) plus
+  // this process: at start, the orders an earlier process of this node held are taken back at
+  // once; a live order's heartbeat renews its 15 s lease, so a dead node's is taken over in 15 s.
+  const leaseNode = `${machineName()}:${
+    config.nodeName || (config.httpPort !== 0 ? `port-${config.httpPort}` : `pid-${process.pid}`)
+  }`;
+  const leaseInstance = `${process.pid}:${randomUUID()}`;
+  const reclaimed = await reclaimOwnLeases(ctx.db, leaseNode, leaseInstance);
+  if (reclaimed > 0)
+    api.log.info({ reclaimed, node: leaseNode }, 'certificate orders taken back after a restart');
   // The platform domain's stored certificate (ACME, below) replaces the internal default once
   // issued; projects' default addresses get internal-CA certificates for their own names.
   const certificates = new CertificateCache(store, defaultCertificate, {
@@ -219,8 +229,10 @@ async function main(): Promise<void> {
         issuer,
         store,
         challenges,
-        nodeId,
-        leaseMs: 5 * 60_000,
+        nodeId: leaseNode,
+        instanceId: leaseInstance,
+        leaseMs: 15_000,
+        heartbeatMs: 5_000,
       });
       await platformCertificate?.pass();
     },

@@ -93,9 +93,13 @@ export interface PlatformTables {
     to_host: string;
     status: number;
   };
-  /** The current certificate of each hostname (one row per hostname, replaced on renewal). */
+  /**
+   * The current certificate of each hostname (one row per hostname, replaced on renewal), owned by
+   * the domain (project, hostname) that ordered it: only that domain's removal drops it.
+   */
   certificates: {
     hostname: string;
+    domain_id: number | null;
     issuer: string;
     certificate_pem: string;
     key_sealed: string;
@@ -111,7 +115,10 @@ export interface PlatformTables {
     reason: string | null;
     attempts: number;
     next_attempt_at: string | null;
+    /** The node holding the lease (stable across its restarts) and the process on it. */
     lease_owner: string | null;
+    lease_instance: string | null;
+    /** The last heartbeat plus the lease's length: after it, the holder counts as dead. */
     lease_until: string | null;
     updated_at: string;
   };
@@ -137,6 +144,24 @@ export const PLATFORM_OUTBOX: OutboxTables = { messages: 'webhook_messages', att
 const now = sql`CURRENT_TIMESTAMP`;
 
 export const platformMigrations: Record<string, DialectMigration> = {
+  '0004_domain_owned_certificates': {
+    async up(db) {
+      // A certificate belongs to the domain that ordered it, so another project's claim on the same
+      // hostname cannot drop it; existing rows go to the project serving the hostname now.
+      await db.schema.alterTable('certificates').addColumn('domain_id', 'bigint').execute();
+      await sql`UPDATE certificates SET domain_id = (SELECT d.id FROM domains d WHERE d.hostname = certificates.hostname AND d.state IN ('verified', 'misconfigured'))`.execute(
+        db,
+      );
+      await db.schema.createIndex('certificates_domain').on('certificates').column('domain_id').execute();
+      // Jobs that say `issued` for a certificate another project's removal dropped (the bug this
+      // fixes) are due again at once.
+      await sql`UPDATE certificate_jobs SET state = 'pending', attempts = 0, next_attempt_at = '1970-01-01T00:00:00.000Z' WHERE state = 'issued' AND NOT EXISTS (SELECT 1 FROM certificates c WHERE c.domain_id = certificate_jobs.domain_id)`.execute(
+        db,
+      );
+      // The process holding a lease, so a restarted node recognises (and reclaims) its own.
+      await db.schema.alterTable('certificate_jobs').addColumn('lease_instance', 'text').execute();
+    },
+  },
   '0003_webhooks': {
     async up(db, dialect) {
       await db.schema

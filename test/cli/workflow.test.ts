@@ -370,6 +370,45 @@ for (const dialect of testDialects()) {
       assert.match(missing.stderr, /\(domain_not_found\)/);
     });
 
+    it('shows a failed certificate with its reason and remedy, and Verify retries it instead of saying "Nothing to do"', async () => {
+      const { db } = server.platform.ctx;
+      const shopId = (
+        await db
+          .selectFrom('domains')
+          .select('id')
+          .where('hostname', '=', 'shop.example.test')
+          .executeTakeFirstOrThrow()
+      ).id;
+      // What the certificate job records when a CAA record forbids the CA.
+      await db
+        .updateTable('certificate_jobs')
+        .set({ state: 'failed', reason: 'caa_forbids', next_attempt_at: null })
+        .where('domain_id', '=', shopId)
+        .execute();
+      const inspected = await asOwner(['domains', 'inspect', 'petstore', 'shop.example.test']);
+      assert.match(inspected.stdout, /^Status:\s+failed$/m);
+      assert.match(inspected.stdout, /^Reason:\s+caa_forbids$/m);
+      assert.match(
+        inspected.stdout,
+        /^Remedy:\s+Fix the CAA records: .* then click Verify: it retries the certificate at once\.$/m,
+      );
+      const listed = await asOwner(['domains', 'list', 'petstore']);
+      assert.match(listed.stdout, /^shop\.example\.test\s+verified\s+caa_forbids\s+failed\s+failed\s+/m);
+      const early = await asOwner(['domains', 'reverify', 'petstore', 'shop.example.test']);
+      assert.equal(early.code, 1, show(early));
+      assert.match(
+        early.stderr,
+        /failed \(a CAA record forbids the certificate authority\)\. .*click Verify to retry now\. Re-verify is offered from /,
+      );
+      const verified = await asOwner(['domains', 'verify', 'petstore', 'shop.example.test']);
+      assert.equal(verified.code, 0, show(verified));
+      assert.doesNotMatch(verified.stdout, /Nothing to do/);
+      assert.match(
+        verified.stdout,
+        /^ {2}Next:\s+The certificate is being ordered \(from \S+\); it is usually issued within a couple of minutes\.$/m,
+      );
+    });
+
     it('re-verifies only when offered: refused at first, accepted after 30 minutes without a certificate', async () => {
       const early = await asOwner(['domains', 'reverify', 'petstore', 'shop.example.test']);
       assert.equal(early.code, 1, show(early));

@@ -13,6 +13,7 @@ import { obtainDueCertificates } from '../../src/platform/certificates/certifica
 import { CertificateStore, databaseChallenges } from '../../src/platform/certificates/certificate-store.ts';
 import { InternalIssuer } from '../../src/platform/certificates/internal-issuer.ts';
 import { DNS_CHECK_REASONS } from '../../src/platform/domains/dns-check.ts';
+import { DOMAIN_REASONS } from '../../src/platform/domains/domain-store.ts';
 import { deployProject } from '../../src/platform/projects/deploys.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
 import { launchChromium, screenshotPath, type TestBrowser } from '../support/chromium.ts';
@@ -265,6 +266,24 @@ for (const dialect of testDialects()) {
       assert.match(text, /192\.0\.2\.10/);
       assert.deepEqual(await accessibilityViolations(page), []);
       await page.screenshot({ path: screenshotPath('dashboard-domains-failed'), fullPage: true });
+    });
+
+    it('shows a closed propagation window as stopped checks with Verify as the remedy, without a reload', async () => {
+      await page.getByLabel('Hostname').fill('never.example.test');
+      await page.getByRole('button', { name: 'Add domain' }).click();
+      await waitForStatus('never.example.test', 'Unverified');
+      // What the background checker leaves when the window closes without the record showing.
+      await p.ctx.db
+        .updateTable('domains')
+        .set({ reason: 'not_found_yet', next_check_at: null, check_attempts: 12 })
+        .where('hostname', '=', 'never.example.test')
+        .execute();
+      await waitForStatus('never.example.test', 'Failed');
+      const text = await textOf(card('never.example.test').locator('[data-testid="failure"]'));
+      assert.match(text, /Automatic checks stopped/);
+      assert.match(text, /checks_stopped/);
+      assert.ok(text.includes(DOMAIN_REASONS.checks_stopped.remedy), text);
+      assert.doesNotMatch(text, /retried automatically/);
     });
 
     it('offers Re-verify only once no certificate has come for 30 minutes, without a reload', async () => {

@@ -50,7 +50,12 @@ function printCheck(out: Output, result: CheckResult, verified: boolean, extra?:
     out.fields(
       [
         ['DNS', outcome.message],
-        ['Next', outcome.remedy],
+        ...(domain.failure
+          ? ([
+              ['Certificate', `failed (${domain.failure.reason}): ${domain.failure.message ?? ''}`.trim()],
+              ['Remedy', domain.failure.remedy],
+            ] as const)
+          : ([['Next', nextAfterVerified(domain) ?? outcome.remedy]] as const)),
       ],
       '  ',
     );
@@ -70,6 +75,20 @@ function printCheck(out: Output, result: CheckResult, verified: boolean, extra?:
     out.line('  Records to create:');
     printRecords(out, domain.records, '    ');
   }
+}
+
+/**
+ * What happens next for a verified domain, from its certificate: never "Nothing to do" when the
+ * last attempt failed (Verify has just started a fresh one).
+ */
+function nextAfterVerified(domain: Domain): string | undefined {
+  const certificate = domain.certificate;
+  if (!certificate) return undefined;
+  if (certificate.notAfter) return `Served with a certificate valid until ${certificate.notAfter}.`;
+  if (certificate.state === 'pending' || certificate.state === 'ordering') {
+    return `The certificate is being ordered${certificate.nextAttemptAt ? ` (from ${certificate.nextAttemptAt})` : ''}; it is usually issued within a couple of minutes.`;
+  }
+  return undefined;
 }
 
 /** The certificate in a few words: its state, and its expiry once one is served. */
@@ -196,7 +215,7 @@ export const domainsGroup: GroupSpec = {
             domains.map((d) => [
               displayName(d),
               d.state,
-              d.reason,
+              d.failure?.reason ?? d.reason,
               d.status,
               certificateText(d),
               d.verifiedAt,
@@ -222,9 +241,10 @@ export const domainsGroup: GroupSpec = {
           out.fields([
             ['Status', d.status],
             ['State', d.state],
-            ['Reason', d.reason],
+            // A failed certificate has no domain reason: the failure carries its reason and remedy.
+            ['Reason', d.failure?.reason ?? d.reason],
             ['DNS showed', d.message],
-            ['Remedy', d.remedy],
+            ['Remedy', d.failure?.remedy ?? d.remedy],
             ['Verified at', d.verifiedAt],
             ['Last checked', d.lastCheckedAt],
             ['Next check', d.nextCheckAt],

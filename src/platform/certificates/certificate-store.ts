@@ -29,15 +29,20 @@ export class CertificateStore {
     this.#keys = keys;
   }
 
-  /** Saves (replaces) a hostname's certificate; in `db` when given, the caller's transaction. */
+  /**
+   * Saves (replaces) a hostname's certificate, owned by `domainId` (the domain that ordered it);
+   * in `db` when given, the caller's transaction.
+   */
   async save(
     hostname: string,
     issued: IssuedCertificate,
     now: Date,
     db: PlatformDb | Transaction<PlatformTables> = this.#db,
+    domainId: number | null = null,
   ): Promise<void> {
     const row = {
       hostname,
+      domain_id: domainId,
       issuer: issued.issuer,
       certificate_pem: issued.certificatePem,
       key_sealed: seal(issued.privateKeyPem, this.#keys[0] as SealingKey),

@@ -2,6 +2,7 @@ import { parseHostname } from '../../lib/hostname.ts';
 import { transact } from '../../storage/index.ts';
 import type { Actor, PlatformContext } from '../context.ts';
 import { platformErrors } from '../errors.ts';
+import { PLANS } from '../plans.ts';
 import { type Project, projectFor } from '../projects/projects.ts';
 import { insertDomain, requireDomainPrerequisites } from './add-domain.ts';
 import {
@@ -85,6 +86,16 @@ export async function applyDomainConfig(
   const added = config.names.filter((n) => !existing.includes(n));
   const removed = options.prune ? existing.filter((n) => !config.names.includes(n)) : [];
   if (added.length > 0) requireDomainPrerequisites(project);
+  // Counted before any insert: the error states the project's real count and what the file adds,
+  // not the count reached part-way through the transaction.
+  const plan = PLANS[project.plan];
+  const after = existing.length - removed.length + added.length;
+  if (added.length > 0 && after > plan.maxDomainsPerProject) {
+    throw platformErrors.error(
+      'domain_limit_reached',
+      `Project ${project.slug} has ${existing.length} domains; this file would bring it to ${after}, more than the ${plan.title} plan allows (${plan.maxDomainsPerProject}). Nothing was changed. Name fewer domains, apply with prune to drop those the file omits, or ask an admin for a larger plan.`,
+    );
+  }
   const now = ctx.clock.now();
   await transact(ctx.db, async (trx) => {
     for (const name of removed) {

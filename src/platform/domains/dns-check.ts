@@ -59,7 +59,7 @@ export const DNS_CHECK_REASONS = {
     ok: false,
     retryable: false,
     remedy:
-      "Fix the CAA records: add one allowing the platform's certificate authority (or remove those that exclude it), then click Re-verify.",
+      "Fix the CAA records: add one allowing the platform's certificate authority (or remove those that exclude it), then click Verify: it retries the certificate at once.",
   },
   dns_error: {
     ok: false,

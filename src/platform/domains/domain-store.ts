@@ -32,7 +32,7 @@ export const DOMAIN_REASONS = {
   },
   checks_stopped: {
     remedy:
-      'DNS did not show the records within the propagation window, so automatic checks stopped. Fix the records, then click Verify.',
+      'DNS did not show the records within the propagation window, so the platform stopped checking on its own. Create or fix the records shown, then click Verify: it checks at once and restarts the automatic checks.',
   },
 } as const;
 
@@ -75,6 +75,17 @@ export interface DomainView {
   failure: DomainFailure | null;
 }
 
+/**
+ * The reason to show: once the propagation window closed with DNS still not showing the records
+ * (no next check), a reason whose remedy promises automatic retries would mislead, so the domain
+ * shows `checks_stopped` and its remedy (Verify to check again) instead.
+ */
+function shownReason(row: DomainRow): string | null {
+  if (row.state !== 'unverified' || row.next_check_at !== null || row.reason === null) return row.reason;
+  const dns = DNS_CHECK_REASONS[row.reason as DnsCheckReason] as { retryable: boolean } | undefined;
+  return dns?.retryable ? 'checks_stopped' : row.reason;
+}
+
 export function toView(
   ctx: PlatformContext,
   project: Project,
@@ -92,15 +103,16 @@ export function toView(
       ? new Date(verifiedMs + ctx.config.reverifyAfterMs).toISOString()
       : null;
   const message = detail.message ?? null;
-  const remedy = remedyFor(row.reason);
-  const status = domainStatus(row.state as DomainState, row.reason, certificate);
+  const reason = shownReason(row);
+  const remedy = remedyFor(reason);
+  const status = domainStatus(row.state as DomainState, reason, certificate);
   return {
     hostname: row.hostname,
     unicode: displayHostname(row.hostname),
     project: project.slug,
     kind,
     state: row.state as DomainState,
-    reason: row.reason,
+    reason,
     message,
     remedy,
     records: recordsToCreate(
@@ -120,8 +132,30 @@ export function toView(
       reverifyAvailableAt !== null && ctx.clock.now().getTime() >= Date.parse(reverifyAvailableAt),
     certificate,
     status,
-    failure: domainFailure(status, row.reason, message, remedy, certificate),
+    failure: domainFailure(status, reason, message, remedy, certificate),
   };
+}
+
+/**
+ * Which of the project's unverified claims name a hostname another project serves: those must
+ * prove ownership (the TXT record), so it stays among the records to create until the claim is
+ * proved or removed.
+ */
+export async function hostnamesServedElsewhere(
+  db: PlatformDb,
+  project: Project,
+  rows: readonly Pick<DomainRow, 'hostname' | 'state'>[],
+): Promise<Set<string>> {
+  const claims = rows.filter((r) => r.state === 'unverified').map((r) => r.hostname);
+  if (claims.length === 0) return new Set();
+  const served = await db
+    .selectFrom('domains')
+    .select('hostname')
+    .where('hostname', 'in', claims)
+    .where('project_id', '<>', project.id)
+    .where('state', 'in', servedStates)
+    .execute();
+  return new Set(served.map((r) => r.hostname));
 }
 
 /** The project's live (not removed) domain with this hostname, or 404. */

@@ -7,6 +7,7 @@ import {
   type DomainRow,
   type DomainView,
   domainHistory,
+  hostnamesServedElsewhere,
   liveDomain,
   toView,
 } from './domain-store.ts';
@@ -24,7 +25,10 @@ export async function listDomains(ctx: PlatformContext, actor: Actor, slug: stri
     ctx.db,
     rows.map((r) => r.id),
   );
-  return rows.map((row) => toView(ctx, project, row as DomainRow, false, certificates.get(row.id) ?? null));
+  const elsewhere = await hostnamesServedElsewhere(ctx.db, project, rows);
+  return rows.map((row) =>
+    toView(ctx, project, row as DomainRow, elsewhere.has(row.hostname), certificates.get(row.id) ?? null),
+  );
 }
 
 /** A domain with its history: who did what, when, with what outcome. */
@@ -37,8 +41,9 @@ export async function inspectDomain(
   const project = await projectFor(ctx, actor, slug);
   const row = await liveDomain(ctx.db, project, normalizeHostname(input));
   const certificates = await certificateStatuses(ctx.db, [row.id]);
+  const elsewhere = await hostnamesServedElsewhere(ctx.db, project, [row]);
   return {
-    domain: toView(ctx, project, row, false, certificates.get(row.id) ?? null),
+    domain: toView(ctx, project, row, elsewhere.has(row.hostname), certificates.get(row.id) ?? null),
     history: await domainHistory(ctx.db, row.id),
   };
 }

@@ -48,11 +48,14 @@ export async function markRemoved(
   detail: Record<string, unknown>,
 ): Promise<void> {
   const step = transition(row.state as DomainState, 'remove');
-  await trx
+  const removed = await trx
     .updateTable('domains')
     .set({ state: step.to, removed_at: now.toISOString(), next_check_at: null })
     .where('id', '=', row.id)
-    .execute();
+    .where('state', '<>', 'removed')
+    .executeTakeFirst();
+  // A remove that lost a race with another remove of the same domain changes nothing.
+  if (removed.numUpdatedRows === 0n) return;
   await recordEvent(trx, now, row.id, actor, 'remove', step.to, detail);
-  await dropCertificate(trx, row.id, row.hostname);
+  await dropCertificate(trx, row.id);
 }

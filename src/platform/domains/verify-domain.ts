@@ -1,7 +1,12 @@
 import { backoffDelay } from '../../lib/backoff.ts';
 import { normalizeHostname, ownershipRecordName } from '../../lib/hostname.ts';
 import { isUniqueViolation, transact } from '../../storage/index.ts';
-import { certificateStatuses, requestCertificate } from '../certificates/certificate-job.ts';
+import {
+  certificateNeedsAttempt,
+  certificateStatuses,
+  dropCertificate,
+  requestCertificate,
+} from '../certificates/certificate-job.ts';
 import type { Actor, PlatformContext } from '../context.ts';
 import { platformErrors } from '../errors.ts';
 import { type Project, projectFor } from '../projects/projects.ts';
@@ -11,6 +16,7 @@ import type { DnsCheckOutcome } from './dns-check.ts';
 import {
   type DomainRow,
   type DomainView,
+  hostnamesServedElsewhere,
   liveDomain,
   recordEvent,
   servedStates,
@@ -76,15 +82,26 @@ export async function checkDomain(
   const apply = async (chosen: DomainEvent) =>
     transact(ctx.db, async (trx) => {
       emitted = false;
-      const current = (await trx
-        .selectFrom('domains')
-        .selectAll()
-        .where('id', '=', row.id)
-        .executeTakeFirstOrThrow()) as DomainRow;
+      // The row lock (PostgreSQL; SQLite has one writer) decides which of two checks running at
+      // once transitions the domain: the one that finds the row as it was when both started. The
+      // other's DNS answer is no newer, so it changes nothing and answers with the row as it is.
+      let locked = trx.selectFrom('domains').selectAll().where('id', '=', row.id);
+      if (ctx.dialect === 'postgres') locked = locked.forUpdate();
+      const current = (await locked.executeTakeFirstOrThrow()) as DomainRow;
       if (current.state === 'removed') return current;
+      if (current.state !== row.state || current.last_checked_at !== row.last_checked_at) return current;
       const step = transition(current.state as DomainState, chosen);
-      if (step.to === 'verified' && rival && proven) {
-        const rivalStep = transition(rival.state as DomainState, 'taken_over');
+      let rivalNow = rival
+        ? trx
+            .selectFrom('domains')
+            .select(['id', 'state'])
+            .where('id', '=', rival.id)
+            .where('state', 'in', servedStates)
+        : undefined;
+      if (rivalNow && ctx.dialect === 'postgres') rivalNow = rivalNow.forUpdate();
+      const rivalServes = rivalNow ? await rivalNow.executeTakeFirst() : undefined;
+      if (step.to === 'verified' && rival && rivalServes && proven) {
+        const rivalStep = transition(rivalServes.state as DomainState, 'taken_over');
         await trx
           .updateTable('domains')
           .set({
@@ -97,7 +114,9 @@ export async function checkDomain(
           .where('id', '=', rival.id)
           .execute();
         await recordEvent(trx, now, rival.id, actor, 'taken_over', rivalStep.to, { by: project.slug });
-        await trx.deleteFrom('certificate_jobs').where('domain_id', '=', rival.id).execute();
+        // The certificate it ordered goes with it: a hostname presents only its serving
+        // domain's certificate, and this domain orders its own below.
+        await dropCertificate(trx, rival.id);
       }
       const reason = chosen === 'check_passed_taken' ? 'hostname_taken' : outcome.ok ? null : outcome.reason;
       const manual = mode !== 'background';
@@ -157,15 +176,20 @@ export async function checkDomain(
           })
         : null;
       emitted = webhook !== null;
+      // A newly verified domain gets its certificate ordered; Re-verify starts a fresh attempt,
+      // and so does Verify when the last attempt failed or its node died (CAA fixed: click Verify).
+      const order =
+        step.to === 'verified' &&
+        (current.state !== 'verified' ||
+          mode === 'reverify' ||
+          (mode === 'verify' && (await certificateNeedsAttempt(trx, row.id, now))));
       await recordEvent(trx, now, row.id, actor, mode, step.to, {
         reason,
         message: outcome.message,
+        ...(order && current.state === 'verified' ? { certificate: 'fresh attempt' } : {}),
         ...(webhook ? { webhook } : {}),
       });
-      // A newly verified domain gets its certificate ordered; Re-verify starts a fresh attempt.
-      if (step.to === 'verified' && (current.state !== 'verified' || mode === 'reverify')) {
-        await requestCertificate(trx, row.id, row.hostname, now);
-      }
+      if (order) await requestCertificate(trx, row.id, row.hostname, now);
       if (step.to === 'unverified' && next === null && current.next_check_at !== null) {
         await recordEvent(trx, now, row.id, 'system', 'checks_stopped', step.to, { reason });
       }
@@ -198,8 +222,15 @@ async function checkForPerson(
 ): Promise<CheckResult> {
   const checked = await checkDomain(ctx, actor, project, row, mode);
   const certificates = await certificateStatuses(ctx.db, [checked.row.id]);
+  const elsewhere = await hostnamesServedElsewhere(ctx.db, project, [checked.row]);
   return {
-    domain: toView(ctx, project, checked.row, false, certificates.get(checked.row.id) ?? null),
+    domain: toView(
+      ctx,
+      project,
+      checked.row,
+      elsewhere.has(checked.row.hostname),
+      certificates.get(checked.row.id) ?? null,
+    ),
     outcome: checked.outcome,
   };
 }
@@ -217,6 +248,36 @@ export async function verifyDomain(
   return checkForPerson(ctx, actor, project, row, 'verify');
 }
 
+/** Why Re-verify is refused before its time, with what happens meanwhile and what to do now. */
+function reverifyTooEarly(
+  ctx: PlatformContext,
+  hostname: string,
+  view: DomainView,
+  verifyRetries: boolean,
+): string {
+  const minutes = Math.round(ctx.config.reverifyAfterMs / 60_000);
+  const from = `Re-verify is offered from ${view.reverifyAvailableAt} (${minutes} minutes after verification).`;
+  const certificate = view.certificate;
+  if (certificate?.state === 'failed') {
+    const why =
+      certificate.reason === 'caa_forbids'
+        ? 'a CAA record forbids the certificate authority'
+        : certificate.reason;
+    const next = !certificate.nextAttemptAt
+      ? 'The platform does not retry on its own: fix the cause, then click Verify to retry now.'
+      : verifyRetries
+        ? `The platform retries at ${certificate.nextAttemptAt}; to retry now, fix the cause and click Verify.`
+        : `The certificate authority asked to wait: the platform retries at ${certificate.nextAttemptAt}.`;
+    return `The last certificate attempt for ${hostname} failed (${why}). ${next} ${from}`;
+  }
+  if (certificate?.state === 'ordering') {
+    return `The certificate for ${hostname} is being ordered now. ${from}`;
+  }
+  return `The certificate for ${hostname} is ordered${
+    certificate?.nextAttemptAt ? ` at ${certificate.nextAttemptAt}` : ''
+  } and usually issued within a couple of minutes. ${from}`;
+}
+
 /**
  * Re-verify (seed 001): for a verified domain with no certificate after the waiting time (30
  * minutes by default); checks DNS again and starts a fresh certificate attempt.
@@ -229,28 +290,21 @@ export async function reverifyDomain(
 ): Promise<CheckResult> {
   const project = await projectFor(ctx, actor, slug);
   const row = await liveDomain(ctx.db, project, normalizeHostname(hostname));
-  const view = toView(ctx, project, row);
+  const certificate = (await certificateStatuses(ctx.db, [row.id])).get(row.id) ?? null;
+  const view = toView(ctx, project, row, false, certificate);
   if (row.state !== 'verified' || view.reverifyAvailableAt === null) {
     throw platformErrors.error(
       'reverify_not_available',
-      `${row.hostname} is ${row.state}: Re-verify is for verified domains still waiting for a certificate. Use Verify instead.`,
-    );
-  }
-  const certificate = await ctx.db
-    .selectFrom('certificates')
-    .select('not_after')
-    .where('hostname', '=', row.hostname)
-    .executeTakeFirst();
-  if (certificate) {
-    throw platformErrors.error(
-      'reverify_not_available',
-      `${row.hostname} already has a certificate, valid until ${certificate.not_after}; renewal is automatic.`,
+      certificate?.notAfter
+        ? `${row.hostname} already has a certificate, valid until ${certificate.notAfter}; renewal is automatic.`
+        : `${row.hostname} is ${row.state}: Re-verify is for verified domains still waiting for a certificate. Use Verify instead: it checks DNS now.`,
     );
   }
   if (ctx.clock.now().toISOString() < view.reverifyAvailableAt) {
+    const verifyRetries = await certificateNeedsAttempt(ctx.db, row.id, ctx.clock.now());
     throw platformErrors.error(
       'reverify_not_available',
-      `The certificate for ${row.hostname} is usually issued within a couple of minutes; Re-verify is offered from ${view.reverifyAvailableAt}.`,
+      reverifyTooEarly(ctx, row.hostname, view, verifyRetries),
     );
   }
   return checkForPerson(ctx, actor, project, row, 'reverify');
