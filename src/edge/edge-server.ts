@@ -7,6 +7,7 @@ import type { PlatformContext } from '../platform/context.ts';
 import { isConnectionLost } from '../storage/index.ts';
 import { REFERENCE_PREFIX, referenceAssets } from '../web/reference/index.ts';
 import { edgeErrors } from './errors.ts';
+import { LifecycleCache, type LifecycleRules } from './lifecycle.ts';
 import { type OriginProxy, sendError } from './proxy.ts';
 import { DocumentCache, sendReferencePage } from './published-site.ts';
 import { ambiguousHead } from './request-framing.ts';
@@ -134,6 +135,7 @@ export function createEdgeHandler(deps: EdgeDeps): {
   const table = new RoutingTable(ctx.db, ctx.config.platformDomain, ctx.clock);
   const reference = referenceAssets();
   const documents = new DocumentCache(ctx.db, reference);
+  const lifecycle = new LifecycleCache(ctx.db);
   const unsubscribe = ctx.changes.subscribe(() => {
     table.invalidate();
     deps.certificates?.clear();
@@ -281,6 +283,64 @@ export function createEdgeHandler(deps: EdgeDeps): {
     return serveSite(req, res, exchange, route, path, api);
   }
 
+  /**
+   * Forwards a request under /api/ to the project's origin, after the deprecation lifecycle its
+   * document declares: past an operation's sunset the edge answers 410 itself; before it, the
+   * answer gets the lifecycle's headers where the origin did not set them.
+   */
+  function forwardApi(
+    req: IncomingMessage,
+    res: ServerResponse,
+    exchange: EdgeExchange,
+    route: ProjectRoute,
+    path: string,
+    rules: LifecycleRules,
+  ): void {
+    const { host, requestId } = exchange;
+    const url = req.url ?? '/';
+    const apiPath = path.slice(4) || '/';
+    const found = rules.empty
+      ? undefined
+      : rules.match(req.method ?? 'GET', apiPath, ctx.clock.now().getTime());
+    if (found?.gone) {
+      sendError(
+        res,
+        edgeErrors.error(
+          'operation_sunset',
+          `${req.method} ${apiPath} was retired on ${found.sunset}. ${found.link ? 'Use its successor, named in the Link header.' : "See the API's reference for what replaces it."}`,
+          {
+            headers: {
+              sunset: found.sunset,
+              deprecation: found.deprecation,
+              ...(found.link && { link: found.link }),
+            },
+          },
+        ),
+        requestId,
+      );
+      return;
+    }
+    const forwardedPath = url.slice(4) || '/';
+    const upstreamStart = performance.now();
+    deps.proxy.forward(
+      req,
+      res,
+      route.originUrl,
+      forwardedPath.startsWith('/') ? forwardedPath : `/${forwardedPath}`,
+      {
+        clientAddress: req.socket.remoteAddress ?? '',
+        host,
+        authority: req.headers.host ?? host,
+        proto: isEncrypted(req) ? 'https' : 'http',
+        requestId,
+        ...(found && { lifecycle: found }),
+        upstreamDone: () => {
+          exchange.upstreamMs = performance.now() - upstreamStart;
+        },
+      },
+    );
+  }
+
   /** A project's published site: its API under /api/, its reference and its document. */
   function serveSite(
     req: IncomingMessage,
@@ -293,24 +353,10 @@ export function createEdgeHandler(deps: EdgeDeps): {
     const { host, requestId } = exchange;
     const url = req.url ?? '/';
     if (api) {
-      const forwardedPath = url.slice(4) || '/';
-      const upstreamStart = performance.now();
-      deps.proxy.forward(
-        req,
-        res,
-        route.originUrl,
-        forwardedPath.startsWith('/') ? forwardedPath : `/${forwardedPath}`,
-        {
-          clientAddress: req.socket.remoteAddress ?? '',
-          host,
-          proto: isEncrypted(req) ? 'https' : 'http',
-          requestId,
-          upstreamDone: () => {
-            exchange.upstreamMs = performance.now() - upstreamStart;
-          },
-        },
-      );
-      return;
+      const rules = lifecycle.get(route.deployId);
+      return rules instanceof Promise
+        ? rules.then((found) => forwardApi(req, res, exchange, route, path, found))
+        : forwardApi(req, res, exchange, route, path, rules);
     }
     // The reference's own files: a reserved path outside /api, never proxied (see web/reference).
     if (path.startsWith(REFERENCE_PREFIX)) {

@@ -33,6 +33,11 @@ export const edgeErrors = defineErrorCatalog({
     meaning:
       'The platform lost its database connection for a moment (a restart or failover); retried requests succeed once it is back.',
   },
+  operation_sunset: {
+    status: 410,
+    meaning:
+      "The operation's sunset date, stated in the project's OpenAPI document, has passed; the edge answers for it without calling the origin. Sunset and Link (the successor) come with the answer.",
+  },
   edge_error: { status: 500, meaning: 'The edge itself failed; it is logged with the request id.' },
   origin_timeout: { status: 504, meaning: "The project's origin did not answer in time." },
   // The operator listener (METRICS_PORT):

@@ -4,7 +4,9 @@ import { type Dispatcher, Pool } from 'undici';
 import { guardedLookup, type OriginPolicy, originAllowed } from '../lib/address-policy.ts';
 import type { ApiError } from '../lib/api-error.ts';
 import { edgeErrors } from './errors.ts';
+import type { LifecycleHeaders } from './lifecycle.ts';
 import { requestFraming } from './request-framing.ts';
+import { type LinkRewriter, rewriteLinkHeader, rewriteTarget } from './rewrite-links.ts';
 
 /** Headers that describe one connection, not the message: never forwarded (RFC 9110 §7.6.1). */
 const HOP_BY_HOP = new Set([
@@ -36,6 +38,11 @@ const DECIDED_BY_EDGE = new Set([
   'x-client-ip',
   'true-client-ip',
 ]);
+
+/** Response headers whose targets are rewritten from the origin to the site (rewrite-links.ts). */
+const LINKING = new Set(['location', 'content-location', 'link']);
+/** Response headers #writeHead looks into rather than copies: LINKING and Set-Cookie. */
+const SPECIAL_IN_ANSWER = new Set([...LINKING, 'set-cookie']);
 
 /** Response headers the edge replaces: one request id per answer, the edge's. */
 const REPLACED_IN_ANSWER = new Set(['x-request-id']);
@@ -80,6 +87,10 @@ export interface ProxyOptions {
 export interface ForwardedFor {
   readonly clientAddress: string;
   readonly host: string;
+  /** The Host header as the client sent it (with its port): links are rewritten to it. */
+  readonly authority?: string;
+  /** The deprecation lifecycle of the operation, when its document declares one (lifecycle.ts). */
+  readonly lifecycle?: LifecycleHeaders;
   readonly proto: 'http' | 'https';
   readonly requestId: string;
   /**
@@ -109,7 +120,7 @@ function readWhole(req: IncomingMessage, length: number, done: (body: Buffer) =>
 }
 
 /** An origin's pool and the parts of its URL every request needs, parsed once. */
-interface Upstream {
+interface Upstream extends LinkRewriter {
   readonly pool: Pool;
   /** The origin URL's path without its trailing slash, prefixed to every forwarded path. */
   readonly basePath: string;
@@ -224,6 +235,7 @@ export class OriginProxy {
             lookup: guard.lookup,
           },
         }),
+        origin: origin.origin,
         basePath: origin.pathname.replace(/\/$/, ''),
         allowed: guard.allows(origin),
       };
@@ -252,7 +264,7 @@ export class OriginProxy {
       return;
     }
     const upstream = this.#upstream(originUrl);
-    const handler = new ForwardHandler(this, res, forwarded, this.#options);
+    const handler = new ForwardHandler(this, res, forwarded, this.#options, upstream);
     if (!upstream.allowed) {
       handler.onResponseError(
         undefined,
@@ -337,6 +349,8 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
   readonly #requestId: string;
   readonly #upstreamDone: (() => void) | undefined;
   readonly #options: ProxyOptions;
+  readonly #forwarded: ForwardedFor;
+  readonly #upstream: LinkRewriter;
   #controller: Dispatcher.DispatchController | undefined;
   /** performance.now() by which the origin's head must have come. */
   readonly #headDeadline: number;
@@ -352,8 +366,16 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
   /** Whether a 'close' listener watches for the client leaving (see #clientGone). */
   #listening = false;
 
-  constructor(proxy: OriginProxy, res: ServerResponse, forwarded: ForwardedFor, options: ProxyOptions) {
+  constructor(
+    proxy: OriginProxy,
+    res: ServerResponse,
+    forwarded: ForwardedFor,
+    options: ProxyOptions,
+    upstream: LinkRewriter,
+  ) {
     this.#proxy = proxy;
+    this.#forwarded = forwarded;
+    this.#upstream = upstream;
     this.#res = res;
     this.#requestId = forwarded.requestId;
     this.#upstreamDone = forwarded.upstreamDone;
@@ -419,16 +441,36 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
       if (value === undefined || HOP_BY_HOP.has(name) || REPLACED_IN_ANSWER.has(name) || listed?.has(name))
         continue;
       if (typeof value === 'string') {
-        if (name === 'set-cookie' && platformDomain && cookieCovers(value, platformDomain)) continue;
-        out.push(name, value);
-      } else
-        for (const one of value) {
-          if (name === 'set-cookie' && platformDomain && cookieCovers(one, platformDomain)) continue;
-          out.push(name, one);
-        }
+        if (!SPECIAL_IN_ANSWER.has(name)) out.push(name, value);
+        else this.#pushSpecial(out, name, value, platformDomain);
+      } else for (const one of value) this.#pushSpecial(out, name, one, platformDomain);
+    }
+    const { lifecycle } = this.#forwarded;
+    if (lifecycle) {
+      // The document's lifecycle, where the origin did not state it itself.
+      if (headers.deprecation === undefined) out.push('deprecation', lifecycle.deprecation);
+      if (headers.sunset === undefined) out.push('sunset', lifecycle.sunset);
+      if (lifecycle.link && !/rel="?successor-version/i.test(String(headers.link ?? '')))
+        out.push('link', lifecycle.link);
     }
     out.push('x-request-id', this.#requestId);
     this.#res.writeHead(this.#status, out);
+  }
+
+  /** A header the edge looks into: cookies for the platform's domain dropped, links moved to the site. */
+  #pushSpecial(out: string[], name: string, value: string, platformDomain: string | undefined): void {
+    if (name === 'set-cookie') {
+      if (!platformDomain || !cookieCovers(value, platformDomain)) out.push(name, value);
+    } else out.push(name, LINKING.has(name) ? this.#toSite(name, value) : value);
+  }
+
+  /** A Location, Content-Location or Link value with its targets on the site (rewrite-links.ts). */
+  #toSite(name: string, value: string): string {
+    const { proto, authority, host } = this.#forwarded;
+    const site = `${proto}://${authority ?? host}`;
+    return name === 'link'
+      ? rewriteLinkHeader(value, this.#upstream, site)
+      : rewriteTarget(value, this.#upstream, site);
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {

@@ -19,6 +19,36 @@ export interface PublishedDocument {
 }
 
 /**
+ * The document as the site publishes it: its API is served under `/api` on whichever host the
+ * document was fetched from, so `servers` says exactly that (a relative URL, resolved against the
+ * document's own address, as OpenAPI specifies), and servers of paths and operations, which name
+ * the origin the edge proxies to, are removed. A client generated from it calls the site.
+ */
+export function atSiteApi(document: Record<string, unknown>): Record<string, unknown> {
+  const paths = document.paths as Record<string, Record<string, unknown>> | undefined;
+  const sitePaths: Record<string, unknown> = {};
+  for (const [template, item] of Object.entries(paths ?? {})) {
+    if (item === null || typeof item !== 'object') {
+      sitePaths[template] = item;
+      continue;
+    }
+    const { servers: _servers, ...rest } = item;
+    for (const [key, operation] of Object.entries(rest)) {
+      if (operation !== null && typeof operation === 'object' && 'servers' in operation) {
+        const { servers: _operationServers, ...kept } = operation as Record<string, unknown>;
+        rest[key] = kept;
+      }
+    }
+    sitePaths[template] = rest;
+  }
+  return {
+    ...document,
+    servers: [{ url: '/api', description: 'The API on this site' }],
+    ...(paths !== undefined && { paths: sitePaths }),
+  };
+}
+
+/**
  * The deployed OpenAPI documents, by deploy id. Deploys are immutable, so an entry never goes
  * stale; a new deploy is a new id.
  */
@@ -58,13 +88,14 @@ export class DocumentCache {
       'text/html; charset=utf-8',
       Buffer.from(renderReferencePage(document, this.#assets)),
     );
+    const published = atSiteApi(document);
     const json = new CompressedBody(
       'application/json; charset=utf-8',
-      Buffer.from(JSON.stringify(document, null, 2)),
+      Buffer.from(JSON.stringify(published, null, 2)),
     );
     const yaml = new CompressedBody(
       'application/yaml; charset=utf-8',
-      Buffer.from(stringify(document, { aliasDuplicateObjects: false, lineWidth: 0 })),
+      Buffer.from(stringify(published, { aliasDuplicateObjects: false, lineWidth: 0 })),
     );
     await Promise.all([page.compress(), json.compress(), yaml.compress()]);
     return { document, page, json, yaml };

@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { createEdgeHandler, OriginProxy } from '../../src/edge/index.ts';
+import { atSiteApi } from '../../src/edge/published-site.ts';
 import { petstoreDocument } from '../../src/petstore/index.ts';
 import { buildManagementApp } from '../../src/platform/api/app.ts';
 import { deployProject } from '../../src/platform/projects/deploys.ts';
@@ -146,7 +147,9 @@ for (const dialect of testDialects()) {
       assert.equal(plain.status, 200);
       assert.equal(plain.headers['content-encoding'], undefined);
       assert.equal(plain.headers['cache-control'], 'no-cache');
-      const expected = JSON.parse(JSON.stringify(petstoreDocument(TEST_DEPRECATION)));
+      // The document as published: its servers name the site's own API address.
+      const expected = JSON.parse(JSON.stringify(atSiteApi(petstoreDocument(TEST_DEPRECATION))));
+      assert.deepEqual(expected.servers, [{ url: '/api', description: 'The API on this site' }]);
       assert.deepEqual(JSON.parse(plain.body.toString('utf8')), expected);
       const br = await get('petstore.localhost', '/openapi.json', { 'accept-encoding': 'gzip, br' });
       assert.equal(br.headers['content-encoding'], 'br');

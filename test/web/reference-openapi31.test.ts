@@ -87,10 +87,13 @@ describe('the published reference of an OpenAPI 3.1 project in Chromium', () => 
     await p?.close();
   });
 
-  it('publishes the 3.1 document as sent', async () => {
+  it('publishes the 3.1 document as sent, its servers naming the site', async () => {
     const answer = await requestAs(port, 'club.localhost', '/openapi.json');
     assert.equal(answer.status, 200);
-    assert.deepEqual(JSON.parse(answer.text), OPENAPI_31_DOCUMENT);
+    assert.deepEqual(JSON.parse(answer.text), {
+      ...OPENAPI_31_DOCUMENT,
+      servers: [{ url: '/api', description: 'The API on this site' }],
+    });
   });
 
   it('lists the operations and, under their own heading, the webhooks for a browser without JavaScript', async () => {

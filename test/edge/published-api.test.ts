@@ -1,0 +1,218 @@
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import createClient from 'openapi-fetch';
+import { Agent, fetch as undiciFetch } from 'undici';
+import { parseSealingKey } from '../../src/lib/sealed-box.ts';
+import { petstoreDocument } from '../../src/petstore/index.ts';
+import { CertificateStore } from '../../src/platform/certificates/certificate-store.ts';
+import { DefaultAddressCertificates } from '../../src/platform/certificates/default-addresses.ts';
+import { InternalIssuer } from '../../src/platform/certificates/internal-issuer.ts';
+import { deployProject } from '../../src/platform/projects/deploys.ts';
+import { createProject } from '../../src/platform/projects/projects.ts';
+import { startTestEdge, type TestEdge } from '../support/edge.ts';
+import { requestAs } from '../support/http.ts';
+import { startPetstore, TEST_DEPRECATION, type TestPetstore } from '../support/petstore.ts';
+import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+
+/**
+ * A published API as its clients meet it through the edge: a client built from the published
+ * document (its `servers`, resolved against the document's own address) walks the Petstore over
+ * HTTP and HTTPS, following the Location, next-page and successor links the origin sends; and a
+ * project that is not the Petstore gets its document's deprecation lifecycle enforced by the edge.
+ */
+const KEY = parseSealingKey(`api:${Buffer.alloc(32, 4).toString('base64')}`);
+const WIDGETS_DOCUMENT = {
+  openapi: '3.0.3',
+  info: { title: 'Widgets', version: '1' },
+  paths: {
+    '/widgets/{widgetId}': {
+      get: {
+        deprecated: true,
+        'x-sunset': '2027-01-01',
+        'x-successor': '/v2/widgets/{widgetId}',
+        parameters: [{ name: 'widgetId', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: { '200': { description: 'A widget' } },
+      },
+    },
+    '/gadgets': { get: { responses: { '200': { description: 'Gadgets' } } } },
+  },
+};
+
+describe('published APIs through the edge', () => {
+  let p: TestPlatform;
+  let petstore: TestPetstore;
+  let widgets: Server;
+  let widgetCalls: string[];
+  let edge: TestEdge;
+  let rootPem: string;
+  let deployedAt: Date;
+
+  before(async () => {
+    p = await startPlatformContext('sqlite');
+    p.clock.set(Date.now());
+    const store = new CertificateStore(p.ctx.db, [KEY]);
+    const ca = await store.internalCa(p.clock.now());
+    rootPem = ca.certificatePem;
+    petstore = await startPetstore('sqlite');
+    widgetCalls = [];
+    widgets = createServer((req, res) => {
+      widgetCalls.push(req.url ?? '');
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"ok":true}');
+    });
+    await new Promise<void>((resolve) => widgets.listen(0, '127.0.0.1', resolve));
+    const { owner, team } = await seedTeam(p.ctx, 'enterprise');
+    await createProject(p.ctx, owner, {
+      teamId: team.id,
+      slug: 'petstore',
+      name: 'Petstore',
+      originUrl: await petstore.listen(),
+    });
+    await deployProject(p.ctx, owner, 'petstore', {
+      document: JSON.stringify(petstoreDocument(TEST_DEPRECATION)),
+    });
+    await createProject(p.ctx, owner, {
+      teamId: team.id,
+      slug: 'widgets',
+      name: 'Widgets',
+      originUrl: `http://127.0.0.1:${(widgets.address() as AddressInfo).port}`,
+    });
+    const deploy = await deployProject(p.ctx, owner, 'widgets', {
+      document: JSON.stringify(WIDGETS_DOCUMENT),
+    });
+    deployedAt = new Date(deploy.createdAt);
+    const internal = new InternalIssuer(ca);
+    edge = await startTestEdge(p, {
+      store,
+      defaultCertificate: await internal.issue('platform.test'),
+      defaultAddresses: new DefaultAddressCertificates(p.ctx.db, 'platform.test', internal),
+    });
+  });
+
+  after(async () => {
+    await edge?.close();
+    widgets?.close();
+    await petstore?.close();
+    await p?.close();
+  });
+
+  /** A fetch that reaches *.platform.test on loopback and trusts the internal root. */
+  const loopbackFetch = () => {
+    const agent = new Agent({
+      connect: {
+        ca: rootPem,
+        lookup: (_host, options, callback) =>
+          options.all
+            ? callback(null, [{ address: '127.0.0.1', family: 4 }])
+            : callback(null, '127.0.0.1', 4),
+      },
+    });
+    // undici's own fetch (its Agent decides the address and the trust); the client hands it Requests.
+    return async (input: Request): Promise<Response> => {
+      const body = input.body ? await input.arrayBuffer() : undefined;
+      const answer = await undiciFetch(input.url, {
+        method: input.method,
+        headers: [...input.headers],
+        ...(body && { body }),
+        dispatcher: agent,
+      });
+      return answer as unknown as Response;
+    };
+  };
+
+  for (const scheme of ['http', 'https'] as const) {
+    it(`a client built from the published document walks the Petstore over ${scheme}`, async () => {
+      const site = `${scheme}://petstore.platform.test:${scheme === 'http' ? edge.httpPort : edge.httpsPort}`;
+      const fetch = loopbackFetch();
+      const documentUrl = `${site}/openapi.json`;
+      const document = (await (await fetch(new Request(documentUrl))).json()) as {
+        servers: { url: string }[];
+      };
+      const baseUrl = new URL(document.servers[0]?.url ?? '', documentUrl).href;
+      assert.equal(baseUrl, `${site}/api`);
+      const client = createClient({
+        baseUrl,
+        fetch,
+        headers: { authorization: `Bearer ${petstore.adminKey}` },
+      });
+      const follow = async (target: string) => fetch(new Request(new URL(target, site)));
+
+      const category = await client.POST(
+        '/categories' as never,
+        { body: { name: `Dogs ${scheme}` } } as never,
+      );
+      assert.equal(category.response.status, 201);
+      const categoryId = (category.data as unknown as { id: number }).id;
+      const created = await client.POST('/pets' as never, { body: { name: 'Rex', categoryId } } as never);
+      assert.equal(created.response.status, 201);
+      const pet = created.data as unknown as { id: number };
+      const location = created.response.headers.get('location') ?? '';
+      assert.equal(location, `/api/pets/${pet.id}`);
+      // Following the Location reaches the pet (the deprecated read, with its successor link).
+      const read = await follow(location);
+      assert.equal(read.status, 200);
+      assert.equal(((await read.json()) as { id: number }).id, pet.id);
+      const successor =
+        /<([^>]+)>;\s*rel="successor-version"/.exec(read.headers.get('link') ?? '')?.[1] ?? '';
+      assert.equal(successor, `/api/pets?id=${pet.id}`);
+      const bySuccessor = await follow(successor);
+      assert.deepEqual(
+        ((await bySuccessor.json()) as { id: number }[]).map((p) => p.id),
+        [pet.id],
+      );
+      const stocked = await client.PUT(
+        '/store/inventory/{petId}' as never,
+        { params: { path: { petId: pet.id } }, body: { quantity: 3 } } as never,
+      );
+      assert.equal(stocked.response.status, 200);
+      const order = await client.POST(
+        '/store/orders' as never,
+        { body: { petId: pet.id, quantity: 2 }, headers: { 'idempotency-key': `walk-${scheme}` } } as never,
+      );
+      assert.equal(order.response.status, 201);
+      assert.match(order.response.headers.get('location') ?? '', /^\/api\/store\/orders\/\d+$/);
+      // Pages: the next link, followed as given, lands on the next page.
+      await client.POST('/pets' as never, { body: { name: 'Fido', categoryId } } as never);
+      const first = await client.GET('/pets' as never, { params: { query: { limit: 1 } } } as never);
+      const next = /<([^>]+)>;\s*rel="next"/.exec(first.response.headers.get('link') ?? '')?.[1] ?? '';
+      assert.match(next, /^\/api\/pets\?/);
+      const second = await follow(next);
+      assert.equal(second.status, 200);
+      const [firstPet] = first.data as unknown as { id: number }[];
+      const [secondPet] = (await second.json()) as { id: number }[];
+      assert.ok(secondPet && firstPet && secondPet.id > firstPet.id);
+    });
+  }
+
+  it("adds the document's lifecycle headers to a deprecated operation of any project", async () => {
+    const answer = await requestAs(edge.httpPort, 'widgets.platform.test', '/api/widgets/5');
+    assert.equal(answer.status, 200);
+    assert.equal(answer.headers.deprecation, `@${Math.floor(deployedAt.getTime() / 1000)}`);
+    assert.equal(answer.headers.sunset, 'Fri, 01 Jan 2027 00:00:00 GMT');
+    assert.equal(answer.headers.link, '</api/v2/widgets/5>; rel="successor-version"');
+    const plain = await requestAs(edge.httpPort, 'widgets.platform.test', '/api/gadgets');
+    assert.equal(plain.status, 200);
+    assert.equal(plain.headers.deprecation, undefined);
+    assert.equal(plain.headers.sunset, undefined);
+  });
+
+  it('answers 410 itself from the sunset on, without calling the origin', async () => {
+    widgetCalls.length = 0;
+    p.clock.set('2027-01-01T00:00:01Z');
+    const gone = await requestAs(edge.httpPort, 'widgets.platform.test', '/api/widgets/5');
+    assert.equal(gone.status, 410);
+    assert.deepEqual(JSON.parse(gone.text), {
+      code: 'operation_sunset',
+      message:
+        'GET /widgets/5 was retired on Fri, 01 Jan 2027 00:00:00 GMT. Use its successor, named in the Link header.',
+      status: 410,
+    });
+    assert.equal(gone.headers.link, '</api/v2/widgets/5>; rel="successor-version"');
+    assert.deepEqual(widgetCalls, []);
+    const other = await requestAs(edge.httpPort, 'widgets.platform.test', '/api/gadgets');
+    assert.equal(other.status, 200);
+    assert.deepEqual(widgetCalls, ['/gadgets']);
+  });
+});
