@@ -2,15 +2,7 @@ import { createServer } from 'node:http';
 import { sql } from 'kysely';
 import { Registry } from 'prom-client';
 import { loadPlatformConfig } from '../src/config/index.ts';
-import {
-  CertificateCache,
-  createEdgeHandler,
-  createTlsServer,
-  EdgeMetrics,
-  NodeHealth,
-  OriginProxy,
-  observeRequests,
-} from '../src/edge/index.ts';
+import { CertificateCache, EdgeMetrics, NodeHealth, observeRequests, startEdge } from '../src/edge/index.ts';
 import { systemClock } from '../src/lib/clock.ts';
 import { parseSealingKey } from '../src/lib/sealed-box.ts';
 import { buildManagementApp } from '../src/platform/api/app.ts';
@@ -85,49 +77,34 @@ const observed = observeRequests({
   logger: api.log,
   accessLog: false,
 });
-const proxy = new OriginProxy({
-  // The bench's origin runs on loopback: allowed as the operator lists its own origins.
-  guard: await seededOriginGuard(ctx),
-  platformDomain: config.platformDomain,
-  connectTimeoutMs: 5_000,
-  responseTimeoutMs: 30_000,
-  onError: observed.onProxyError,
-});
-const httpsPort = Number(required('HTTPS_PORT'));
-const edge = createEdgeHandler({
+// The HTTP listener last (startEdge binds HTTPS first): the suite waits for it to answer.
+const edge = await startEdge({
   ctx,
   platformApp: api,
-  proxy,
-  certificates,
+  host: '127.0.0.1',
+  httpPort: Number(required('PORT')),
+  tls: {
+    port: Number(required('HTTPS_PORT')),
+    certificates,
+    defaultCertificate,
+    ticketKeys: await store.ticketKeys(systemClock.now()),
+  },
   challenges: databaseChallenges(ctx.db, () => systemClock.now()),
-  httpsPort,
   hooks: observed.hooks,
-});
-const http = createServer(edge.handle);
-const tls = createTlsServer({
-  certificates,
-  defaultCertificate,
-  ticketKeys: await store.ticketKeys(systemClock.now()),
-  handle: edge.handle,
+  onProxyError: observed.onProxyError,
+  // The bench's origin runs on loopback: allowed as the operator lists its own origins.
+  guard: await seededOriginGuard(ctx),
 });
 const stats = createServer((_req, res) => {
   (globalThis as { gc?: () => void }).gc?.();
   res.writeHead(200, { 'content-type': 'application/json' });
   res.end(JSON.stringify(process.memoryUsage()));
 });
-const listen = (server: ReturnType<typeof createServer> | typeof tls, port: number) =>
-  new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-await listen(tls, httpsPort);
-await listen(stats, Number(required('STATS_PORT')));
-// The HTTP listener last: the suite waits for it to answer.
-await listen(http, Number(required('PORT')));
+await new Promise<void>((resolve) => stats.listen(Number(required('STATS_PORT')), '127.0.0.1', resolve));
 
 const stop = () => {
-  http.close();
-  tls.close();
   stats.close();
-  edge.close();
-  void proxy
+  void edge
     .close()
     .then(() => api.close())
     .then(() => database.close())

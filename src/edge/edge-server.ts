@@ -351,7 +351,6 @@ export function createEdgeHandler(deps: EdgeDeps): {
     api: boolean,
   ): void | Promise<void> {
     const { host, requestId } = exchange;
-    const url = req.url ?? '/';
     if (api) {
       const rules = lifecycle.get(route.deployId);
       return rules instanceof Promise

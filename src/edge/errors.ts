@@ -38,6 +38,17 @@ export const edgeErrors = defineErrorCatalog({
     meaning:
       "The operation's sunset date, stated in the project's OpenAPI document, has passed; the edge answers for it without calling the origin. Sunset and Link (the successor) come with the answer.",
   },
+  receive_timeout: {
+    status: 408,
+    meaning:
+      'The request headers, or its body, did not arrive within the edge listener deadlines (HEADERS_TIMEOUT, RECEIVE_TIMEOUT); the connection is closed.',
+  },
+  headers_too_large: { status: 431, meaning: 'The request line and headers are larger than 16 KB together.' },
+  malformed_request: {
+    status: 400,
+    meaning:
+      'The request is not valid HTTP/1.1 (framing, header syntax, a body cut short); the connection is closed.',
+  },
   edge_error: { status: 500, meaning: 'The edge itself failed; it is logged with the request id.' },
   origin_timeout: { status: 504, meaning: "The project's origin did not answer in time." },
   // The operator listener (METRICS_PORT):

@@ -15,4 +15,5 @@ export { type EdgeLogger, observeRequests } from './observe-requests.ts';
 export { createOperatorHandler } from './operator-server.ts';
 export { type OriginGuard, OriginProxy, originGuard, type ProxyOptions } from './proxy.ts';
 export { type Route, RoutingTable } from './routing-table.ts';
+export { type EdgeOptions, type StartedEdge, startEdge } from './start-edge.ts';
 export { createTlsServer } from './tls-server.ts';

@@ -37,10 +37,15 @@ export function createTlsServer(options: {
   defaultCertificate: { certificatePem: string; privateKeyPem: string };
   ticketKeys: Buffer;
   handle: (req: IncomingMessage, res: ServerResponse) => void;
+  /** How often node:http checks its receive deadlines (its default is 30 s). */
+  connectionsCheckingInterval?: number;
 }): Server {
   const server = createServer(
     {
       ...TLS_SETTINGS,
+      ...(options.connectionsCheckingInterval !== undefined && {
+        connectionsCheckingInterval: options.connectionsCheckingInterval,
+      }),
       cert: options.defaultCertificate.certificatePem,
       key: options.defaultCertificate.privateKeyPem,
       SNICallback: options.certificates.sniCallback,

@@ -16,14 +16,11 @@ import {
 } from '../config/index.ts';
 import {
   CertificateCache,
-  createEdgeHandler,
   createOperatorHandler,
-  createTlsServer,
   EdgeMetrics,
   NodeHealth,
-  OriginProxy,
   observeRequests,
-  originGuard,
+  startEdge,
 } from '../edge/index.ts';
 import { systemClock } from '../lib/clock.ts';
 import { drainServers } from '../lib/drain-servers.ts';
@@ -275,29 +272,23 @@ async function main(): Promise<void> {
     // With LOG_LEVEL above info (or silent) the access log is skipped whole, not built and dropped.
     accessLog: ['info', 'debug', 'trace'].includes(config.logLevel),
   });
-  const proxy = new OriginProxy({
-    guard: originGuard({ allowlist: ctx.config.originAllowlist }),
-    platformDomain: config.platformDomain,
-    connectTimeoutMs: 5_000,
-    responseTimeoutMs: 30_000,
-    onError: observed.onProxyError,
-  });
-  const edge = createEdgeHandler({
+  const edge = await startEdge({
     ctx,
     platformApp: api,
-    proxy,
-    certificates,
+    host: config.host,
+    httpPort: config.httpPort,
+    tls: {
+      port: config.httpsPort,
+      certificates,
+      defaultCertificate,
+      ticketKeys: await store.ticketKeys(systemClock.now()),
+    },
     challenges,
-    httpsPort: config.httpsPort,
     hooks: observed.hooks,
+    onProxyError: observed.onProxyError,
   });
-  const server = createServer(edge.handle);
-  const tlsServer = createTlsServer({
-    certificates,
-    defaultCertificate,
-    ticketKeys: await store.ticketKeys(systemClock.now()),
-    handle: edge.handle,
-  });
+  const server = edge.http;
+  const tlsServer = edge.https as NonNullable<typeof edge.https>;
   const operator =
     config.metricsPort === 'off'
       ? undefined
@@ -339,9 +330,8 @@ async function main(): Promise<void> {
       const { forced } = await drainServers([server, tlsServer], { timeoutMs: config.shutdownTimeoutMs });
       if (forced) api.log.warn({ timeoutMs: config.shutdownTimeoutMs }, 'drain timed out: connections cut');
       await jobs;
-      edge.close();
       // Forwards cut by a forced drain may still wait on their origin: do not wait for them long.
-      await Promise.race([proxy.close(), new Promise((done) => setTimeout(done, 1_000).unref())]);
+      await Promise.race([edge.close(), new Promise((done) => setTimeout(done, 1_000).unref())]);
       await relay?.close();
       await api.close();
       await petstore.close();
@@ -359,14 +349,6 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
-  // The management API is served through these listeners: their deadlines are its own
-  // (node:http's defaults are 60 s for headers and 300 s for the whole request).
-  for (const listener of [server, tlsServer]) {
-    listener.headersTimeout = config.headersTimeoutMs;
-    listener.requestTimeout = config.receiveTimeoutMs;
-  }
-  await new Promise<void>((done) => server.listen(config.httpPort, config.host, done));
-  await new Promise<void>((done) => tlsServer.listen(config.httpsPort, config.host, done));
   const { metricsPort } = config;
   if (operator && metricsPort !== 'off')
     await new Promise<void>((done) => operator.listen(metricsPort, config.metricsHost, done));

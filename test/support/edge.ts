@@ -1,8 +1,12 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { CertificateCache, createEdgeHandler, createTlsServer, OriginProxy } from '../../src/edge/index.ts';
+import {
+  CertificateCache,
+  type createEdgeHandler,
+  type OriginProxy,
+  startEdge,
+} from '../../src/edge/index.ts';
 import { buildManagementApp } from '../../src/platform/api/app.ts';
 import {
   type CertificateStore,
@@ -35,14 +39,11 @@ export interface StartEdgeOptions {
   readonly responseTimeoutMs?: number;
 }
 
-const listen = (server: Server | HttpsServer) =>
-  new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-const portOf = (server: Server | HttpsServer) => (server.address() as AddressInfo).port;
-
 /**
- * The edge wired as src/main/platform.ts wires it: HTTP and HTTPS listeners on free loopback
- * ports, the management app at the platform domain, certificates by SNI from `store`, http-01
- * answers from the database, HTTP redirected to the HTTPS port for hosts with a certificate.
+ * The edge as src/main/platform.ts starts it (`startEdge`): HTTP and HTTPS listeners on free
+ * loopback ports, the management app at the platform domain, certificates by SNI from `store`,
+ * http-01 answers from the database, HTTP redirected to the HTTPS port for hosts with a
+ * certificate. Origins of the projects seeded before it starts are allowed (test/support/origins.ts).
  */
 export async function startTestEdge(p: TestPlatform, options: StartEdgeOptions): Promise<TestEdge> {
   const management = buildManagementApp(p.ctx);
@@ -51,48 +52,34 @@ export async function startTestEdge(p: TestPlatform, options: StartEdgeOptions):
     platformDomain: p.ctx.config.platformDomain,
     ...(options.defaultAddresses && { defaultAddresses: options.defaultAddresses }),
   });
-  const proxy = new OriginProxy({
+  const edge = await startEdge({
+    ctx: p.ctx,
+    platformApp: management,
+    host: '127.0.0.1',
+    httpPort: 0,
+    tls: {
+      port: 0,
+      certificates,
+      defaultCertificate: options.defaultCertificate,
+      ticketKeys: await options.store.ticketKeys(p.clock.now()),
+    },
+    challenges: databaseChallenges(p.ctx.db, () => p.clock.now()),
     guard: await seededOriginGuard(p.ctx),
-    platformDomain: p.ctx.config.platformDomain,
     connectTimeoutMs: 1000,
     responseTimeoutMs: options.responseTimeoutMs ?? 5000,
   });
-  const http = createServer();
-  await listen(http);
-  // The handler needs the HTTPS port (for redirects), known only once the TLS listener listens.
-  const https = createTlsServer({
-    certificates,
-    defaultCertificate: options.defaultCertificate,
-    ticketKeys: await options.store.ticketKeys(p.clock.now()),
-    handle: () => {},
-  });
-  await listen(https);
-  const handler = createEdgeHandler({
-    ctx: p.ctx,
-    platformApp: management,
-    proxy,
-    certificates,
-    challenges: databaseChallenges(p.ctx.db, () => p.clock.now()),
-    httpsPort: portOf(https),
-  });
-  http.on('request', handler.handle);
-  https.removeAllListeners('request');
-  https.on('request', handler.handle);
   return {
     management,
-    proxy,
+    proxy: edge.proxy,
     certificates,
-    handler,
-    http,
-    https,
-    httpPort: portOf(http),
-    httpsPort: portOf(https),
+    handler: edge.handler,
+    http: edge.http,
+    https: edge.https as HttpsServer,
+    httpPort: edge.httpPort,
+    httpsPort: edge.httpsPort as number,
     async close() {
-      http.close();
-      http.closeAllConnections();
-      https.close();
-      handler.close();
-      await proxy.close();
+      edge.http.closeAllConnections();
+      await edge.close();
       await management.close();
     },
   };

@@ -237,7 +237,7 @@ function frameworkError(error: FastifyError, catalog: Catalog): ApiError {
   }
 }
 
-type ClientError = Error & { code?: string; reason?: string };
+export type ClientError = Error & { code?: string; reason?: string };
 
 /**
  * node:http's `clientError`: the request could not be read (broken framing, headers over its
@@ -256,9 +256,21 @@ function answerClientError(
   // A request on this connection whose body is still being read (else a new one had begun).
   const inFlight = current !== undefined && !current.request.raw.complete ? current : undefined;
   const requestId = inFlight?.request.id ?? requestIdOf({ headers: {} });
-  const apiError = clientError(error, catalog, timeouts, inFlight !== undefined);
+  const apiError = unreadableRequestError(error, catalog, timeouts, inFlight !== undefined);
   app.log.info({ reqId: requestId, err: error, code: apiError.code }, 'request refused before it was read');
-  if (!socket.writable || inFlight?.raw.headersSent) {
+  if (inFlight?.raw.headersSent) {
+    socket.destroy();
+    return;
+  }
+  writeOnSocket(socket, apiError, requestId);
+}
+
+/**
+ * Writes an Error answer straight on a connection whose request could not be read, then closes
+ * it, as node:http does for its own refusals (nothing after it can be trusted to start a request).
+ */
+export function writeOnSocket(socket: Socket, apiError: ApiError, requestId: string): void {
+  if (!socket.writable) {
     socket.destroy();
     return;
   }
@@ -271,9 +283,13 @@ function answerClientError(
   setTimeout(() => socket.destroy(), 1_000).unref();
 }
 
-function clientError(
+/** The catalog codes of requests node:http could not read. */
+type UnreadableCode = 'receive_timeout' | 'headers_too_large' | 'malformed_request';
+
+/** What node:http's `clientError` means, as the Error answer; `body`: a request's body was under way. */
+export function unreadableRequestError(
   error: ClientError,
-  catalog: Catalog,
+  catalog: { error(code: UnreadableCode, message: string): ApiError },
   timeouts: ReceiveTimeouts,
   body: boolean,
 ): ApiError {
