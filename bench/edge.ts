@@ -16,7 +16,7 @@ import {
   type Suite,
   type SuiteReport,
 } from './support/report.ts';
-import { freePort, type RunningServer, startServer } from './support/servers.ts';
+import { freePort, type RunningServer, START_FLAGS, startServer } from './support/servers.ts';
 import { runWrk } from './support/wrk.ts';
 
 /**
@@ -95,7 +95,7 @@ export async function runEdgeSuite(config: BenchConfig, log: (line: string) => v
     const kennel = await startServer({
       name: 'Kennel edge',
       node: config.node,
-      args: [join(ROOT, 'bench', 'edge-node.ts')],
+      args: [...START_FLAGS, join(ROOT, 'bench', 'edge-node.ts')],
       cwd: ROOT,
       cpu: config.serverCpu,
       port: await freePort(),

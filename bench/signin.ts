@@ -17,7 +17,7 @@ import {
   type Suite,
   type SuiteReport,
 } from './support/report.ts';
-import { freePort, type RunningServer, startServer } from './support/servers.ts';
+import { freePort, type RunningServer, START_FLAGS, startServer } from './support/servers.ts';
 
 /**
  * Issue 13: password hashing must not starve the event loop. wrk sends a cheap request (a GET
@@ -101,7 +101,7 @@ async function runSigninSuite(config: BenchConfig, log: (line: string) => void):
       const edge = await startServer({
         name: `Kennel edge (${variant.label})`,
         node: config.node,
-        args: [join(ROOT, 'bench', 'edge-node.ts')],
+        args: [...START_FLAGS, join(ROOT, 'bench', 'edge-node.ts')],
         cwd: ROOT,
         cpu: config.serverCpu,
         port: await freePort(),

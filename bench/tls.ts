@@ -16,7 +16,7 @@ import {
   type Suite,
   type SuiteReport,
 } from './support/report.ts';
-import { freePort, type RunningServer, startServer } from './support/servers.ts';
+import { freePort, type RunningServer, START_FLAGS, startServer } from './support/servers.ts';
 import { buildLoadGenerator, type HandshakeRun, runHandshakes } from './support/tls-load.ts';
 
 /**
@@ -173,7 +173,7 @@ export async function runTlsSuite(config: BenchConfig, log: (line: string) => vo
       const server = await startServer({
         name,
         node: config.node,
-        args: ['--expose-gc', join(ROOT, 'bench', 'edge-node.ts')],
+        args: [...START_FLAGS, '--expose-gc', join(ROOT, 'bench', 'edge-node.ts')],
         cwd: ROOT,
         cpu: config.serverCpu,
         port: await freePort(),

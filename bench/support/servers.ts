@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -108,3 +109,14 @@ export function freePort(): Promise<number> {
     });
   });
 }
+
+/**
+ * The Node.js flags `npm start` runs the platform with (package.json's start script), so the
+ * benchmarks' edge node runs as production does; the one place they are written is that script.
+ */
+export const START_FLAGS: readonly string[] = (() => {
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    scripts: { start: string };
+  };
+  return manifest.scripts.start.split(/\s+/).filter((token) => token.startsWith('--'));
+})();
