@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { createEdgeHandler, OriginProxy, originGuard } from '../../src/edge/index.ts';
+import { originGuard, type StartedEdge, startEdge } from '../../src/edge/index.ts';
 import { buildManagementApp } from '../../src/platform/api/app.ts';
 import type { PlatformTables } from '../../src/platform/db-schema.ts';
 import { type Database, openDatabase } from '../../src/storage/index.ts';
@@ -18,9 +16,7 @@ describe('the edge while PostgreSQL is unreachable', () => {
   let p: TestPlatform;
   let unreachable: Database<PlatformTables>;
   let management: FastifyInstance;
-  let proxy: OriginProxy;
-  let handler: ReturnType<typeof createEdgeHandler>;
-  let edge: Server;
+  let edge: StartedEdge;
 
   before(async () => {
     p = await startPlatformContext('sqlite');
@@ -29,27 +25,26 @@ describe('the edge while PostgreSQL is unreachable', () => {
     const ctx = { ...p.ctx, db: unreachable.db, dialect: unreachable.dialect };
     management = buildManagementApp(ctx);
     await management.ready();
-    proxy = new OriginProxy({
+    edge = await startEdge({
+      ctx,
+      platformApp: management,
+      host: '127.0.0.1',
+      httpPort: 0,
       guard: originGuard({ allowlist: [] }),
       connectTimeoutMs: 500,
       responseTimeoutMs: 1000,
     });
-    handler = createEdgeHandler({ ctx, platformApp: management, proxy });
-    edge = createServer(handler.handle);
-    await new Promise<void>((resolve) => edge.listen(0, '127.0.0.1', resolve));
   });
 
   after(async () => {
-    edge?.close();
-    handler?.close();
-    await proxy?.close();
+    await edge?.close();
     await management?.close();
     await unreachable?.close();
     await p?.close();
   });
 
   it('answers 503 database_unavailable with Retry-After for a project host', async () => {
-    const answer = await requestAs((edge.address() as AddressInfo).port, 'shop.platform.test', '/api/pets');
+    const answer = await requestAs(edge.httpPort, 'shop.platform.test', '/api/pets');
     assert.equal(answer.status, 503);
     assert.equal(answer.headers['retry-after'], '2');
     assert.deepEqual(JSON.parse(answer.text), {

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { createEdgeHandler, OriginProxy } from '../../src/edge/index.ts';
+import { type StartedEdge, startEdge } from '../../src/edge/index.ts';
 import { petstoreDocument } from '../../src/petstore/index.ts';
 import { buildManagementApp } from '../../src/platform/api/app.ts';
 import type { Actor } from '../../src/platform/context.ts';
@@ -32,12 +32,10 @@ for (const dialect of testDialects()) {
     let p: TestPlatform;
     let petstore: TestPetstore;
     let management: FastifyInstance;
-    let edge: Server;
+    let edge: StartedEdge;
     let echo: Server;
     let edgePort: number;
     let owner: Actor;
-    let proxy: OriginProxy;
-    let handler: ReturnType<typeof createEdgeHandler>;
 
     const call = (
       host: string,
@@ -101,22 +99,22 @@ for (const dialect of testDialects()) {
 
       management = buildManagementApp(p.ctx);
       await management.ready();
-      proxy = new OriginProxy({
+      edge = await startEdge({
+        ctx: p.ctx,
+        platformApp: management,
+        host: '127.0.0.1',
+        httpPort: 0,
         guard: await seededOriginGuard(p.ctx),
         connectTimeoutMs: 1000,
         responseTimeoutMs: 300,
       });
-      handler = createEdgeHandler({ ctx: p.ctx, platformApp: management, proxy });
-      edge = createServer(handler.handle);
-      edgePort = await listen(edge);
+      edgePort = edge.httpPort;
     });
 
     after(async () => {
-      edge?.close();
+      await edge?.close();
       echo?.close();
       echo?.closeAllConnections();
-      handler?.close();
-      await proxy?.close();
       await management?.close();
       await petstore?.close();
       await p?.close();

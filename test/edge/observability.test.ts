@@ -5,11 +5,11 @@ import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { Registry } from 'prom-client';
 import {
-  createEdgeHandler,
   EdgeMetrics,
   NodeHealth,
-  OriginProxy,
   observeRequests,
+  type StartedEdge,
+  startEdge,
 } from '../../src/edge/index.ts';
 import { buildManagementApp } from '../../src/platform/api/app.ts';
 import { deployProject } from '../../src/platform/projects/deploys.ts';
@@ -44,11 +44,9 @@ for (const dialect of testDialects()) {
   describe(`the edge's operations hooks: health, access log, request id, metrics (${dialect})`, () => {
     let p: TestPlatform;
     let management: FastifyInstance;
-    let edge: Server;
+    let edge: StartedEdge;
     let origin: Server;
     let edgePort: number;
-    let proxy: OriginProxy;
-    let handler: ReturnType<typeof createEdgeHandler>;
     let registry: Registry;
     let health: NodeHealth;
     let databaseUp = true;
@@ -105,22 +103,23 @@ for (const dialect of testDialects()) {
         logger: { info: capture('info'), warn: capture('warn'), error: capture('error') },
         accessLog: true,
       });
-      proxy = new OriginProxy({
+      edge = await startEdge({
+        ctx: p.ctx,
+        platformApp: management,
+        hooks: observed.hooks,
+        host: '127.0.0.1',
+        httpPort: 0,
         guard: await seededOriginGuard(p.ctx),
         connectTimeoutMs: 1000,
         responseTimeoutMs: 300,
-        onError: observed.onProxyError,
+        onProxyError: observed.onProxyError,
       });
-      handler = createEdgeHandler({ ctx: p.ctx, platformApp: management, proxy, hooks: observed.hooks });
-      edge = createServer(handler.handle);
-      edgePort = await listen(edge);
+      edgePort = edge.httpPort;
     });
 
     after(async () => {
-      edge?.close();
+      await edge?.close();
       origin?.close();
-      handler?.close();
-      await proxy?.close();
       await management?.close();
       await p?.close();
     });

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { createEdgeHandler, OriginProxy } from '../../src/edge/index.ts';
+import { type StartedEdge, startEdge } from '../../src/edge/index.ts';
 import { buildManagementApp } from '../../src/platform/api/app.ts';
 import { deployProject } from '../../src/platform/projects/deploys.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
@@ -22,11 +22,9 @@ describe('the edge keeps tenants off the operator and off the dashboard', () => 
   let operator: Server;
   let operatorConnections = 0;
   let shop: Server;
-  let edge: Server;
+  let edge: StartedEdge;
   let edgePort: number;
   let management: FastifyInstance;
-  let proxy: OriginProxy;
-  let handler: ReturnType<typeof createEdgeHandler>;
   const listen = (server: Server) =>
     new Promise<number>((resolve) =>
       server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)),
@@ -73,21 +71,20 @@ describe('the edge keeps tenants off the operator and off the dashboard', () => 
     }
     management = buildManagementApp(p.ctx);
     await management.ready();
-    proxy = new OriginProxy({
+    edge = await startEdge({
+      ctx: p.ctx,
+      platformApp: management,
+      host: '127.0.0.1',
+      httpPort: 0,
       guard,
-      platformDomain: 'platform.test',
       connectTimeoutMs: 500,
       responseTimeoutMs: 2000,
     });
-    handler = createEdgeHandler({ ctx: p.ctx, platformApp: management, proxy });
-    edge = createServer(handler.handle);
-    edgePort = await listen(edge);
+    edgePort = edge.httpPort;
   });
 
   after(async () => {
-    edge?.close();
-    handler?.close();
-    await proxy?.close();
+    await edge?.close();
     await management?.close();
     operator?.close();
     shop?.close();

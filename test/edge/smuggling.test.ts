@@ -3,7 +3,7 @@ import { createServer, type IncomingHttpHeaders, request, type Server } from 'no
 import { type AddressInfo, connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { createEdgeHandler, OriginProxy } from '../../src/edge/index.ts';
+import { type StartedEdge, startEdge } from '../../src/edge/index.ts';
 import { buildManagementApp } from '../../src/platform/api/app.ts';
 import { deployProject } from '../../src/platform/projects/deploys.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
@@ -73,11 +73,9 @@ function victim(port: number): Promise<{ status: number; body: string }> {
 describe('request smuggling through the edge: the edge owns the framing', () => {
   let p: TestPlatform;
   let origin: Server;
-  let edge: Server;
+  let edge: StartedEdge;
   let edgePort: number;
   let management: FastifyInstance;
-  let proxy: OriginProxy;
-  let handler: ReturnType<typeof createEdgeHandler>;
   const seen: Seen[] = [];
 
   before(async () => {
@@ -106,22 +104,21 @@ describe('request smuggling through the edge: the edge owns the framing', () => 
     });
     management = buildManagementApp(p.ctx);
     await management.ready();
-    proxy = new OriginProxy({
+    edge = await startEdge({
+      ctx: p.ctx,
+      platformApp: management,
+      host: '127.0.0.1',
+      httpPort: 0,
       guard: await seededOriginGuard(p.ctx),
       connectTimeoutMs: 1000,
       responseTimeoutMs: 2000,
     });
-    handler = createEdgeHandler({ ctx: p.ctx, platformApp: management, proxy });
-    edge = createServer(handler.handle);
-    await new Promise<void>((resolve) => edge.listen(0, '127.0.0.1', resolve));
-    edgePort = (edge.address() as AddressInfo).port;
+    edgePort = edge.httpPort;
   });
 
   after(async () => {
-    edge?.close();
-    edge?.closeAllConnections();
-    handler?.close();
-    await proxy?.close();
+    edge?.http.closeAllConnections();
+    await edge?.close();
     await management?.close();
     origin?.close();
     origin?.closeAllConnections();
