@@ -230,7 +230,11 @@ describe('DNS checks against NSD', () => {
         outcome.message,
         /^The CAA records at example\.test do not allow letsencrypt\.org: 0 issue "otherca\.test"/,
       );
-      assert.match(outcome.remedy, /Re-verify/);
+      // Verify retries a failed certificate at once (issue 17): no 30-minute wait after a CAA fix.
+      assert.equal(
+        outcome.remedy,
+        "Fix the CAA records: add one allowing the platform's certificate authority (or remove those that exclude it), then click Verify: it retries the certificate at once.",
+      );
     });
 
     it('permitted when the apex names the CA (parameters ignored, case-insensitive)', async () => {
