@@ -41,6 +41,13 @@ const parseDate = (value: unknown): number | undefined => {
   return Number.isFinite(at) ? at : undefined;
 };
 
+/**
+ * A successor the edge will put in a Link header: a path of visible ASCII without the characters
+ * that would end the link target or the header (the document is the tenant's to write).
+ */
+const SUCCESSOR = /^\/[^\x00-\x20\x7f-\uffff<>"\\]*$/;
+const LINK_UNSAFE = /[<>"\\]/g;
+
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** The deprecated operations of one deploy; `none` when it has none (the common case). */
@@ -85,7 +92,7 @@ export class LifecycleRules {
           sunsetAt,
           deprecation: `@${Math.floor(deprecatedAt / 1000)}`,
           sunset: new Date(sunsetAt).toUTCString(),
-          successor: typeof successor === 'string' && successor.startsWith('/') ? successor : undefined,
+          successor: typeof successor === 'string' && SUCCESSOR.test(successor) ? successor : undefined,
         });
       }
     }
@@ -106,7 +113,7 @@ export class LifecycleRules {
       if (rule.successor !== undefined) {
         const target = rule.successor.replace(/\{([^}/]+)\}/g, (_, name: string) => {
           const at = rule.names.indexOf(name);
-          return at === -1 ? '' : (found[at + 1] ?? '');
+          return at === -1 ? '' : (found[at + 1] ?? '').replace(LINK_UNSAFE, encodeURIComponent);
         });
         link = `</api${target}>; rel="successor-version"`;
       }

@@ -58,3 +58,30 @@ describe('the deprecation lifecycle a document declares', () => {
     assert.equal(LifecycleRules.none.empty, true);
   });
 });
+
+describe('a successor the document names, in a header', () => {
+  it('is ignored unless it is a plain path, and path values are escaped where they would end the link', () => {
+    const at = new Date('2026-01-01T00:00:00Z');
+    const documentWith = (successor: string) => ({
+      paths: { '/a/{id}': { get: { deprecated: true, 'x-sunset': '2030-01-01', 'x-successor': successor } } },
+    });
+    const now = Date.parse('2026-06-01T00:00:00Z');
+    for (const hostile of [
+      '/b\r\nSet-Cookie: x=1',
+      '/b> ; rel="evil"',
+      'https://elsewhere.test/b',
+      '/b c',
+      '/b"',
+    ]) {
+      assert.equal(
+        LifecycleRules.from(documentWith(hostile), at).match('GET', '/a/1', now)?.link,
+        undefined,
+        hostile,
+      );
+    }
+    assert.equal(
+      LifecycleRules.from(documentWith('/b/{id}'), at).match('GET', '/a/x>y', now)?.link,
+      '</api/b/x%3Ey>; rel="successor-version"',
+    );
+  });
+});
