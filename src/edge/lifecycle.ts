@@ -1,4 +1,5 @@
 import type { PlatformDb } from '../platform/context.ts';
+import { readDeployDocument } from '../platform/publishing/index.ts';
 
 /**
  * The deprecation lifecycle a deployed document declares, enforced at the edge for every project:
@@ -155,12 +156,8 @@ export class LifecycleCache {
   }
 
   async #load(deployId: number): Promise<LifecycleRules> {
-    const row = await this.#db
-      .selectFrom('deploys')
-      .select(['document', 'created_at'])
-      .where('id', '=', deployId)
-      .executeTakeFirst();
-    if (!row?.document) return LifecycleRules.none;
-    return LifecycleRules.from(JSON.parse(row.document) as Record<string, unknown>, new Date(row.created_at));
+    const row = await readDeployDocument(this.#db, deployId);
+    if (!row) return LifecycleRules.none;
+    return LifecycleRules.from(JSON.parse(row.document) as Record<string, unknown>, new Date(row.createdAt));
   }
 }

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { stringify } from 'yaml';
 import type { PlatformDb } from '../platform/context.ts';
+import { readDeployDocument } from '../platform/publishing/index.ts';
 import {
   CompressedBody,
   REFERENCE_PAGE_CSP,
@@ -77,12 +78,8 @@ export class DocumentCache {
   }
 
   async #load(deployId: number): Promise<PublishedDocument | undefined> {
-    const row = await this.#db
-      .selectFrom('deploys')
-      .select('document')
-      .where('id', '=', deployId)
-      .executeTakeFirst();
-    if (!row?.document) return undefined;
+    const row = await readDeployDocument(this.#db, deployId);
+    if (!row) return undefined;
     const document = JSON.parse(row.document) as Record<string, unknown>;
     const page = new CompressedBody(
       'text/html; charset=utf-8',

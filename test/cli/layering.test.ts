@@ -62,3 +62,15 @@ describe('the CLI stays at the edge of the dependency graph', () => {
     assert.deepEqual(offenders, []);
   });
 });
+
+describe("the edge reads the platform's state through the platform's modules", () => {
+  it('queries no table itself (routes, documents and certificates come from src/platform)', () => {
+    const offenders = sources(join(SRC, 'edge')).filter((file) =>
+      /\.(selectFrom|updateTable|insertInto|deleteFrom)\(/.test(readFileSync(file, 'utf8')),
+    );
+    assert.deepEqual(
+      offenders.map((f) => relative(SRC, f)),
+      [],
+    );
+  });
+});

@@ -1,0 +1,117 @@
+import type { PlatformDb } from '../context.ts';
+import { servedStates } from '../domains/domain-store.ts';
+
+export interface ProjectRoute {
+  readonly kind: 'project';
+  readonly projectId: number;
+  readonly slug: string;
+  readonly originUrl: string;
+  readonly deployId: number;
+  /**
+   * Set on the default address only, once the project's primary custom domain is live: its pages
+   * redirect there (308), its API under `/api/` stays served (see docs/decisions.md).
+   */
+  readonly primaryHost?: string;
+}
+
+export interface RedirectRoute {
+  readonly kind: 'redirect';
+  readonly projectId: number;
+  readonly to: string;
+  readonly status: number;
+}
+
+export type Route = ProjectRoute | RedirectRoute;
+
+/** What the edge serves, by hostname, and when that answer expires without any change. */
+export interface PublishedRoutes {
+  readonly routes: Map<string, Route>;
+  /** The earliest expiry of a live primary's certificate (ms), or +Infinity. */
+  readonly staleAt: number;
+}
+
+/**
+ * Hostname → what to serve, for every published project: its default address, its verified
+ * custom domains, and its redirect-from domains, read in one pass. The rules of who serves a
+ * name live here, with the domains and certificates they read; the edge only caches the answer
+ * (src/edge/routing-table.ts).
+ */
+export async function readPublishedRoutes(
+  db: PlatformDb,
+  platformDomain: string,
+  at: Date,
+): Promise<PublishedRoutes> {
+  const now = at.getTime();
+  const projects = await db
+    .selectFrom('projects')
+    .select(['id', 'slug', 'origin_url', 'active_deploy_id'])
+    .where('active_deploy_id', 'is not', null)
+    .execute();
+  const routes = new Map<string, Route>();
+  const byId = new Map<number, ProjectRoute>();
+  const defaultHost = (slug: string) => `${slug}.${platformDomain}`;
+  for (const p of projects) {
+    const route: ProjectRoute = {
+      kind: 'project',
+      projectId: p.id,
+      slug: p.slug,
+      originUrl: p.origin_url,
+      deployId: p.active_deploy_id as number,
+    };
+    byId.set(p.id, route);
+    routes.set(defaultHost(p.slug), route);
+  }
+  const domains = await db
+    .selectFrom('domains')
+    .select(['hostname', 'project_id'])
+    .where('state', 'in', servedStates)
+    .execute();
+  const served = new Set<string>();
+  for (const d of domains) {
+    const route = byId.get(d.project_id);
+    if (!route) continue;
+    routes.set(d.hostname, route);
+    served.add(`${d.project_id} ${d.hostname}`);
+  }
+
+  // A primary is live when it is verified (not misconfigured: DNS may no longer point here) and
+  // has an unexpired certificate, so the redirect lands on a working HTTPS address.
+  const primaries = await db
+    .selectFrom('projects')
+    .innerJoin('domains', (join) =>
+      join
+        .onRef('domains.project_id', '=', 'projects.id')
+        .onRef('domains.hostname', '=', 'projects.primary_domain'),
+    )
+    .innerJoin('certificates', 'certificates.hostname', 'domains.hostname')
+    .select(['projects.id', 'domains.hostname', 'certificates.not_after'])
+    .where('domains.state', '=', 'verified')
+    .where('projects.active_deploy_id', 'is not', null)
+    .execute();
+  let staleAt = Number.POSITIVE_INFINITY;
+  const livePrimary = new Map<number, string>();
+  for (const row of primaries) {
+    const expires = Date.parse(row.not_after);
+    const route = byId.get(row.id);
+    if (!route || expires <= now) continue;
+    staleAt = Math.min(staleAt, expires);
+    livePrimary.set(row.id, row.hostname);
+    routes.set(defaultHost(route.slug), { ...route, primaryHost: row.hostname });
+  }
+
+  const redirects = await db
+    .selectFrom('redirects')
+    .select(['project_id', 'from_host', 'to_host', 'status'])
+    .execute();
+  for (const r of redirects) {
+    // Only a domain the project serves redirects: DNS must point here and be verified.
+    if (!served.has(`${r.project_id} ${r.from_host}`)) continue;
+    // A redirect to the default address goes straight to the live primary: redirects never chain.
+    const slug = byId.get(r.project_id)?.slug;
+    const primary = livePrimary.get(r.project_id);
+    const to =
+      primary !== undefined && slug !== undefined && r.to_host === defaultHost(slug) ? primary : r.to_host;
+    routes.set(r.from_host, { kind: 'redirect', projectId: r.project_id, to, status: r.status });
+  }
+  return { routes, staleAt };
+}
