@@ -1,7 +1,7 @@
 import { createSecureContext, type SecureContext } from 'node:tls';
 import type { CertificateStore } from '../platform/certificates/certificate-store.ts';
 import type { DefaultAddressCertificates } from '../platform/certificates/default-addresses.ts';
-import { TLS_SETTINGS } from './tls-server.ts';
+import { TLS_SETTINGS } from './tls-settings.ts';
 
 interface Pems {
   readonly certificatePem: string;

@@ -74,3 +74,31 @@ describe("the edge reads the platform's state through the platform's modules", (
     );
   });
 });
+
+describe('modules import each other without cycles', () => {
+  it('has no import cycle in src/ (type-only imports included)', () => {
+    const graph = new Map<string, string[]>();
+    for (const file of sources(SRC)) {
+      graph.set(
+        file,
+        imports(file)
+          .filter((i) => i.specifier.startsWith('.'))
+          .map((i) => resolve(dirname(file), i.specifier)),
+      );
+    }
+    const cycles: string[] = [];
+    const state = new Map<string, 'open' | 'done'>();
+    const visit = (file: string, path: string[]): void => {
+      if (state.get(file) === 'done') return;
+      if (state.get(file) === 'open') {
+        cycles.push([...path.slice(path.indexOf(file)), file].map((f) => relative(SRC, f)).join(' → '));
+        return;
+      }
+      state.set(file, 'open');
+      for (const next of graph.get(file) ?? []) if (graph.has(next)) visit(next, [...path, file]);
+      state.set(file, 'done');
+    };
+    for (const file of graph.keys()) visit(file, []);
+    assert.deepEqual(cycles, []);
+  });
+});

@@ -13,6 +13,7 @@ import {
   type PlatformEventType,
   teamOfDomain,
 } from '../webhooks/webhook-events.ts';
+import type { CertificateState } from './certificate-status.ts';
 import type { CertificateStore } from './certificate-store.ts';
 import { type ChallengeStore, type Issuer, IssuerError } from './issuer.ts';
 
@@ -21,7 +22,8 @@ import { type ChallengeStore, type Issuer, IssuerError } from './issuer.ts';
  * (leased by one node), `issued` (renewal due when a third of the lifetime remains), `failed`
  * (retried with back-off; the reason says why). Re-verify resets it to `pending`.
  */
-export type CertificateState = 'pending' | 'ordering' | 'issued' | 'failed';
+
+export { type CertificateState, type CertificateStatus, certificateStatuses } from './certificate-status.ts';
 
 export interface CertificateDeps {
   readonly issuer: Issuer;
@@ -139,42 +141,6 @@ export async function reclaimOwnLeases(db: PlatformDb, nodeId: string, instanceI
     .where((eb) => eb.or([eb('lease_instance', 'is', null), eb('lease_instance', '<>', instanceId)]))
     .executeTakeFirst();
   return Number(released.numUpdatedRows);
-}
-
-export interface CertificateStatus {
-  state: CertificateState | 'none';
-  reason: string | null;
-  notAfter: string | null;
-  nextAttemptAt: string | null;
-}
-
-export async function certificateStatuses(
-  db: PlatformDb,
-  domainIds: readonly number[],
-): Promise<Map<number, CertificateStatus>> {
-  const result = new Map<number, CertificateStatus>();
-  if (domainIds.length === 0) return result;
-  const rows = await db
-    .selectFrom('certificate_jobs')
-    .leftJoin('certificates', 'certificates.domain_id', 'certificate_jobs.domain_id')
-    .select([
-      'certificate_jobs.domain_id',
-      'certificate_jobs.state',
-      'certificate_jobs.reason',
-      'certificate_jobs.next_attempt_at',
-      'certificates.not_after',
-    ])
-    .where('certificate_jobs.domain_id', 'in', [...domainIds])
-    .execute();
-  for (const row of rows) {
-    result.set(row.domain_id, {
-      state: row.state as CertificateState,
-      reason: row.reason,
-      notAfter: row.not_after ?? null,
-      nextAttemptAt: row.next_attempt_at,
-    });
-  }
-  return result;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { CertificateStatus } from '../certificates/certificate-job.ts';
+import type { CertificateStatus } from '../certificates/certificate-status.ts';
 import { DNS_CHECK_REASONS, type DnsCheckReason } from './dns-check.ts';
 import type { DomainState } from './lifecycle.ts';
 

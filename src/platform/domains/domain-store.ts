@@ -1,6 +1,6 @@
 import { type Selectable, sql, type Transaction } from 'kysely';
 import { displayHostname, parseHostname } from '../../lib/hostname.ts';
-import type { CertificateStatus } from '../certificates/certificate-job.ts';
+import type { CertificateStatus } from '../certificates/certificate-status.ts';
 import type { Actor, PlatformContext, PlatformDb } from '../context.ts';
 import type { PlatformTables } from '../db-schema.ts';
 import { platformErrors } from '../errors.ts';

@@ -1,5 +1,5 @@
 import { normalizeHostname } from '../../lib/hostname.ts';
-import { certificateStatuses } from '../certificates/certificate-job.ts';
+import { certificateStatuses } from '../certificates/certificate-status.ts';
 import type { Actor, PlatformContext } from '../context.ts';
 import { projectFor } from '../projects/projects.ts';
 import {
