@@ -111,7 +111,7 @@ function steps(twoNodes: boolean): fc.Arbitrary<Step> {
       arbitrary: fc.record({ kind: fc.constant('wait'), ms: fc.constantFrom(16_000, 31 * 60_000) }),
     },
     ...(twoNodes
-      ? [{ weight: 1, arbitrary: fc.record({ kind: fc.constantFrom('kill', 'restart'), node }) }]
+      ? [{ weight: 3, arbitrary: fc.record({ kind: fc.constantFrom('kill', 'restart'), node }) }]
       : []),
   ) as fc.Arbitrary<Step>;
 }
@@ -172,7 +172,7 @@ const FREE_TEAM_GAINS_A_DOMAIN: Step[] = [
   { kind: 'job', node: 'a' },
 ];
 
-const RUNS = Number(process.env.MODEL_RUNS ?? 12);
+const RUNS = Number(process.env.MODEL_RUNS ?? 25);
 const MAX_STEPS = Number(process.env.MODEL_STEPS ?? 30);
 const SEED = Number(process.env.MODEL_SEED ?? 20261125);
 const LEASE_MS = 15_000;
@@ -213,16 +213,16 @@ class GatedIssuer implements Issuer {
 }
 
 /**
- * One node's issuer: once the node is told to die, its next order never returns, as if the
- * process were killed while the CA worked (heartbeats are off in this model, so a dead node's
- * lease is never renewed).
+ * One node's issuer: once the node is doomed, its next order never returns, as if the process
+ * were killed while the CA worked (heartbeats are off in this model, so a dead node's lease is
+ * never renewed); `ordering` settles then.
  */
 class NodeIssuer implements Issuer {
   readonly name = 'internal';
   readonly #inner: Issuer;
   #dying = false;
   #ordering: () => void = () => {};
-  ordering: Promise<void> = Promise.resolve();
+  ordering: Promise<void> = new Promise(() => {});
   constructor(inner: Issuer) {
     this.#inner = inner;
   }
@@ -234,6 +234,7 @@ class NodeIssuer implements Issuer {
   }
   revive(): void {
     this.#dying = false;
+    this.ordering = new Promise(() => {});
   }
   issue(hostname: string, challenges: never): Promise<IssuedCertificate> {
     if (this.#dying) {
@@ -285,6 +286,9 @@ for (const dialect of testDialects()) {
     const nodes = new Map<Node, NodeState>();
     let run = 0;
     let stepsRun = 0;
+    /** Kills that cut an order (rather than an idle node), and leases taken back at a restart. */
+    let killedMidOrder = 0;
+    let reclaimed = 0;
 
     before(async () => {
       dns = await startDns({ zones: ['example.test', 'platform.test'] });
@@ -358,12 +362,22 @@ for (const dialect of testDialects()) {
         heartbeatMs: 86_400_000,
       });
 
+    /** A pass on a live node; false when the node dies in it (doomed, and an order was due). */
+    const runPass = async (node: NodeState): Promise<boolean> => {
+      const cut = await Promise.race([node.issuer.ordering.then(() => true), pass(node).then(() => false)]);
+      if (cut) {
+        node.alive = false;
+        killedMidOrder++;
+      }
+      return !cut;
+    };
+
     /** A node's restart: a new process of the same node name takes back its earlier leases. */
     const restart = async (node: NodeState) => {
       node.instance = randomUUID();
       node.issuer.revive();
       node.alive = true;
-      await reclaimOwnLeases(node.ctx.db, node.nodeId, node.instance);
+      reclaimed += await reclaimOwnLeases(node.ctx.db, node.nodeId, node.instance);
     };
 
     /**
@@ -537,19 +551,20 @@ for (const dialect of testDialects()) {
           trace.push(JSON.stringify(s));
           const text = trace.join('\n');
           if (s.kind === 'job') {
-            // On the chosen node, or the other one when it is dead.
-            const node = [nodes.get(s.node), ...nodes.values()].find((n) => n?.alive);
-            if (node) await pass(node);
-            await check(hostnames, node !== undefined, grandfathered, text);
+            // A pass on the chosen node, or on the other one when it is dead or dies in its pass.
+            let done = false;
+            for (const node of new Set([nodes.get(s.node) as NodeState, ...nodes.values()])) {
+              if (!done && node.alive) done = await runPass(node);
+            }
+            await check(hostnames, done, grandfathered, text);
             continue;
           }
           if (s.kind === 'kill') {
+            // The node dies in the middle of its next order: now, if one is due, or later.
             const node = nodes.get(s.node) as NodeState;
             if (node.alive) {
-              // Killed in the middle of its next order, or between passes if none is due.
               node.issuer.die();
-              await Promise.race([node.issuer.ordering, pass(node)]);
-              node.alive = false;
+              await runPass(node);
             }
           } else if (s.kind === 'restart') {
             const node = nodes.get(s.node) as NodeState;
@@ -630,7 +645,7 @@ for (const dialect of testDialects()) {
             if (s.kind === 'removeDuringOrder') {
               const node = [...nodes.values()].find((n) => n.alive);
               gate.hold(hostname);
-              const running = node ? pass(node) : Promise.resolve([]);
+              const running = node ? runPass(node) : Promise.resolve(false);
               // No order for the name may start (nothing due): the pass ends first.
               await Promise.race([gate.started, running]);
               await tolerate(() => removeDomain(p.ctx, actor, who, hostname));
@@ -643,7 +658,11 @@ for (const dialect of testDialects()) {
         }
       } finally {
         gate.release();
-        for (const node of nodes.values()) if (!node.alive) await restart(node);
+        // Every node healthy for the next sequence: the dead restarted, the doomed spared.
+        for (const node of nodes.values()) {
+          if (!node.alive) await restart(node);
+          else node.issuer.revive();
+        }
         for (const t of TEAMS) {
           await setPlan(p.ctx, admin, teamIds.get(t) as number, 'pro');
           for (const h of hostnames) await tolerate(() => removeDomain(p.ctx, actors.get(t) as Actor, t, h));
@@ -675,7 +694,7 @@ for (const dialect of testDialects()) {
         .orderBy('action')
         .execute();
       process.stdout.write(
-        `# model (${dialect}): ${run} sequences, ${stepsRun} steps; ${reached.map((r) => `${r.action}→${r.outcome} ${r.n}`).join(', ')}\n`,
+        `# model (${dialect}): ${run} sequences, ${stepsRun} steps, ${killedMidOrder} kills mid-order, ${reclaimed} leases taken back at a restart; ${reached.map((r) => `${r.action}→${r.outcome} ${r.n}`).join(', ')}\n`,
       );
     });
 
