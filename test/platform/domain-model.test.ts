@@ -15,6 +15,7 @@ import { addDomain } from '../../src/platform/domains/add-domain.ts';
 import { applyDomainConfig } from '../../src/platform/domains/apply-domain-config.ts';
 import { checkDueDomains } from '../../src/platform/domains/check-due-domains.ts';
 import { SERVED_STATES } from '../../src/platform/domains/lifecycle.ts';
+import { listDomains } from '../../src/platform/domains/read-domains.ts';
 import { ownershipValue } from '../../src/platform/domains/records.ts';
 import { removeDomain } from '../../src/platform/domains/remove-domain.ts';
 import { reverifyDomain, verifyDomain } from '../../src/platform/domains/verify-domain.ts';
@@ -469,6 +470,35 @@ for (const dialect of testDialects()) {
           ids.map((id) => `domain:${id}`),
         )
         .execute();
+      // Status as the API shows it agrees with the rows: live exactly when served with the
+      // domain's own certificate, issuing only while an order is pending, never verified with
+      // nothing ordered (stuck), and checks_stopped only with no next check and its history entry.
+      for (const t of TEAMS) {
+        for (const view of await listDomains(p.ctx, actors.get(t) as Actor, t)) {
+          const d = domains.find(
+            (x) => x.slug === t && x.hostname === view.hostname && x.state !== 'removed',
+          );
+          if (!d) continue;
+          const where = `${view.hostname} #${d.id} (${t}) shows ${view.status}`;
+          const own = certificates.some((c) => Number(c.domain_id) === Number(d.id));
+          assert.equal(view.state, d.state, `${where}\n${trace}`);
+          assert.equal(view.status === 'live', d.state === 'verified' && own, `${where}\n${trace}`);
+          if (view.status === 'issuing')
+            assert.ok(!own && view.certificate?.state !== 'failed', `${where}\n${trace}`);
+          assert.notEqual(
+            view.status,
+            'verified',
+            `${where}: verified with no certificate ordered\n${trace}`,
+          );
+          if (view.reason === 'checks_stopped') {
+            assert.equal(view.nextCheckAt, null, `${where}\n${trace}`);
+            assert.ok(
+              history.some((e) => Number(e.domain_id) === Number(d.id) && e.action === 'checks_stopped'),
+              `${where}: checks_stopped without its history entry\n${trace}`,
+            );
+          }
+        }
+      }
       for (const d of domains) {
         const own = history.filter((e) => Number(e.domain_id) === Number(d.id));
         // Status and history agree: the last entry names the state the domain is in.
