@@ -1,5 +1,5 @@
 import type { PlatformContext } from '../context.ts';
-import type { PlanName } from '../plans.ts';
+import { PLAN_NAMES, PLANS, type PlanName } from '../plans.ts';
 import type { Project } from '../projects/projects.ts';
 import type { DomainRow } from './domain-store.ts';
 import { checkDomain } from './verify-domain.ts';
@@ -30,6 +30,15 @@ export async function checkDueDomains(
       'teams.plan',
     ])
     .where('domains.state', '<>', 'removed')
+    // A claim of a team on a plan without custom domains (downgraded since it was added) waits:
+    // Verify refuses it, so the checker must not verify it either; it resumes on an upgrade.
+    // Domains the team already serves keep being re-checked.
+    .where((eb) =>
+      eb.or([
+        eb('domains.state', '<>', 'unverified'),
+        eb('teams.plan', 'not in', PLAN_NAMES.filter((plan) => !PLANS[plan].customDomains)),
+      ]),
+    )
     .where('domains.next_check_at', '<=', now)
     .orderBy('domains.next_check_at')
     .limit(options.limit ?? 500)
