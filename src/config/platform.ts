@@ -256,6 +256,22 @@ export const platformSettings = {
     default: 'admin@localhost',
     parse: parse.string,
   },
+  openSignUp: {
+    env: 'KENNEL_OPEN_SIGNUP',
+    description:
+      'on = anyone who reaches the platform may create an account (POST /api/v1/users), with a team of their own; off = accounts come only from invitations',
+    default: false,
+    parse: (raw: string): boolean => {
+      if (raw !== 'on' && raw !== 'off') throw new Error('expected on or off');
+      return raw === 'on';
+    },
+  },
+  invitationLifetimeMs: {
+    env: 'INVITATION_LIFETIME',
+    description: 'How long an invitation link works (password reset links: a day)',
+    default: 7 * 86_400_000,
+    parse: duration,
+  },
   adminPassword: {
     env: 'KENNEL_ADMIN_PASSWORD',
     description: 'Password of the bootstrapped admin; generated and printed once when unset',
