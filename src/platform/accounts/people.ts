@@ -328,12 +328,21 @@ export async function signUp(
 
 /** Sets an account's password and signs out its sessions (but `keepSession`, a session id hash). */
 export async function setPassword(
-  ctx: PlatformContext,
+  ctx: Pick<PlatformContext, 'db'>,
   userId: number,
   password: string,
   keepSession?: string,
 ): Promise<void> {
-  const hash = await hashPassword(password);
+  await setPasswordHash(ctx, userId, await hashPassword(password), keepSession);
+}
+
+/** As setPassword, with the hash made already (`npm run reset-password` hashes it itself). */
+export async function setPasswordHash(
+  ctx: Pick<PlatformContext, 'db'>,
+  userId: number,
+  hash: string,
+  keepSession?: string,
+): Promise<void> {
   await transact(ctx.db, async (trx) => {
     await trx.updateTable('users').set({ password_hash: hash }).where('id', '=', userId).execute();
     await trx
