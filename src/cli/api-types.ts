@@ -190,6 +190,7 @@ export interface Invitation {
 
 export interface CreatedInvitation extends Invitation {
   token: string;
+  mailed: boolean;
 }
 
 export interface AcceptedInvitation {

@@ -7,6 +7,7 @@ import { buildManagementApp, managementDocument } from '../../src/platform/api/a
 import { ContractChecker } from '../support/contract.ts';
 import { testDialects } from '../support/databases.ts';
 import { startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { SmtpReceiver } from '../support/smtp.ts';
 
 const contract = new ContractChecker(managementDocument());
 const DAY = 86_400_000;
@@ -359,6 +360,53 @@ for (const dialect of testDialects()) {
       } finally {
         await openApp.close();
         await open.close();
+      }
+    });
+  });
+}
+
+for (const dialect of testDialects()) {
+  describe(`invitations by mail, with SMTP_URL (${dialect})`, () => {
+    it('mails the token to the invitee; a mail that fails leaves the invitation (mailed: false)', async () => {
+      const smtp = new SmtpReceiver();
+      const url = await smtp.start();
+      const p = await startPlatformContext(dialect, { SMTP_URL: url, SMTP_FROM: 'ops@platform.test' });
+      const app = buildManagementApp(p.ctx);
+      try {
+        const a = await createUser(p.ctx, { email: 'owner@x.test', password: 'owner password 1' });
+        const team = await createTeam(p.ctx, a, 'Shop\r\nBcc: evil@x.test');
+        const owner = (await signedIn(app, 'owner@x.test', 'owner password 1')).as;
+        const invited = await owner('POST', `/api/v1/teams/${team.id}/invitations`, { email: 'ana@x.test' });
+        assert.equal(invited.status, 201);
+        assert.equal(invited.body.mailed, true);
+        assert.equal(smtp.mails.length, 1);
+        const [mail] = smtp.mails;
+        assert.deepEqual([mail?.from, mail?.to], ['ops@platform.test', ['ana@x.test']]);
+        assert.match(
+          mail?.data ?? '',
+          /^Subject: owner@x\.test invites you to the team Shop Bcc: evil@x\.test on Kennel\r$/m,
+        );
+        assert.doesNotMatch(mail?.data ?? '', /^Bcc:/m);
+        assert.ok(mail?.data.includes(`  ${invited.body.token}\r\n`), mail?.data);
+        assert.match(
+          mail?.data ?? '',
+          /kennel members accept kin_\S+ --name "Your Name" --server http:\/\/localhost:80/,
+        );
+
+        const bad = await owner('POST', `/api/v1/teams/${team.id}/invitations`, {
+          email: 'a@x.test>\r\nRCPT TO:<b@x.test',
+        });
+        assert.deepEqual(codeOf(bad), [400, 'validation_failed']);
+
+        await smtp.stop();
+        const unmailed = await owner('POST', `/api/v1/teams/${team.id}/invitations`, { email: 'bo@x.test' });
+        assert.equal(unmailed.status, 201);
+        assert.equal(unmailed.body.mailed, false);
+        assert.match(String(unmailed.body.token), /^kin_/);
+      } finally {
+        await app.close();
+        await p.close();
+        await smtp.stop().catch(() => undefined);
       }
     });
   });

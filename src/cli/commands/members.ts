@@ -39,7 +39,7 @@ export const membersGroup: GroupSpec = {
       summary: 'Invite an email to a team as a member (team owners); prints the token once',
       args: ['TEAM_ID', 'EMAIL'],
       description:
-        'The invitation token is shown this once and works once, until it expires (7 days by default). Pass it on yourself: Kennel sends no email. The person runs kennel members accept TOKEN.',
+        'The invitation token is shown this once and works once, until it expires (7 days by default). When the platform has an SMTP server (SMTP_URL), it is mailed too; otherwise pass it on yourself. The person runs kennel members accept TOKEN.',
       examples: ['kennel members invite 3 ana@example.com'],
       async run(call) {
         const id = positiveInteger(call, 'TEAM_ID', call.args.TEAM_ID ?? '');
@@ -50,7 +50,11 @@ export const membersGroup: GroupSpec = {
           call.out.line(
             `Invited ${invitation.email} to team ${id} (invitation ${invitation.id}, until ${invitation.expiresAt}).`,
           );
-          call.out.line('Invitation token (shown this once; send it to them):');
+          call.out.line(
+            invitation.mailed
+              ? `Mailed to ${invitation.email}. Invitation token (shown this once):`
+              : 'Invitation token (shown this once; send it to them):',
+          );
           call.out.line(`  ${invitation.token}`);
           call.out.line(
             `They accept with: kennel members accept ${invitation.token} --server ${call.target.server}`,

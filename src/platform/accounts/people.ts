@@ -1,6 +1,7 @@
 import { transact } from '../../storage/index.ts';
 import type { Actor, PlatformContext } from '../context.ts';
 import { platformErrors } from '../errors.ts';
+import { sendMail } from '../mail/smtp.ts';
 import { hashPassword, hashSecret, newSecret } from './secrets.ts';
 import { createTeam, type Role, teamFor } from './teams.ts';
 import { authenticate, createUser, normaliseEmail } from './users.ts';
@@ -162,15 +163,29 @@ export async function removeMember(
   await changeMembership(ctx, teamId, userId, 'remove');
 }
 
-/** Invites an email to join a team as a member; the token is in this answer only. */
+/** One address, nothing a mail header or an SMTP command could be split on. */
+const EMAIL = /^[^\s@<>()",;:\\]+@[^\s@<>()",;:\\]+\.[^\s@<>()",;:\\]+$/;
+
+/**
+ * Invites an email to join a team as a member; the token is in this answer only. With SMTP_URL
+ * set it is also mailed, with `platformUrl` (the address the owner used) in the text; a mail that
+ * fails leaves the invitation as it is (`mailed: false`: pass the token on).
+ */
 export async function inviteMember(
   ctx: PlatformContext,
   actor: Actor,
   teamId: number,
   email: string,
-): Promise<Invitation & { token: string }> {
-  await teamFor(ctx, actor, teamId, 'owner');
+  platformUrl = `http://${ctx.config.platformDomain}`,
+): Promise<Invitation & { token: string; mailed: boolean }> {
+  const team = await teamFor(ctx, actor, teamId, 'owner');
   const address = normaliseEmail(email);
+  if (!EMAIL.test(address)) {
+    throw platformErrors.error(
+      'validation_failed',
+      `"${address}" is not an email address such as ana@example.com.`,
+    );
+  }
   const already = await ctx.db
     .selectFrom('memberships')
     .innerJoin('users', 'users.id', 'memberships.user_id')
@@ -197,6 +212,38 @@ export async function inviteMember(
     })
     .returning(['id'])
     .executeTakeFirstOrThrow();
+  let mailed = false;
+  if (ctx.config.smtpUrl) {
+    // A team name is free text: on one line, so it cannot add lines to the mail.
+    const teamName = team.name.replace(/\s+/g, ' ');
+    try {
+      await sendMail(
+        { url: ctx.config.smtpUrl },
+        {
+          from: ctx.config.smtpFrom || `kennel@${ctx.config.platformDomain}`,
+          to: address,
+          subject: `${actor.email} invites you to the team ${teamName} on Kennel`,
+          text: [
+            `${actor.email} invites you to join the team "${teamName}" on Kennel (${platformUrl}).`,
+            '',
+            `Your invitation token (it works once, until ${expiresAt}):`,
+            '',
+            `  ${secret}`,
+            '',
+            'Accept it with the kennel CLI:',
+            '',
+            `  kennel members accept ${secret} --name "Your Name" --server ${platformUrl}`,
+            '',
+            `or with POST ${platformUrl}/api/v1/invitations/accept {"token", "name", "password"}.`,
+            'If you did not expect this, ignore this mail.',
+          ].join('\n'),
+        },
+      );
+      mailed = true;
+    } catch {
+      // The owner sees mailed: false and passes the token on; the invitation stands.
+    }
+  }
   return {
     id: row.id,
     teamId,
@@ -206,6 +253,7 @@ export async function inviteMember(
     expiresAt,
     status: 'pending',
     token: secret,
+    mailed,
   };
 }
 

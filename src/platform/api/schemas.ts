@@ -227,8 +227,15 @@ export const platformSchemas: Record<string, JsonSchema> = {
       ref('Invitation'),
       {
         type: 'object',
-        required: ['token'],
-        properties: { token: text('The one-time invitation token (kin_…), shown only here') },
+        required: ['token', 'mailed'],
+        properties: {
+          token: text('The one-time invitation token (kin_…), shown only here'),
+          mailed: {
+            type: 'boolean',
+            description:
+              'Whether it was mailed (SMTP_URL set and the server took it); otherwise pass the token on',
+          },
+        },
       },
     ],
   },

@@ -17,7 +17,7 @@ import type { SignInGuard } from '../../accounts/sign-in.ts';
 import type { Role } from '../../accounts/teams.ts';
 import type { PlatformContext } from '../../context.ts';
 import { platformErrors } from '../../errors.ts';
-import { actorOf, type Caller } from '../auth.ts';
+import { actorOf, type Caller, cameOverHttps } from '../auth.ts';
 
 const TEAMS = ['Teams'];
 const ACCOUNT = ['Account'];
@@ -115,14 +115,23 @@ export const peopleRoutes = (guard: SignInGuard) => [
     tags: TEAMS,
     summary: 'Invite someone',
     description:
-      'Team owners invite an email to join as a member. The answer holds the invitation token once (stored only as a hash): pass it on; it works once, until `expiresAt` (INVITATION_LIFETIME, 7 days by default), unless revoked. It is accepted with POST /api/v1/invitations/accept. Kennel sends no email itself.',
+      'Team owners invite an email to join as a member. The answer holds the invitation token once (stored only as a hash): pass it on; it works once, until `expiresAt` (INVITATION_LIFETIME, 7 days by default), unless revoked. It is accepted with POST /api/v1/invitations/accept. With SMTP_URL set, it is also mailed (`mailed` says whether the SMTP server took it).',
     parameters: [teamId],
     requestBody: { description: 'Who', schema: ref('NewInvitation') },
     responses: { 201: { description: 'The invitation, with its token', schema: ref('CreatedInvitation') } },
-    errors: ['unauthenticated', 'csrf_failed', 'forbidden', 'team_not_found', 'already_member'],
+    errors: [
+      'unauthenticated',
+      'csrf_failed',
+      'validation_failed',
+      'forbidden',
+      'team_not_found',
+      'already_member',
+    ],
     async handler({ caller, params, body }, reply, ctx) {
       reply.code(201);
-      return inviteMember(ctx, actorOf(caller), params.teamId, body.email);
+      const request = reply.request;
+      const platformUrl = `${cameOverHttps(request) ? 'https' : 'http'}://${request.headers.host ?? ctx.config.platformDomain}`;
+      return inviteMember(ctx, actorOf(caller), params.teamId, body.email, platformUrl);
     },
   }),
   defineOperation<PlatformContext, { teamId: number }>({
@@ -165,7 +174,13 @@ export const peopleRoutes = (guard: SignInGuard) => [
     access: 'public',
     requestBody: { description: 'The token, your name and password', schema: ref('InvitationAcceptance') },
     responses: { 201: { description: 'Joined', schema: ref('AcceptedInvitation') } },
-    errors: ['invitation_not_valid', 'invalid_credentials', 'too_many_sign_in_attempts', 'sign_in_busy'],
+    errors: [
+      'invitation_not_valid',
+      'invalid_credentials',
+      'email_taken',
+      'too_many_sign_in_attempts',
+      'sign_in_busy',
+    ],
     async handler({ body }, reply, ctx) {
       const accepted = await acceptInvitation(ctx, body, (email, password) =>
         guard.signIn(ctx, email, password, reply.request.ip),
