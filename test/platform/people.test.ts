@@ -255,6 +255,41 @@ for (const dialect of testDialects()) {
       );
     });
 
+    it('keeps one owner when two owners demote each other at the same moment', async () => {
+      const x = await createUser(p.ctx, { email: 'x@x.test', password: 'x password 123' });
+      const y = await createUser(p.ctx, { email: 'y@x.test', password: 'y password 123' });
+      const team = await createTeam(p.ctx, x, 'Race');
+      await p.ctx.db
+        .insertInto('memberships')
+        .values({
+          team_id: team.id,
+          user_id: y.userId,
+          role: 'owner',
+          created_at: p.clock.now().toISOString(),
+        })
+        .execute();
+      const [asX, asY] = await Promise.all([
+        signedIn(app, 'x@x.test', 'x password 123'),
+        signedIn(app, 'y@x.test', 'y password 123'),
+      ]);
+      const answers = await Promise.all([
+        asX.as('PUT', `/api/v1/teams/${team.id}/members/${y.userId}/role`, { role: 'member' }),
+        asY.as('PUT', `/api/v1/teams/${team.id}/members/${x.userId}/role`, { role: 'member' }),
+      ]);
+      // The later one is refused: as the last owner (409) or, if the first had already committed
+      // when its owner check ran, as a member now (403).
+      const codes = answers.map(codeOf).sort((a, b) => Number(a[0]) - Number(b[0]));
+      assert.equal(codes[0]?.[0], 200, JSON.stringify(codes));
+      assert.ok(['403,forbidden', '409,last_owner'].includes(String(codes[1])), JSON.stringify(codes));
+      const owners = await p.ctx.db
+        .selectFrom('memberships')
+        .select('user_id')
+        .where('team_id', '=', team.id)
+        .where('role', '=', 'owner')
+        .execute();
+      assert.equal(owners.length, 1);
+    });
+
     it('changes your password with the current one and signs out your other sessions', async () => {
       const first = await signedIn(app, 'other@x.test', 'other password 1');
       const second = await signedIn(app, 'other@x.test', 'other password 1');
