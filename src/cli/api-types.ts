@@ -169,3 +169,39 @@ export interface WebhookDelivery {
     ok: boolean;
   }[];
 }
+
+export interface TeamMember {
+  userId: number;
+  email: string;
+  name: string | null;
+  role: 'owner' | 'member';
+  since: string;
+}
+
+export interface Invitation {
+  id: number;
+  teamId: number;
+  email: string;
+  role: 'member';
+  createdAt: string;
+  expiresAt: string;
+  status: 'pending' | 'accepted' | 'revoked' | 'expired';
+}
+
+export interface CreatedInvitation extends Invitation {
+  token: string;
+  mailed: boolean;
+}
+
+export interface AcceptedInvitation {
+  email: string;
+  teamId: number;
+  role: 'member';
+}
+
+export interface PasswordResetLink {
+  userId: number;
+  email: string;
+  token: string;
+  expiresAt: string;
+}

@@ -4,6 +4,8 @@ import { domainsGroup } from './commands/domains.ts';
 import { keysGroup } from './commands/keys.ts';
 import { loginCommand } from './commands/login.ts';
 import { logoutCommand } from './commands/logout.ts';
+import { membersGroup } from './commands/members.ts';
+import { passwordGroup } from './commands/password.ts';
 import { projectsGroup } from './commands/projects.ts';
 import { teamsGroup } from './commands/teams.ts';
 import { webhooksGroup } from './commands/webhooks.ts';
@@ -15,6 +17,8 @@ export const COMMANDS: readonly (CommandSpec | GroupSpec)[] = [
   logoutCommand,
   whoamiCommand,
   teamsGroup,
+  membersGroup,
+  passwordGroup,
   projectsGroup,
   deployCommand,
   domainsGroup,

@@ -256,6 +256,45 @@ export const platformSettings = {
     default: 'admin@localhost',
     parse: parse.string,
   },
+  openSignUp: {
+    env: 'KENNEL_OPEN_SIGNUP',
+    description:
+      'on = anyone who reaches the platform may create an account (POST /api/v1/users), with a team of their own; off = accounts come only from invitations',
+    default: false,
+    parse: (raw: string): boolean => {
+      if (raw !== 'on' && raw !== 'off') throw new Error('expected on or off');
+      return raw === 'on';
+    },
+  },
+  invitationLifetimeMs: {
+    env: 'INVITATION_LIFETIME',
+    description: 'How long an invitation link works (password reset links: a day)',
+    default: 7 * 86_400_000,
+    parse: duration,
+  },
+  smtpUrl: {
+    env: 'SMTP_URL',
+    description:
+      'An SMTP server that mails invitations: smtp://[user:password@]host[:port] (STARTTLS when offered; port 587 by default) or smtps://… (TLS, 465); unset = invitations are not mailed, the owner passes the token on',
+    default: undefined as string | undefined,
+    parse: (raw: string) => {
+      let url: URL;
+      try {
+        url = new URL(raw);
+      } catch {
+        throw new Error('expected smtp://host:port or smtps://host:port');
+      }
+      if ((url.protocol !== 'smtp:' && url.protocol !== 'smtps:') || !url.hostname)
+        throw new Error('expected smtp://host:port or smtps://host:port');
+      return raw;
+    },
+  },
+  smtpFrom: {
+    env: 'SMTP_FROM',
+    description: 'The From address of mailed invitations (default kennel@<PLATFORM_DOMAIN>)',
+    default: '',
+    parse: parse.string,
+  },
   adminPassword: {
     env: 'KENNEL_ADMIN_PASSWORD',
     description: 'Password of the bootstrapped admin; generated and printed once when unset',

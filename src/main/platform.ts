@@ -33,6 +33,7 @@ import {
   petstoreDocument,
   petstoreMigrations,
 } from '../petstore/index.ts';
+import { serveResetRequests } from '../platform/accounts/reset-inbox.ts';
 import { buildManagementApp } from '../platform/api/app.ts';
 import { SqliteBackups } from '../platform/backups.ts';
 import { bootstrapPlatform } from '../platform/bootstrap.ts';
@@ -90,6 +91,31 @@ async function acmeIssuer(
   });
 }
 
+/**
+ * Runs `listen`; a port already in use ends the start with one line naming the port and its
+ * setting, and exit status 2 (a configuration problem), before anything has been created.
+ */
+async function bound<T>(
+  settingOf: (port: number) => string,
+  configured: number,
+  listen: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await listen();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EADDRINUSE' && code !== 'EACCES') throw error;
+    const port = (error as { port?: number }).port ?? configured;
+    const name = settingOf(port);
+    process.stderr.write(
+      code === 'EADDRINUSE'
+        ? `Port ${port} is already in use (${name}): stop what listens on it, or set ${name} to a free port.\n`
+        : `Port ${port} may not be used by this user (${name}): set ${name} to a port above 1023.\n`,
+    );
+    process.exit(2);
+  }
+}
+
 /** `npm start`: the platform, with the Petstore API running as its first project's origin. */
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadPlatformConfig>;
@@ -131,11 +157,13 @@ async function main(): Promise<void> {
       sealingKeysOrFile(petstoreConfig.secretKeys, config.dataDir, 'petstore.key'),
     ),
   });
-  const petstoreKey = await ensureAdminKey(
-    { database: petstoreDb, db: petstoreDb.db, dialect: petstoreDb.dialect, clock: systemClock },
-    petstoreConfig.adminKey,
+  // Every listener is bound before anything is created (the admin, the Petstore key): a taken
+  // port must not leave a first start half done, with credentials that were never printed.
+  const petstoreUrl = await bound(
+    () => 'PETSTORE_PORT',
+    config.petstorePort,
+    () => petstore.listen({ port: config.petstorePort, host: '127.0.0.1' }),
   );
-  const petstoreUrl = await petstore.listen({ port: config.petstorePort, host: '127.0.0.1' });
 
   const platformDb: Database<PlatformTables> = openDatabase(where('kennel.db', 'kennel'));
   await migrateToLatest(platformDb.db, platformDb.dialect, 'platform', platformMigrations);
@@ -152,12 +180,6 @@ async function main(): Promise<void> {
     changes: new ChangeFeed(),
     resolver: createDnsResolver({ servers: config.dnsServers, timeoutMs: 2000, tries: 2 }),
   };
-  const first = await bootstrapPlatform(ctx, {
-    slug: 'petstore',
-    name: 'Petstore API',
-    originUrl: petstoreUrl,
-    document: JSON.stringify(petstoreDocument(deprecation, petstoreSettings.limits)),
-  });
   const api = buildManagementApp(ctx, { logger });
   // Operations: metrics (served on the operator listener only) and this node's health.
   const registry = new Registry();
@@ -272,21 +294,28 @@ async function main(): Promise<void> {
     // With LOG_LEVEL above info (or silent) the access log is skipped whole, not built and dropped.
     accessLog: ['info', 'debug', 'trace'].includes(config.logLevel),
   });
-  const edge = await startEdge({
-    ctx,
-    platformApp: api,
-    host: config.host,
-    httpPort: config.httpPort,
-    tls: {
-      port: config.httpsPort,
-      certificates,
-      defaultCertificate,
-      ticketKeys: await store.ticketKeys(systemClock.now()),
-    },
-    challenges,
-    hooks: observed.hooks,
-    onProxyError: observed.onProxyError,
-  });
+  const ticketKeys = await store.ticketKeys(systemClock.now());
+  const edge = await bound(
+    // The edge binds both; the error names the port it could not have.
+    (port) => (port === config.httpsPort && port !== config.httpPort ? 'HTTPS_PORT' : 'HTTP_PORT'),
+    config.httpPort,
+    () =>
+      startEdge({
+        ctx,
+        platformApp: api,
+        host: config.host,
+        httpPort: config.httpPort,
+        tls: {
+          port: config.httpsPort,
+          certificates,
+          defaultCertificate,
+          ticketKeys,
+        },
+        challenges,
+        hooks: observed.hooks,
+        onProxyError: observed.onProxyError,
+      }),
+  );
   const server = edge.http;
   const tlsServer = edge.https as NonNullable<typeof edge.https>;
   const operator =
@@ -326,6 +355,7 @@ async function main(): Promise<void> {
     stopping = (async () => {
       api.log.info({ signal, timeoutMs: config.shutdownTimeoutMs }, 'shutting down: draining connections');
       health.startDraining();
+      resets?.stop();
       const jobs = Promise.all([checker.stop(), certificateJob.stop(), webhooks.stop()]);
       const { forced } = await drainServers([server, tlsServer], { timeoutMs: config.shutdownTimeoutMs });
       if (forced) api.log.warn({ timeoutMs: config.shutdownTimeoutMs }, 'drain timed out: connections cut');
@@ -347,13 +377,42 @@ async function main(): Promise<void> {
       },
     );
   };
+  // On SQLite this process holds the database file: `npm run reset-password` asks it to apply resets.
+  const resets = platformDb.sqlite
+    ? serveResetRequests(ctx.db, resolve(config.dataDir), (error) =>
+        api.log.error({ err: error }, 'password reset request failed'),
+      )
+    : undefined;
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
   const { metricsPort } = config;
   if (operator && metricsPort !== 'off')
-    await new Promise<void>((done) => operator.listen(metricsPort, config.metricsHost, done));
+    await bound(
+      () => 'METRICS_PORT',
+      metricsPort,
+      () =>
+        new Promise<void>((done, fail) => {
+          operator.once('error', fail);
+          operator.listen(metricsPort, config.metricsHost, () => {
+            operator.off('error', fail);
+            done();
+          });
+        }),
+    );
+  // Listening everywhere: now the first start may create the admin, the first project and key.
+  const first = await bootstrapPlatform(ctx, {
+    slug: 'petstore',
+    name: 'Petstore API',
+    originUrl: petstoreUrl,
+    document: JSON.stringify(petstoreDocument(deprecation, petstoreSettings.limits)),
+  });
+  const petstoreKey = await ensureAdminKey(
+    { database: petstoreDb, db: petstoreDb.db, dialect: petstoreDb.dialect, clock: systemClock },
+    petstoreConfig.adminKey,
+  );
   const { port } = server.address() as AddressInfo;
   const address = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  const dashboard = `http://${config.platformDomain}${port === 80 ? '' : `:${port}`}/`;
   if (first) {
     // Shown once, on the terminal, never in the logs.
     const lines = [
@@ -368,6 +427,7 @@ async function main(): Promise<void> {
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
   }
+  process.stdout.write(`\n  Open the dashboard in a browser: ${dashboard}\n\n`);
   if (petstoreKey) {
     // Shown once, on the terminal, never in the logs.
     process.stdout.write(

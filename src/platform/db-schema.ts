@@ -20,6 +20,30 @@ export interface PlatformTables {
     password_hash: string;
     is_admin: number | boolean;
     created_at: string;
+    /** The name given when accepting an invitation or signing up (null for older accounts). */
+    name: string | null;
+  };
+  /** An invitation to join a team: the link's token is stored only as its SHA-256. */
+  invitations: {
+    id: Generated<number>;
+    team_id: number;
+    email: string;
+    token_hash: string;
+    invited_by: number;
+    created_at: string;
+    expires_at: string;
+    accepted_at: string | null;
+    revoked_at: string | null;
+  };
+  /** A one-time password reset link for one account, stored only as its SHA-256. */
+  password_resets: {
+    id: Generated<number>;
+    user_id: number;
+    token_hash: string;
+    created_by: number | null;
+    created_at: string;
+    expires_at: string;
+    used_at: string | null;
   };
   teams: { id: Generated<number>; name: string; plan: string; created_at: string };
   memberships: { team_id: number; user_id: number; role: string; created_at: string };
@@ -144,6 +168,37 @@ export const PLATFORM_OUTBOX: OutboxTables = { messages: 'webhook_messages', att
 const now = sql`CURRENT_TIMESTAMP`;
 
 export const platformMigrations: Record<string, DialectMigration> = {
+  '0005_people': {
+    async up(db, dialect) {
+      const id = idColumnType(dialect);
+      const pk = (c: { primaryKey(): { autoIncrement(): unknown } }) =>
+        (dialect === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey()) as never;
+      await db.schema.alterTable('users').addColumn('name', 'text').execute();
+      await db.schema
+        .createTable('invitations')
+        .addColumn('id', id, pk)
+        .addColumn('team_id', 'bigint', (c) => c.notNull().references('teams.id').onDelete('cascade'))
+        .addColumn('email', 'text', (c) => c.notNull())
+        .addColumn('token_hash', 'text', (c) => c.notNull().unique())
+        .addColumn('invited_by', 'bigint', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'text', (c) => c.notNull())
+        .addColumn('accepted_at', 'text')
+        .addColumn('revoked_at', 'text')
+        .execute();
+      await db.schema.createIndex('invitations_team').on('invitations').columns(['team_id', 'id']).execute();
+      await db.schema
+        .createTable('password_resets')
+        .addColumn('id', id, pk)
+        .addColumn('user_id', 'bigint', (c) => c.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('token_hash', 'text', (c) => c.notNull().unique())
+        .addColumn('created_by', 'bigint')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'text', (c) => c.notNull())
+        .addColumn('used_at', 'text')
+        .execute();
+    },
+  },
   '0004_domain_owned_certificates': {
     async up(db) {
       // A certificate belongs to the domain that ordered it, so another project's claim on the same

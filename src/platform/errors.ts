@@ -14,6 +14,15 @@ export const platformErrors = defineErrorCatalog({
     status: 403,
     meaning: 'Signed in, but this action needs another role (team owner, platform admin).',
   },
+  wrong_current_password: {
+    status: 403,
+    meaning: 'Changing your password needs your current password, and the one sent is not it.',
+  },
+  sign_up_closed: {
+    status: 403,
+    meaning:
+      'The platform does not take sign-ups (KENNEL_OPEN_SIGNUP is off): ask a team owner for an invitation.',
+  },
   plan_required: { status: 403, meaning: 'Custom domains need the Pro plan or above.' },
   domain_limit_reached: {
     status: 403,
@@ -21,6 +30,16 @@ export const platformErrors = defineErrorCatalog({
   },
   team_not_found: { status: 404, meaning: 'No team with this id is visible to you.' },
   user_not_found: { status: 404, meaning: 'No account has this email.' },
+  member_not_found: { status: 404, meaning: 'The team has no member with this user id.' },
+  invitation_not_found: { status: 404, meaning: 'The team has no pending invitation with this id.' },
+  invitation_not_valid: {
+    status: 404,
+    meaning: 'No live invitation has this token: it was used, revoked or has expired.',
+  },
+  reset_link_not_valid: {
+    status: 404,
+    meaning: 'No live password reset link has this token: it was used or has expired.',
+  },
   project_not_found: { status: 404, meaning: 'No project with this slug is visible to you.' },
   deploy_not_found: { status: 404, meaning: 'The project has no deploy with this id.' },
   domain_not_found: { status: 404, meaning: 'The project has no domain with this hostname.' },
@@ -30,6 +49,10 @@ export const platformErrors = defineErrorCatalog({
   slug_taken: { status: 409, meaning: 'Another project already uses this slug.' },
   email_taken: { status: 409, meaning: 'Another account already uses this email.' },
   already_member: { status: 409, meaning: 'The user is already a member of the team.' },
+  last_owner: {
+    status: 409,
+    meaning: 'The change would leave the team without an owner: make another member owner first.',
+  },
   deploy_required: { status: 409, meaning: 'The project has no successful deploy yet.' },
   domain_already_added: { status: 409, meaning: 'The hostname is already a domain of this project.' },
   reverify_not_available: {

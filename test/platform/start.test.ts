@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync } from 'node:fs';
+import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createTestStorage, type TestStorage, testDialects } from '../support/databases.ts';
 import { requestAs } from '../support/http.ts';
-import { type RunningProcess, startProcess, storageEnv } from '../support/processes.ts';
+import { NODE, type RunningProcess, startProcess, storageEnv } from '../support/processes.ts';
 
 const dataDirs = new Map<TestStorage, string>();
 const dataDirOf = (storage: TestStorage) => {
@@ -155,3 +158,70 @@ describe('npm start with the admin password from the environment', () => {
     }
   });
 });
+
+/** Runs `npm start`'s entry to its exit (a start that fails before listening). */
+async function runToExit(environment: Record<string, string>) {
+  const child = spawn(NODE, [join(import.meta.dirname, '..', '..', 'src', 'main', 'platform.ts')], {
+    env: { PATH: process.env.PATH ?? '', METRICS_PORT: '0', ...environment },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const [code] = (await once(child, 'exit')) as [number | null];
+  return { code, stdout, stderr };
+}
+
+async function occupiedPort(): Promise<{ port: number; close(): Promise<void> }> {
+  const server = createNetServer();
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () => new Promise<void>((done) => server.close(() => done())),
+  };
+}
+
+for (const dialect of testDialects()) {
+  describe(`npm start on a port already in use (${dialect})`, () => {
+    it('says so in one line naming the port and its setting, exits 2, and creates nothing: the next start prints the credentials', async () => {
+      const storage = await createTestStorage(dialect);
+      const taken = await occupiedPort();
+      try {
+        for (const [setting, extra] of [
+          ['HTTP_PORT', { HTTP_PORT: String(taken.port) }],
+          ['HTTPS_PORT', { HTTPS_PORT: String(taken.port) }],
+          ['PETSTORE_PORT', { PETSTORE_PORT: String(taken.port) }],
+        ] as const) {
+          const run = await runToExit(env(storage, { LOG_LEVEL: 'silent', ...extra }));
+          assert.equal(run.code, 2, run.stderr);
+          assert.equal(
+            run.stderr,
+            `Port ${taken.port} is already in use (${setting}): stop what listens on it, or set ${setting} to a free port.\n`,
+          );
+          assert.doesNotMatch(run.stdout, /Sign in with|admin API key/);
+        }
+        const server = await startProcess('platform.ts', env(storage));
+        try {
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          const output = server.output();
+          const password = /password {2}(\S+) {3}\(shown this once/.exec(output)?.[1];
+          assert.ok(password, output);
+          assert.match(output, /The Petstore's first admin API key/);
+          const port = new URL(server.url).port;
+          assert.match(output, new RegExp(`Open the dashboard in a browser: http://localhost:${port}/\\n`));
+          assert.equal((await signIn(platformUrl(server), 'admin@localhost', password)).status, 201);
+        } finally {
+          await server.stop('SIGTERM');
+        }
+      } finally {
+        await taken.close();
+        await storage.drop();
+      }
+    });
+  });
+}

@@ -12,7 +12,7 @@ export function normaliseEmail(email: string): string {
 
 export async function createUser(
   ctx: PlatformContext,
-  input: { email: string; password: string; isAdmin?: boolean },
+  input: { email: string; password: string; isAdmin?: boolean; name?: string },
 ): Promise<Actor> {
   const email = normaliseEmail(input.email);
   try {
@@ -23,6 +23,7 @@ export async function createUser(
         password_hash: await hashPassword(input.password),
         is_admin: input.isAdmin ? 1 : 0,
         created_at: ctx.clock.now().toISOString(),
+        name: input.name ?? null,
       })
       .returning(['id'])
       .executeTakeFirstOrThrow();

@@ -14,6 +14,7 @@ import type { PlatformContext } from '../context.ts';
 import { platformErrors } from '../errors.ts';
 import { authenticator, PLAIN_HTTP_SESSION_COOKIE, SESSION_COOKIE } from './auth.ts';
 import { domainRoutes } from './routes/domains.ts';
+import { peopleRoutes } from './routes/people.ts';
 import { projectRoutes } from './routes/projects.ts';
 import { sessionRoutes } from './routes/session.ts';
 import { teamRoutes } from './routes/teams.ts';
@@ -31,6 +32,7 @@ export function managementOperations(
     ...sessionRoutes(signIn),
     ...tokenRoutes,
     ...teamRoutes,
+    ...peopleRoutes(signIn),
     ...projectRoutes,
     ...domainRoutes,
     ...webhookRoutes,
@@ -50,8 +52,8 @@ export function managementDocument(): Record<string, unknown> {
     },
     servers: [{ url: '/', description: 'The platform address' }],
     tags: [
-      { name: 'Account', description: 'Sign in, API tokens' },
-      { name: 'Teams', description: 'Teams, members, plans' },
+      { name: 'Account', description: 'Sign in, sign up, invitations accepted, passwords, API tokens' },
+      { name: 'Teams', description: 'Teams, members, invitations, roles, plans, password reset links' },
       { name: 'Projects', description: 'Projects and deploys' },
       { name: 'Domains', description: 'Custom domains: add, verify, re-verify, remove, YAML configuration' },
       {

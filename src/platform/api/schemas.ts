@@ -186,6 +186,136 @@ export const platformSchemas: Record<string, JsonSchema> = {
     required: ['email', 'role'],
     properties: { email: text('Account email'), role: { type: 'string', enum: ['owner', 'member'] } },
   },
+  TeamMember: {
+    type: 'object',
+    required: ['userId', 'email', 'name', 'role', 'since'],
+    properties: {
+      userId: id('User id'),
+      email: text('Account email'),
+      name: nullableText('The name given when joining (null for accounts made before names)'),
+      role: { type: 'string', enum: ['owner', 'member'] },
+      since: text('When they joined the team', { format: 'date-time' }),
+    },
+  },
+  RoleChange: {
+    type: 'object',
+    required: ['role'],
+    additionalProperties: false,
+    properties: { role: { type: 'string', enum: ['owner', 'member'] } },
+  },
+  NewInvitation: {
+    type: 'object',
+    required: ['email'],
+    additionalProperties: false,
+    properties: { email: text('Email of the person to invite', { minLength: 3, maxLength: 254 }) },
+  },
+  Invitation: {
+    type: 'object',
+    required: ['id', 'teamId', 'email', 'role', 'createdAt', 'expiresAt', 'status'],
+    properties: {
+      id: id('Invitation id'),
+      teamId: id('The team'),
+      email: text('Who is invited'),
+      role: { type: 'string', enum: ['member'], description: 'The role on joining' },
+      createdAt: text('When it was made', { format: 'date-time' }),
+      expiresAt: text('When the token stops working', { format: 'date-time' }),
+      status: { type: 'string', enum: ['pending', 'accepted', 'revoked', 'expired'] },
+    },
+  },
+  CreatedInvitation: {
+    allOf: [
+      ref('Invitation'),
+      {
+        type: 'object',
+        required: ['token', 'mailed'],
+        properties: {
+          token: text('The one-time invitation token (kin_…), shown only here'),
+          mailed: {
+            type: 'boolean',
+            description:
+              'Whether it was mailed (SMTP_URL set and the server took it); otherwise pass the token on',
+          },
+        },
+      },
+    ],
+  },
+  InvitationAcceptance: {
+    type: 'object',
+    required: ['token', 'password'],
+    additionalProperties: false,
+    properties: {
+      token: text('The invitation token', { minLength: 1, maxLength: 200 }),
+      name: text('Your name (for a new account)', { minLength: 1, maxLength: 100 }),
+      password: text(
+        'A new password (at least 12 characters), or your current one if the email has an account',
+        {
+          minLength: 12,
+          maxLength: 1024,
+        },
+      ),
+    },
+  },
+  AcceptedInvitation: {
+    type: 'object',
+    required: ['email', 'teamId', 'role'],
+    properties: {
+      email: text('Your account'),
+      teamId: id('The team joined'),
+      role: { type: 'string', enum: ['member'] },
+    },
+  },
+  SignUp: {
+    type: 'object',
+    required: ['email', 'name', 'password'],
+    additionalProperties: false,
+    properties: {
+      email: text('Account email', { minLength: 3, maxLength: 254 }),
+      name: text('Your name', { minLength: 1, maxLength: 100 }),
+      password: text('Password, at least 12 characters', { minLength: 12, maxLength: 1024 }),
+    },
+  },
+  SignedUp: {
+    type: 'object',
+    required: ['email', 'name', 'teamId'],
+    properties: {
+      email: text('Account email'),
+      name: text('Your name'),
+      teamId: id('The team made for you, which you own'),
+    },
+  },
+  PasswordChange: {
+    type: 'object',
+    required: ['currentPassword', 'newPassword'],
+    additionalProperties: false,
+    properties: {
+      currentPassword: text('Your current password', { minLength: 1, maxLength: 1024 }),
+      newPassword: text('The new password, at least 12 characters', { minLength: 12, maxLength: 1024 }),
+    },
+  },
+  PasswordResetLink: {
+    type: 'object',
+    required: ['userId', 'email', 'token', 'expiresAt'],
+    properties: {
+      userId: id('The member'),
+      email: text('Their email'),
+      token: text('The one-time reset token (krs_…), shown only here'),
+      expiresAt: text('When the token stops working', { format: 'date-time' }),
+    },
+  },
+  PasswordResetRedemption: {
+    type: 'object',
+    required: ['token', 'password'],
+    additionalProperties: false,
+    properties: {
+      token: text('The reset token', { minLength: 1, maxLength: 200 }),
+      password: text('The new password, at least 12 characters', { minLength: 12, maxLength: 1024 }),
+    },
+  },
+  PasswordResetDone: {
+    type: 'object',
+    required: ['email'],
+    properties: { email: text('The account whose password was set') },
+  },
   NewProject: {
     type: 'object',
     required: ['teamId', 'slug', 'name', 'originUrl'],

@@ -1,0 +1,196 @@
+import { path } from '../api-client.ts';
+import type {
+  AcceptedInvitation,
+  CreatedInvitation,
+  Invitation,
+  PasswordResetLink,
+  TeamMember,
+} from '../api-types.ts';
+import { defineCommand, type GroupSpec, positiveInteger } from '../command.ts';
+import { PASSWORD_STDIN, passwords } from '../passwords.ts';
+
+const ROLES = ['owner', 'member'];
+
+export const membersGroup: GroupSpec = {
+  name: 'members',
+  summary: 'Team members: invite, list, roles, remove, leave, password reset tokens',
+  description:
+    'Owners invite people by email, change roles, remove members and create password reset tokens; every member sees the list and may leave. A team always keeps one owner.',
+  commands: [
+    defineCommand({
+      name: 'members list',
+      summary: "List a team's members and their roles",
+      args: ['TEAM_ID'],
+      examples: ['kennel members list 3'],
+      async run(call) {
+        const id = positiveInteger(call, 'TEAM_ID', call.args.TEAM_ID ?? '');
+        const members = await call.api().get<TeamMember[]>(path`/api/v1/teams/${id}/members`);
+        call.out.result(members, () =>
+          call.out.table(
+            ['User ID', 'Email', 'Name', 'Role', 'Since'],
+            members.map((m) => [m.userId, m.email, m.name ?? '—', m.role, m.since.slice(0, 10)]),
+          ),
+        );
+        return 0;
+      },
+    }),
+    defineCommand({
+      name: 'members invite',
+      summary: 'Invite an email to a team as a member (team owners); prints the token once',
+      args: ['TEAM_ID', 'EMAIL'],
+      description:
+        'The invitation token is shown this once and works once, until it expires (7 days by default). When the platform has an SMTP server (SMTP_URL), it is mailed too; otherwise pass it on yourself. The person runs kennel members accept TOKEN.',
+      examples: ['kennel members invite 3 ana@example.com'],
+      async run(call) {
+        const id = positiveInteger(call, 'TEAM_ID', call.args.TEAM_ID ?? '');
+        const invitation = await call
+          .api()
+          .post<CreatedInvitation>(path`/api/v1/teams/${id}/invitations`, { email: call.args.EMAIL });
+        call.out.result(invitation, () => {
+          call.out.line(
+            `Invited ${invitation.email} to team ${id} (invitation ${invitation.id}, until ${invitation.expiresAt}).`,
+          );
+          call.out.line(
+            invitation.mailed
+              ? `Mailed to ${invitation.email}. Invitation token (shown this once):`
+              : 'Invitation token (shown this once; send it to them):',
+          );
+          call.out.line(`  ${invitation.token}`);
+          call.out.line(
+            `They accept with: kennel members accept ${invitation.token} --server ${call.target.server}`,
+          );
+        });
+        return 0;
+      },
+    }),
+    defineCommand({
+      name: 'members invitations',
+      summary: "List a team's invitations and their status (team owners)",
+      args: ['TEAM_ID'],
+      examples: ['kennel members invitations 3'],
+      async run(call) {
+        const id = positiveInteger(call, 'TEAM_ID', call.args.TEAM_ID ?? '');
+        const list = await call.api().get<Invitation[]>(path`/api/v1/teams/${id}/invitations`);
+        call.out.result(list, () =>
+          call.out.table(
+            ['ID', 'Email', 'Status', 'Expires'],
+            list.map((i) => [i.id, i.email, i.status, i.expiresAt]),
+          ),
+        );
+        return 0;
+      },
+    }),
+    defineCommand({
+      name: 'members revoke-invitation',
+      summary: 'Revoke a pending invitation: its token stops working (team owners)',
+      args: ['TEAM_ID', 'INVITATION_ID'],
+      examples: ['kennel members revoke-invitation 3 12'],
+      async run(call) {
+        const id = positiveInteger(call, 'TEAM_ID', call.args.TEAM_ID ?? '');
+        const invitation = positiveInteger(call, 'INVITATION_ID', call.args.INVITATION_ID ?? '');
+        await call.api().delete(path`/api/v1/teams/${id}/invitations/${invitation}`);
+        call.out.result({ revoked: invitation }, () =>
+          call.out.line(`Revoked invitation ${invitation} of team ${id}.`),
+        );
+        return 0;
+      },
+    }),
+    defineCommand({
+      name: 'members accept',
+      summary: 'Accept an invitation: creates your account (or uses yours) and joins the team',
+      args: ['TOKEN'],
+      options: {
+        name: { type: 'string', value: 'NAME', description: 'Your name (for a new account)' },
+        ...PASSWORD_STDIN,
+      },
+      description:
+        'Needs no sign-in: the token is the proof. A new account gets the password you give (at least 12 characters); if your email already has an account, give its password. Then sign in with kennel login.',
+      examples: [
+        'kennel members accept kin_… --name "Ana Lima" --server https://kennel.example.com',
+        'printf %s "$PASSWORD" | kennel members accept kin_… --name Ana --password-stdin',
+      ],
+      async run(call) {
+        const [password] = await passwords(call, ['Password']);
+        const name = call.string('name');
+        const accepted = await call.anonymous().post<AcceptedInvitation>('/api/v1/invitations/accept', {
+          token: call.args.TOKEN,
+          password,
+          ...(name !== undefined && { name }),
+        });
+        call.out.result(accepted, () =>
+          call.out.line(
+            `${accepted.email} joined team ${accepted.teamId} as ${accepted.role}. Sign in with: kennel login --email ${accepted.email}`,
+          ),
+        );
+        return 0;
+      },
+    }),
+    defineCommand({
+      name: 'members set-role',
+      summary: "Change a member's role (team owners; the last owner stays owner)",
+      args: ['TEAM_ID', 'USER_ID', 'ROLE'],
+      examples: ['kennel members set-role 3 7 owner'],
+      async run(call) {
+        const id = positiveInteger(call, 'TEAM_ID', call.args.TEAM_ID ?? '');
+        const user = positiveInteger(call, 'USER_ID', call.args.USER_ID ?? '');
+        const role = call.args.ROLE ?? '';
+        if (!ROLES.includes(role)) throw call.usage(`ROLE must be owner or member (got "${role}").`);
+        const member = await call
+          .api()
+          .put<TeamMember>(path`/api/v1/teams/${id}/members/${user}/role`, { role });
+        call.out.result(member, () => call.out.line(`${member.email} is now ${member.role} of team ${id}.`));
+        return 0;
+      },
+    }),
+    defineCommand({
+      name: 'members remove',
+      summary: 'Remove a member from a team (team owners)',
+      args: ['TEAM_ID', 'USER_ID'],
+      examples: ['kennel members remove 3 7'],
+      async run(call) {
+        const id = positiveInteger(call, 'TEAM_ID', call.args.TEAM_ID ?? '');
+        const user = positiveInteger(call, 'USER_ID', call.args.USER_ID ?? '');
+        await call.api().delete(path`/api/v1/teams/${id}/members/${user}`);
+        call.out.result({ removed: user }, () => call.out.line(`Removed user ${user} from team ${id}.`));
+        return 0;
+      },
+    }),
+    defineCommand({
+      name: 'members leave',
+      summary: 'Leave a team (the last owner cannot)',
+      args: ['TEAM_ID'],
+      examples: ['kennel members leave 3'],
+      async run(call) {
+        const id = positiveInteger(call, 'TEAM_ID', call.args.TEAM_ID ?? '');
+        await call.api().delete(path`/api/v1/teams/${id}/membership`);
+        call.out.result({ left: id }, () => call.out.line(`You left team ${id}.`));
+        return 0;
+      },
+    }),
+    defineCommand({
+      name: 'members reset-password',
+      summary: 'Create a one-time password reset token for a member (team owners, platform admins)',
+      args: ['TEAM_ID', 'USER_ID'],
+      description:
+        'The token is shown this once and works once, for 24 hours; the member sets a new password with kennel password reset TOKEN. An owner cannot reset a platform admin, nor someone who is also in a team the owner does not own.',
+      examples: ['kennel members reset-password 3 7'],
+      async run(call) {
+        const id = positiveInteger(call, 'TEAM_ID', call.args.TEAM_ID ?? '');
+        const user = positiveInteger(call, 'USER_ID', call.args.USER_ID ?? '');
+        const reset = await call
+          .api()
+          .post<PasswordResetLink>(path`/api/v1/teams/${id}/members/${user}/password-reset`);
+        call.out.result(reset, () => {
+          call.out.line(
+            `Password reset token for ${reset.email} (shown this once; valid until ${reset.expiresAt}):`,
+          );
+          call.out.line(`  ${reset.token}`);
+          call.out.line(
+            `They set a new password with: kennel password reset ${reset.token} --server ${call.target.server}`,
+          );
+        });
+        return 0;
+      },
+    }),
+  ],
+};

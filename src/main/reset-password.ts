@@ -1,0 +1,76 @@
+import { join, resolve } from 'node:path';
+import { ConfigError, loadPlatformConfig } from '../config/index.ts';
+import {
+  applyPasswordHash,
+  type ResetAnswer,
+  requestFromRunningPlatform,
+} from '../platform/accounts/reset-inbox.ts';
+import { generatePassword, hashPassword } from '../platform/accounts/secrets.ts';
+import { normaliseEmail } from '../platform/accounts/users.ts';
+import { type PlatformTables, platformMigrations } from '../platform/db-schema.ts';
+import { type Database, migrateToLatest, openDatabase } from '../storage/index.ts';
+
+/**
+ * `npm run reset-password -- <email>`: for an operator locked out of an account (the only admin's,
+ * typically). Reads the configuration `npm start` reads (DATA_DIR, DATABASE_URL) and works with
+ * the platform stopped or running: sets a new random password, printed once, and signs out every
+ * session of the account (API tokens keep working). On PostgreSQL it writes the database itself;
+ * on SQLite a running platform holds the file, so the platform applies the change for it
+ * (src/platform/accounts/reset-inbox.ts).
+ */
+async function main(): Promise<number> {
+  const args = process.argv.slice(2).filter((a) => a !== '--');
+  if (args.length !== 1 || args[0]?.startsWith('-')) {
+    process.stderr.write('Usage: npm run reset-password -- <email>\n');
+    return 2;
+  }
+  const email = normaliseEmail(args[0] as string);
+  let config: ReturnType<typeof loadPlatformConfig>;
+  try {
+    config = loadPlatformConfig(process.env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    return 2;
+  }
+  const password = generatePassword();
+  const passwordHash = await hashPassword(password);
+  const dataDir = resolve(config.dataDir);
+  let database: Database<PlatformTables> | undefined;
+  try {
+    database = openDatabase<PlatformTables>(
+      config.databaseUrl
+        ? { kind: 'postgres', url: config.databaseUrl, applicationName: 'kennel-reset-password' }
+        : { kind: 'sqlite', file: join(dataDir, 'kennel.db') },
+    );
+  } catch (error) {
+    if (config.databaseUrl || !/database is locked/.test(String((error as Error).message))) throw error;
+  }
+  let answer: ResetAnswer | undefined;
+  if (database) {
+    try {
+      await migrateToLatest(database.db, database.dialect, 'platform', platformMigrations);
+      answer = await applyPasswordHash(database.db, email, passwordHash);
+    } finally {
+      await database.close();
+    }
+  } else {
+    answer = await requestFromRunningPlatform(dataDir, email, passwordHash);
+    if (!answer) {
+      process.stderr.write(
+        `The platform running on ${join(dataDir, 'kennel.db')} did not answer in 10 s: stop it, then run this again.\n`,
+      );
+      return 1;
+    }
+  }
+  if (!answer.ok) {
+    process.stderr.write(`${answer.message}\n`);
+    return 1;
+  }
+  process.stdout.write(
+    `New password for ${email} (shown this once; not stored in clear):\n  ${password}\nEvery session of this account was signed out; its API tokens keep working.\n`,
+  );
+  return 0;
+}
+
+process.exitCode = await main();

@@ -1,0 +1,276 @@
+import { defineOperation, ref } from '../../../lib/http-api/index.ts';
+import {
+  acceptInvitation,
+  createPasswordReset,
+  inviteMember,
+  listInvitations,
+  listMembers,
+  redeemPasswordReset,
+  removeMember,
+  revokeInvitation,
+  setMemberRole,
+  setPassword,
+  signUp,
+} from '../../accounts/people.ts';
+import { hashSecret } from '../../accounts/secrets.ts';
+import type { SignInGuard } from '../../accounts/sign-in.ts';
+import type { Role } from '../../accounts/teams.ts';
+import type { PlatformContext } from '../../context.ts';
+import { platformErrors } from '../../errors.ts';
+import { actorOf, type Caller, cameOverHttps } from '../auth.ts';
+
+const TEAMS = ['Teams'];
+const ACCOUNT = ['Account'];
+const pathId = (name: string, description: string) => ({
+  name,
+  in: 'path' as const,
+  description,
+  schema: { type: 'integer', minimum: 1 },
+});
+const teamId = pathId('teamId', 'Team id');
+const userId = pathId('userId', 'User id of the member');
+
+/**
+ * Members, invitations, sign-up and passwords. Passwords are checked through `guard` (the
+ * sign-in limits and hashing threads), so changing a password cannot be used to guess one faster
+ * than signing in.
+ */
+export const peopleRoutes = (guard: SignInGuard) => [
+  defineOperation<PlatformContext, { teamId: number }>({
+    operationId: 'listTeamMembers',
+    method: 'GET',
+    path: '/api/v1/teams/{teamId}/members',
+    tags: TEAMS,
+    summary: 'List members',
+    description: 'Every member of a team you belong to, with their role.',
+    parameters: [teamId],
+    responses: { 200: { description: 'Members', schema: { type: 'array', items: ref('TeamMember') } } },
+    errors: ['unauthenticated', 'team_not_found'],
+    handler: ({ caller, params }, _reply, ctx) => listMembers(ctx, actorOf(caller), params.teamId),
+  }),
+  defineOperation<PlatformContext, { teamId: number; userId: number }, unknown, { role: Role }>({
+    operationId: 'setTeamMemberRole',
+    method: 'PUT',
+    path: '/api/v1/teams/{teamId}/members/{userId}/role',
+    tags: TEAMS,
+    summary: "Change a member's role",
+    description: 'Team owners only. The last owner cannot be made a member.',
+    parameters: [teamId, userId],
+    requestBody: { description: 'The role', schema: ref('RoleChange') },
+    responses: { 200: { description: 'The membership', schema: ref('TeamMember') } },
+    errors: [
+      'unauthenticated',
+      'csrf_failed',
+      'forbidden',
+      'team_not_found',
+      'member_not_found',
+      'last_owner',
+    ],
+    handler: ({ caller, params, body }, _reply, ctx) =>
+      setMemberRole(ctx, actorOf(caller), params.teamId, params.userId, body.role),
+  }),
+  defineOperation<PlatformContext, { teamId: number; userId: number }>({
+    operationId: 'removeTeamMember',
+    method: 'DELETE',
+    path: '/api/v1/teams/{teamId}/members/{userId}',
+    tags: TEAMS,
+    summary: 'Remove a member',
+    description:
+      'Team owners remove anyone; every member may remove themself (leave the team). The last owner cannot go.',
+    parameters: [teamId, userId],
+    responses: { 204: { description: 'Removed' } },
+    errors: [
+      'unauthenticated',
+      'csrf_failed',
+      'forbidden',
+      'team_not_found',
+      'member_not_found',
+      'last_owner',
+    ],
+    async handler({ caller, params }, reply, ctx) {
+      await removeMember(ctx, actorOf(caller), params.teamId, params.userId);
+      return reply.code(204).send();
+    },
+  }),
+  defineOperation<PlatformContext, { teamId: number }>({
+    operationId: 'leaveTeam',
+    method: 'DELETE',
+    path: '/api/v1/teams/{teamId}/membership',
+    tags: TEAMS,
+    summary: 'Leave a team',
+    description: 'Ends your own membership. The last owner cannot leave.',
+    parameters: [teamId],
+    responses: { 204: { description: 'Left' } },
+    errors: ['unauthenticated', 'csrf_failed', 'team_not_found', 'member_not_found', 'last_owner'],
+    async handler({ caller, params }, reply, ctx) {
+      const actor = actorOf(caller);
+      await removeMember(ctx, actor, params.teamId, actor.userId);
+      return reply.code(204).send();
+    },
+  }),
+  defineOperation<PlatformContext, { teamId: number }, unknown, { email: string }>({
+    operationId: 'inviteTeamMember',
+    method: 'POST',
+    path: '/api/v1/teams/{teamId}/invitations',
+    tags: TEAMS,
+    summary: 'Invite someone',
+    description:
+      'Team owners invite an email to join as a member. The answer holds the invitation token once (stored only as a hash): pass it on; it works once, until `expiresAt` (INVITATION_LIFETIME, 7 days by default), unless revoked. It is accepted with POST /api/v1/invitations/accept. With SMTP_URL set, it is also mailed (`mailed` says whether the SMTP server took it).',
+    parameters: [teamId],
+    requestBody: { description: 'Who', schema: ref('NewInvitation') },
+    responses: { 201: { description: 'The invitation, with its token', schema: ref('CreatedInvitation') } },
+    errors: [
+      'unauthenticated',
+      'csrf_failed',
+      'validation_failed',
+      'forbidden',
+      'team_not_found',
+      'already_member',
+    ],
+    async handler({ caller, params, body }, reply, ctx) {
+      reply.code(201);
+      const request = reply.request;
+      const platformUrl = `${cameOverHttps(request) ? 'https' : 'http'}://${request.headers.host ?? ctx.config.platformDomain}`;
+      return inviteMember(ctx, actorOf(caller), params.teamId, body.email, platformUrl);
+    },
+  }),
+  defineOperation<PlatformContext, { teamId: number }>({
+    operationId: 'listTeamInvitations',
+    method: 'GET',
+    path: '/api/v1/teams/{teamId}/invitations',
+    tags: TEAMS,
+    summary: 'List invitations',
+    description: "Team owners only: the team's invitations, newest first, with their status (never a token).",
+    parameters: [teamId],
+    responses: {
+      200: { description: 'Invitations', schema: { type: 'array', items: ref('Invitation') } },
+    },
+    errors: ['unauthenticated', 'forbidden', 'team_not_found'],
+    handler: ({ caller, params }, _reply, ctx) => listInvitations(ctx, actorOf(caller), params.teamId),
+  }),
+  defineOperation<PlatformContext, { teamId: number; invitationId: number }>({
+    operationId: 'revokeTeamInvitation',
+    method: 'DELETE',
+    path: '/api/v1/teams/{teamId}/invitations/{invitationId}',
+    tags: TEAMS,
+    summary: 'Revoke an invitation',
+    description: 'Team owners only: the invitation link stops working at once.',
+    parameters: [teamId, pathId('invitationId', 'Invitation id')],
+    responses: { 204: { description: 'Revoked' } },
+    errors: ['unauthenticated', 'csrf_failed', 'forbidden', 'team_not_found', 'invitation_not_found'],
+    async handler({ caller, params }, reply, ctx) {
+      await revokeInvitation(ctx, actorOf(caller), params.teamId, params.invitationId);
+      return reply.code(204).send();
+    },
+  }),
+  defineOperation<PlatformContext, unknown, unknown, { token: string; name?: string; password: string }>({
+    operationId: 'acceptInvitation',
+    method: 'POST',
+    path: '/api/v1/invitations/accept',
+    tags: ACCOUNT,
+    summary: 'Accept an invitation',
+    description:
+      'No sign-in: the token is the proof. An email without an account gets one, with this name and password (at least 12 characters); an email that has an account must send its current password. Then the account joins the team as a member, and the token stops working. Sign in with POST /api/v1/session.',
+    access: 'public',
+    requestBody: { description: 'The token, your name and password', schema: ref('InvitationAcceptance') },
+    responses: { 201: { description: 'Joined', schema: ref('AcceptedInvitation') } },
+    errors: [
+      'invitation_not_valid',
+      'invalid_credentials',
+      'email_taken',
+      'too_many_sign_in_attempts',
+      'sign_in_busy',
+    ],
+    async handler({ body }, reply, ctx) {
+      const accepted = await acceptInvitation(ctx, body, (email, password) =>
+        guard.signIn(ctx, email, password, reply.request.ip),
+      );
+      reply.code(201);
+      return accepted;
+    },
+  }),
+  defineOperation<PlatformContext, unknown, unknown, { email: string; name: string; password: string }>({
+    operationId: 'signUp',
+    method: 'POST',
+    path: '/api/v1/users',
+    tags: ACCOUNT,
+    summary: 'Sign up',
+    description:
+      'Only when the operator allows open sign-up (KENNEL_OPEN_SIGNUP=on; off by default): creates an account and a team it owns. Sign in with POST /api/v1/session.',
+    access: 'public',
+    requestBody: { description: 'The account', schema: ref('SignUp') },
+    responses: { 201: { description: 'The account and its team', schema: ref('SignedUp') } },
+    errors: ['sign_up_closed', 'email_taken'],
+    async handler({ body }, reply, ctx) {
+      reply.code(201);
+      return signUp(ctx, body);
+    },
+  }),
+  defineOperation<PlatformContext, unknown, unknown, { currentPassword: string; newPassword: string }>({
+    operationId: 'changePassword',
+    method: 'PUT',
+    path: '/api/v1/me/password',
+    tags: ACCOUNT,
+    summary: 'Change your password',
+    description:
+      'Needs your current password (checked under the sign-in limits). Every other session of yours is signed out; the one making the change stays, and API tokens keep working.',
+    requestBody: { description: 'Current and new password', schema: ref('PasswordChange') },
+    responses: { 204: { description: 'Changed' } },
+    errors: [
+      'unauthenticated',
+      'csrf_failed',
+      'wrong_current_password',
+      'too_many_sign_in_attempts',
+      'sign_in_busy',
+    ],
+    async handler({ caller, body }, reply, ctx) {
+      const { actor, sessionCookie } = caller as Caller;
+      try {
+        await guard.signIn(ctx, actor.email, body.currentPassword, reply.request.ip);
+      } catch (error) {
+        if ((error as { code?: string }).code !== 'invalid_credentials') throw error;
+        throw platformErrors.error(
+          'wrong_current_password',
+          'The current password is not right; your password is unchanged.',
+        );
+      }
+      await setPassword(
+        ctx,
+        actor.userId,
+        body.newPassword,
+        sessionCookie ? hashSecret(sessionCookie) : undefined,
+      );
+      return reply.code(204).send();
+    },
+  }),
+  defineOperation<PlatformContext, { teamId: number; userId: number }>({
+    operationId: 'createPasswordReset',
+    method: 'POST',
+    path: '/api/v1/teams/{teamId}/members/{userId}/password-reset',
+    tags: TEAMS,
+    summary: "Create a member's password reset link",
+    description:
+      'Team owners (and platform admins) create a one-time reset token for a member, valid 24 hours, in this answer only (stored as a hash); the member sets a new password with POST /api/v1/password-reset. An owner cannot reset a platform admin, nor an account that also belongs to a team they do not own.',
+    parameters: [teamId, userId],
+    responses: { 201: { description: 'The reset token', schema: ref('PasswordResetLink') } },
+    errors: ['unauthenticated', 'csrf_failed', 'forbidden', 'team_not_found', 'member_not_found'],
+    async handler({ caller, params }, reply, ctx) {
+      reply.code(201);
+      return createPasswordReset(ctx, actorOf(caller), params.teamId, params.userId);
+    },
+  }),
+  defineOperation<PlatformContext, unknown, unknown, { token: string; password: string }>({
+    operationId: 'resetPassword',
+    method: 'POST',
+    path: '/api/v1/password-reset',
+    tags: ACCOUNT,
+    summary: 'Set a new password with a reset token',
+    description:
+      'No sign-in: the token is the proof, once. Sets the password (at least 12 characters) and signs out every session of the account.',
+    access: 'public',
+    requestBody: { description: 'The token and the new password', schema: ref('PasswordResetRedemption') },
+    responses: { 200: { description: 'The account', schema: ref('PasswordResetDone') } },
+    errors: ['reset_link_not_valid'],
+    handler: ({ body }, _reply, ctx) => redeemPasswordReset(ctx, body.token, body.password),
+  }),
+];

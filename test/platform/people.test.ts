@@ -1,0 +1,448 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { createTeam } from '../../src/platform/accounts/teams.ts';
+import { createUser } from '../../src/platform/accounts/users.ts';
+import { buildManagementApp, managementDocument } from '../../src/platform/api/app.ts';
+import { ContractChecker } from '../support/contract.ts';
+import { testDialects } from '../support/databases.ts';
+import { startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { SmtpReceiver } from '../support/smtp.ts';
+
+const contract = new ContractChecker(managementDocument());
+const DAY = 86_400_000;
+
+interface Answer {
+  status: number;
+  body: Record<string, unknown> & Record<string, unknown>[];
+}
+
+type Client = (method: string, url: string, body?: unknown) => Promise<Answer>;
+
+function client(app: FastifyInstance, auth: Record<string, string> = {}): Client {
+  return async (method, url, body) => {
+    const response = await app.inject({
+      method: method as 'GET',
+      url,
+      headers: { ...auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+    });
+    contract.check(
+      method,
+      url,
+      response.statusCode,
+      response.headers['content-type'] as string | undefined,
+      response.body,
+    );
+    return {
+      status: response.statusCode,
+      body: (response.body ? JSON.parse(response.body) : undefined) as Answer['body'],
+    };
+  };
+}
+
+/** Signs in with a session cookie: the client, and the cookie (to check it is signed out later). */
+async function signedIn(app: FastifyInstance, email: string, password: string) {
+  const signIn = await app.inject({
+    method: 'POST',
+    url: '/api/v1/session',
+    payload: { email, password },
+  });
+  assert.equal(signIn.statusCode, 201, signIn.body);
+  const cookie = String(signIn.headers['set-cookie']).split(';')[0] ?? '';
+  const csrf = (JSON.parse(signIn.body) as { csrfToken: string }).csrfToken;
+  return { as: client(app, { cookie, 'x-csrf-token': csrf }), cookie };
+}
+
+const codeOf = (answer: Answer) => [answer.status, (answer.body as { code?: string }).code];
+
+for (const dialect of testDialects()) {
+  describe(`people: members, invitations, passwords (${dialect})`, () => {
+    let p: TestPlatform;
+    let app: FastifyInstance;
+    let anonymous: Client;
+    let owner: Client;
+    let other: Client;
+    let teamA = 0;
+    let teamB = 0;
+    const ids = { owner: 0, other: 0, admin: 0 };
+
+    before(async () => {
+      p = await startPlatformContext(dialect);
+      app = buildManagementApp(p.ctx);
+      await app.ready();
+      anonymous = client(app);
+      const admin = await createUser(p.ctx, {
+        email: 'admin@x.test',
+        password: 'admin password 1',
+        isAdmin: true,
+      });
+      const a = await createUser(p.ctx, { email: 'owner@x.test', password: 'owner password 1' });
+      const b = await createUser(p.ctx, { email: 'other@x.test', password: 'other password 1' });
+      ids.admin = admin.userId;
+      ids.owner = a.userId;
+      ids.other = b.userId;
+      teamA = (await createTeam(p.ctx, a, 'A')).id;
+      teamB = (await createTeam(p.ctx, b, 'B')).id;
+      owner = (await signedIn(app, 'owner@x.test', 'owner password 1')).as;
+      other = (await signedIn(app, 'other@x.test', 'other password 1')).as;
+    });
+    after(async () => {
+      await app?.close();
+      await p?.close();
+    });
+
+    it('invites by email with a one-time token stored only as a hash; accepting creates the account and joins as member', async () => {
+      const invited = await owner('POST', `/api/v1/teams/${teamA}/invitations`, { email: ' New@X.test ' });
+      assert.equal(invited.status, 201);
+      const token = String(invited.body.token);
+      assert.match(token, /^kin_[\w-]{43}$/);
+      assert.equal(invited.body.email, 'new@x.test');
+      assert.equal(invited.body.status, 'pending');
+      assert.equal(invited.body.expiresAt, new Date(p.clock.now().getTime() + 7 * DAY).toISOString());
+      const stored = await p.ctx.db.selectFrom('invitations').selectAll().execute();
+      assert.ok(!JSON.stringify(stored).includes(token), 'the token is not stored');
+
+      // Team B's owner can neither see nor act on team A's invitations and members.
+      assert.deepEqual(codeOf(await other('GET', `/api/v1/teams/${teamA}/invitations`)), [
+        404,
+        'team_not_found',
+      ]);
+      assert.deepEqual(codeOf(await other('GET', `/api/v1/teams/${teamA}/members`)), [404, 'team_not_found']);
+      assert.deepEqual(
+        codeOf(await other('DELETE', `/api/v1/teams/${teamA}/invitations/${invited.body.id}`)),
+        [404, 'team_not_found'],
+      );
+      assert.deepEqual(
+        codeOf(await other('DELETE', `/api/v1/teams/${teamB}/invitations/${invited.body.id}`)),
+        [404, 'invitation_not_found'],
+      );
+
+      const short = await anonymous('POST', '/api/v1/invitations/accept', {
+        token,
+        name: 'N',
+        password: 'short',
+      });
+      assert.deepEqual(codeOf(short), [400, 'validation_failed']);
+      const accepted = await anonymous('POST', '/api/v1/invitations/accept', {
+        token,
+        name: 'New Person',
+        password: 'new person password',
+      });
+      assert.equal(accepted.status, 201);
+      assert.deepEqual(accepted.body, { email: 'new@x.test', teamId: teamA, role: 'member' });
+      const again = await anonymous('POST', '/api/v1/invitations/accept', {
+        token,
+        name: 'New Person',
+        password: 'new person password',
+      });
+      assert.deepEqual(codeOf(again), [404, 'invitation_not_valid']);
+
+      const member = await signedIn(app, 'new@x.test', 'new person password');
+      const members = await member.as('GET', `/api/v1/teams/${teamA}/members`);
+      assert.deepEqual(
+        members.body.map((m) => [m.email, m.name, m.role]),
+        [
+          ['owner@x.test', null, 'owner'],
+          ['new@x.test', 'New Person', 'member'],
+        ],
+      );
+      // A member cannot invite, change roles or list invitations.
+      assert.deepEqual(
+        codeOf(await member.as('POST', `/api/v1/teams/${teamA}/invitations`, { email: 'z@x.test' })),
+        [403, 'forbidden'],
+      );
+      assert.deepEqual(
+        codeOf(
+          await member.as('PUT', `/api/v1/teams/${teamA}/members/${ids.owner}/role`, { role: 'member' }),
+        ),
+        [403, 'forbidden'],
+      );
+      const listed = await owner('GET', `/api/v1/teams/${teamA}/invitations`);
+      assert.deepEqual(
+        listed.body.map((i) => [i.email, i.status, 'token' in i]),
+        [['new@x.test', 'accepted', false]],
+      );
+    });
+
+    it('expires invitations after 7 days (clock), and revoked ones stop working', async () => {
+      const expiring = await owner('POST', `/api/v1/teams/${teamA}/invitations`, { email: 'late@x.test' });
+      const revoked = await owner('POST', `/api/v1/teams/${teamA}/invitations`, { email: 'gone@x.test' });
+      assert.equal(
+        (await owner('DELETE', `/api/v1/teams/${teamA}/invitations/${revoked.body.id}`)).status,
+        204,
+      );
+      assert.deepEqual(
+        codeOf(await owner('DELETE', `/api/v1/teams/${teamA}/invitations/${revoked.body.id}`)),
+        [404, 'invitation_not_found'],
+      );
+      const accept = (token: unknown) =>
+        anonymous('POST', '/api/v1/invitations/accept', { token, name: 'L', password: 'a good password 1' });
+      assert.deepEqual(codeOf(await accept(revoked.body.token)), [404, 'invitation_not_valid']);
+      p.clock.advance(7 * DAY);
+      assert.deepEqual(codeOf(await accept(expiring.body.token)), [404, 'invitation_not_valid']);
+      // Sessions last 7 days too: sign in again.
+      owner = (await signedIn(app, 'owner@x.test', 'owner password 1')).as;
+      other = (await signedIn(app, 'other@x.test', 'other password 1')).as;
+      const statuses = (await owner('GET', `/api/v1/teams/${teamA}/invitations`)).body.map((i) => [
+        i.email,
+        i.status,
+      ]);
+      assert.deepEqual(statuses.slice(0, 2), [
+        ['gone@x.test', 'revoked'],
+        ['late@x.test', 'expired'],
+      ]);
+      assert.equal(
+        await p.ctx.db.selectFrom('users').select('id').where('email', '=', 'late@x.test').executeTakeFirst(),
+        undefined,
+      );
+    });
+
+    it('changes roles and removes members; the last owner can be neither demoted nor removed, nor leave', async () => {
+      const newId = Number(
+        (
+          await p.ctx.db
+            .selectFrom('users')
+            .select('id')
+            .where('email', '=', 'new@x.test')
+            .executeTakeFirstOrThrow()
+        ).id,
+      );
+      assert.deepEqual(
+        codeOf(await owner('PUT', `/api/v1/teams/${teamA}/members/${ids.owner}/role`, { role: 'member' })),
+        [409, 'last_owner'],
+      );
+      assert.deepEqual(codeOf(await owner('DELETE', `/api/v1/teams/${teamA}/membership`)), [
+        409,
+        'last_owner',
+      ]);
+      assert.deepEqual(codeOf(await owner('DELETE', `/api/v1/teams/${teamA}/members/${ids.owner}`)), [
+        409,
+        'last_owner',
+      ]);
+      // Someone of another team is no member here.
+      assert.deepEqual(
+        codeOf(await owner('PUT', `/api/v1/teams/${teamA}/members/${ids.other}/role`, { role: 'owner' })),
+        [404, 'member_not_found'],
+      );
+      const promoted = await owner('PUT', `/api/v1/teams/${teamA}/members/${newId}/role`, { role: 'owner' });
+      assert.equal(promoted.status, 200);
+      assert.equal(promoted.body.role, 'owner');
+      // Two owners now: the first may step down.
+      assert.equal(
+        (await owner('PUT', `/api/v1/teams/${teamA}/members/${ids.owner}/role`, { role: 'member' })).status,
+        200,
+      );
+      const newOwner = (await signedIn(app, 'new@x.test', 'new person password')).as;
+      assert.equal((await newOwner('DELETE', `/api/v1/teams/${teamA}/members/${ids.owner}`)).status, 204);
+      assert.deepEqual(codeOf(await owner('GET', `/api/v1/teams/${teamA}/members`)), [404, 'team_not_found']);
+      // Invited back, the old owner (who has an account) accepts with their own password, then leaves.
+      const invited = await newOwner('POST', `/api/v1/teams/${teamA}/invitations`, { email: 'owner@x.test' });
+      const wrong = await anonymous('POST', '/api/v1/invitations/accept', {
+        token: invited.body.token,
+        password: 'not the password',
+      });
+      assert.deepEqual(codeOf(wrong), [401, 'invalid_credentials']);
+      const back = await anonymous('POST', '/api/v1/invitations/accept', {
+        token: invited.body.token,
+        password: 'owner password 1',
+      });
+      assert.equal(back.status, 201);
+      assert.equal((await owner('DELETE', `/api/v1/teams/${teamA}/membership`)).status, 204);
+      assert.deepEqual(
+        (await newOwner('GET', `/api/v1/teams/${teamA}/members`)).body.map((m) => m.email),
+        ['new@x.test'],
+      );
+    });
+
+    it('keeps one owner when two owners demote each other at the same moment', async () => {
+      const x = await createUser(p.ctx, { email: 'x@x.test', password: 'x password 123' });
+      const y = await createUser(p.ctx, { email: 'y@x.test', password: 'y password 123' });
+      const team = await createTeam(p.ctx, x, 'Race');
+      await p.ctx.db
+        .insertInto('memberships')
+        .values({
+          team_id: team.id,
+          user_id: y.userId,
+          role: 'owner',
+          created_at: p.clock.now().toISOString(),
+        })
+        .execute();
+      const [asX, asY] = await Promise.all([
+        signedIn(app, 'x@x.test', 'x password 123'),
+        signedIn(app, 'y@x.test', 'y password 123'),
+      ]);
+      const answers = await Promise.all([
+        asX.as('PUT', `/api/v1/teams/${team.id}/members/${y.userId}/role`, { role: 'member' }),
+        asY.as('PUT', `/api/v1/teams/${team.id}/members/${x.userId}/role`, { role: 'member' }),
+      ]);
+      // The later one is refused: as the last owner (409) or, if the first had already committed
+      // when its owner check ran, as a member now (403).
+      const codes = answers.map(codeOf).sort((a, b) => Number(a[0]) - Number(b[0]));
+      assert.equal(codes[0]?.[0], 200, JSON.stringify(codes));
+      assert.ok(['403,forbidden', '409,last_owner'].includes(String(codes[1])), JSON.stringify(codes));
+      const owners = await p.ctx.db
+        .selectFrom('memberships')
+        .select('user_id')
+        .where('team_id', '=', team.id)
+        .where('role', '=', 'owner')
+        .execute();
+      assert.equal(owners.length, 1);
+    });
+
+    it('changes your password with the current one and signs out your other sessions', async () => {
+      const first = await signedIn(app, 'other@x.test', 'other password 1');
+      const second = await signedIn(app, 'other@x.test', 'other password 1');
+      const wrong = await first.as('PUT', '/api/v1/me/password', {
+        currentPassword: 'nope nope nope',
+        newPassword: 'a new password 2',
+      });
+      assert.deepEqual(codeOf(wrong), [403, 'wrong_current_password']);
+      const changed = await first.as('PUT', '/api/v1/me/password', {
+        currentPassword: 'other password 1',
+        newPassword: 'a new password 2',
+      });
+      assert.equal(changed.status, 204);
+      assert.equal((await first.as('GET', '/api/v1/me')).status, 200, 'the session that changed it stays');
+      assert.deepEqual(codeOf(await second.as('GET', '/api/v1/me')), [401, 'unauthenticated']);
+      assert.deepEqual(codeOf(await other('GET', '/api/v1/me')), [401, 'unauthenticated']);
+      await signedIn(app, 'other@x.test', 'a new password 2');
+    });
+
+    it('lets an owner create a one-time reset link for a member of their team only', async () => {
+      // Team B (other@x.test) invites someone; the owner of team A cannot reset them.
+      const b = (await signedIn(app, 'other@x.test', 'a new password 2')).as;
+      const invited = await b('POST', `/api/v1/teams/${teamB}/invitations`, { email: 'bee@x.test' });
+      await anonymous('POST', '/api/v1/invitations/accept', {
+        token: invited.body.token,
+        name: 'Bee',
+        password: 'bee password 12',
+      });
+      const bee = Number(
+        (
+          await p.ctx.db
+            .selectFrom('users')
+            .select('id')
+            .where('email', '=', 'bee@x.test')
+            .executeTakeFirstOrThrow()
+        ).id,
+      );
+      const newOwner = (await signedIn(app, 'new@x.test', 'new person password')).as;
+      assert.deepEqual(
+        codeOf(await newOwner('POST', `/api/v1/teams/${teamB}/members/${bee}/password-reset`)),
+        [404, 'team_not_found'],
+      );
+      assert.deepEqual(
+        codeOf(await newOwner('POST', `/api/v1/teams/${teamA}/members/${bee}/password-reset`)),
+        [404, 'member_not_found'],
+      );
+      const beeSession = await signedIn(app, 'bee@x.test', 'bee password 12');
+      const reset = await b('POST', `/api/v1/teams/${teamB}/members/${bee}/password-reset`);
+      assert.equal(reset.status, 201);
+      assert.match(String(reset.body.token), /^krs_[\w-]{43}$/);
+      assert.equal(reset.body.expiresAt, new Date(p.clock.now().getTime() + DAY).toISOString());
+      const redeem = (password: string) =>
+        anonymous('POST', '/api/v1/password-reset', { token: reset.body.token, password });
+      assert.deepEqual(await redeem('bee password 34').then((a) => [a.status, a.body]), [
+        200,
+        { email: 'bee@x.test' },
+      ]);
+      assert.deepEqual(codeOf(await redeem('bee password 56')), [404, 'reset_link_not_valid']);
+      assert.deepEqual(codeOf(await beeSession.as('GET', '/api/v1/me')), [401, 'unauthenticated']);
+      await signedIn(app, 'bee@x.test', 'bee password 34');
+      // Expired after a day.
+      const late = await b('POST', `/api/v1/teams/${teamB}/members/${bee}/password-reset`);
+      p.clock.advance(DAY);
+      assert.deepEqual(
+        codeOf(
+          await anonymous('POST', '/api/v1/password-reset', {
+            token: late.body.token,
+            password: 'x'.repeat(12),
+          }),
+        ),
+        [404, 'reset_link_not_valid'],
+      );
+      // Bee joins team A as well: team B's owner no longer owns every team of Bee's, so only an admin may reset.
+      const toA = await newOwner('POST', `/api/v1/teams/${teamA}/invitations`, { email: 'bee@x.test' });
+      await anonymous('POST', '/api/v1/invitations/accept', {
+        token: toA.body.token,
+        password: 'bee password 34',
+      });
+      assert.deepEqual(codeOf(await b('POST', `/api/v1/teams/${teamB}/members/${bee}/password-reset`)), [
+        403,
+        'forbidden',
+      ]);
+      const admin = (await signedIn(app, 'admin@x.test', 'admin password 1')).as;
+      assert.equal((await admin('POST', `/api/v1/teams/${teamB}/members/${bee}/password-reset`)).status, 201);
+    });
+
+    it('refuses sign-up unless the operator turns it on', async () => {
+      const body = { email: 'self@x.test', name: 'Self', password: 'self password 12' };
+      assert.deepEqual(codeOf(await anonymous('POST', '/api/v1/users', body)), [403, 'sign_up_closed']);
+      const open = await startPlatformContext(dialect, { KENNEL_OPEN_SIGNUP: 'on' });
+      const openApp = buildManagementApp(open.ctx);
+      try {
+        const created = await client(openApp)('POST', '/api/v1/users', body);
+        assert.equal(created.status, 201);
+        assert.equal(created.body.email, 'self@x.test');
+        const self = (await signedIn(openApp, 'self@x.test', 'self password 12')).as;
+        const teams = await self('GET', '/api/v1/teams');
+        assert.deepEqual(
+          teams.body.map((t) => [t.id, t.role]),
+          [[created.body.teamId, 'owner']],
+        );
+        assert.deepEqual(codeOf(await client(openApp)('POST', '/api/v1/users', body)), [409, 'email_taken']);
+      } finally {
+        await openApp.close();
+        await open.close();
+      }
+    });
+  });
+}
+
+for (const dialect of testDialects()) {
+  describe(`invitations by mail, with SMTP_URL (${dialect})`, () => {
+    it('mails the token to the invitee; a mail that fails leaves the invitation (mailed: false)', async () => {
+      const smtp = new SmtpReceiver();
+      const url = await smtp.start();
+      const p = await startPlatformContext(dialect, { SMTP_URL: url, SMTP_FROM: 'ops@platform.test' });
+      const app = buildManagementApp(p.ctx);
+      try {
+        const a = await createUser(p.ctx, { email: 'owner@x.test', password: 'owner password 1' });
+        const team = await createTeam(p.ctx, a, 'Shop\r\nBcc: evil@x.test');
+        const owner = (await signedIn(app, 'owner@x.test', 'owner password 1')).as;
+        const invited = await owner('POST', `/api/v1/teams/${team.id}/invitations`, { email: 'ana@x.test' });
+        assert.equal(invited.status, 201);
+        assert.equal(invited.body.mailed, true);
+        assert.equal(smtp.mails.length, 1);
+        const [mail] = smtp.mails;
+        assert.deepEqual([mail?.from, mail?.to], ['ops@platform.test', ['ana@x.test']]);
+        assert.match(
+          mail?.data ?? '',
+          /^Subject: owner@x\.test invites you to the team Shop Bcc: evil@x\.test on Kennel\r$/m,
+        );
+        assert.doesNotMatch(mail?.data ?? '', /^Bcc:/m);
+        assert.ok(mail?.data.includes(`  ${invited.body.token}\r\n`), mail?.data);
+        assert.match(
+          mail?.data ?? '',
+          /kennel members accept kin_\S+ --name "Your Name" --server http:\/\/localhost:80/,
+        );
+
+        const bad = await owner('POST', `/api/v1/teams/${team.id}/invitations`, {
+          email: 'a@x.test>\r\nRCPT TO:<b@x.test',
+        });
+        assert.deepEqual(codeOf(bad), [400, 'validation_failed']);
+
+        await smtp.stop();
+        const unmailed = await owner('POST', `/api/v1/teams/${team.id}/invitations`, { email: 'bo@x.test' });
+        assert.equal(unmailed.status, 201);
+        assert.equal(unmailed.body.mailed, false);
+        assert.match(String(unmailed.body.token), /^kin_/);
+      } finally {
+        await app.close();
+        await p.close();
+        await smtp.stop().catch(() => undefined);
+      }
+    });
+  });
+}
