@@ -46,7 +46,8 @@ const parseDate = (value: unknown): number | undefined => {
  * A successor the edge will put in a Link header: a path of visible ASCII without the characters
  * that would end the link target or the header (the document is the tenant's to write).
  */
-const SUCCESSOR = /^\/[^\x00-\x20\x7f-\uffff<>"\\]*$/;
+const plainPath = (text: string) =>
+  text.startsWith('/') && [...text].every((c) => c > ' ' && c <= '~' && !'<>"\\'.includes(c));
 const LINK_UNSAFE = /[<>"\\]/g;
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -93,7 +94,7 @@ export class LifecycleRules {
           sunsetAt,
           deprecation: `@${Math.floor(deprecatedAt / 1000)}`,
           sunset: new Date(sunsetAt).toUTCString(),
-          successor: typeof successor === 'string' && SUCCESSOR.test(successor) ? successor : undefined,
+          successor: typeof successor === 'string' && plainPath(successor) ? successor : undefined,
         });
       }
     }

@@ -36,7 +36,11 @@ export async function checkDueDomains(
     .where((eb) =>
       eb.or([
         eb('domains.state', '<>', 'unverified'),
-        eb('teams.plan', 'not in', PLAN_NAMES.filter((plan) => !PLANS[plan].customDomains)),
+        eb(
+          'teams.plan',
+          'not in',
+          PLAN_NAMES.filter((plan) => !PLANS[plan].customDomains),
+        ),
       ]),
     )
     .where('domains.next_check_at', '<=', now)
