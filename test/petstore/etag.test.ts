@@ -184,6 +184,37 @@ for (const dialect of testDialects()) {
       assert.equal(current.status, 204);
     });
 
+    it('concurrent orders and pet updates: each change counted once, the status move once', async () => {
+      const pet = (await ps.request<{ id: number }>('POST', '/pets', { name: 'Busy', categoryId })).body;
+      await ps.request('PUT', `/store/inventory/${pet.id}`, { quantity: 10 });
+      const petTag = await etagOf(`/pets/${pet.id}`);
+      const answers = await Promise.all([
+        ...Array.from({ length: 20 }, () =>
+          ps.request('POST', '/store/orders', { petId: pet.id, quantity: 1 }),
+        ),
+        ...['A', 'B', 'C'].map((n) =>
+          ps.request('PUT', `/pets/${pet.id}`, { name: `Busy ${n}`, categoryId }, { 'if-match': petTag }),
+        ),
+      ]);
+      const orders = answers.slice(0, 20).map((a) => a.status);
+      assert.deepEqual(
+        [orders.filter((s) => s === 201).length, orders.filter((s) => s === 409).length],
+        [10, 10],
+      );
+      // The tag is stale once another update or the status move lands: at most one update wins,
+      // and only before the status move (its answer's tag is the pet's second version).
+      const won = answers.slice(20).filter((a) => a.status === 200);
+      assert.equal(won.length + answers.slice(20).filter((a) => a.status === 412).length, 3);
+      assert.ok(won.length <= 1, 'one tag, at most one winner');
+      for (const w of won) assert.equal(w.headers.etag, tag('pet', pet.id, 2));
+      // Created (1), stocked (2), ten orders; refused orders change nothing.
+      assert.equal(await etagOf(`/store/inventory/${pet.id}`), tag('inventory', pet.id, 12));
+      // Created (1), the update if one won, one status move (the tenth order made it pending).
+      const now = await ps.request<{ status: string }>('GET', `/pets/${pet.id}`);
+      assert.equal(now.body.status, 'pending');
+      assert.equal(now.headers.etag, tag('pet', pet.id, 2 + won.length));
+    });
+
     it('categories and inventory entries honour If-Match, * included', async () => {
       const created = (await ps.request<{ id: number }>('POST', '/categories', { name: 'Fish' })).body;
       const path = `/categories/${created.id}`;
