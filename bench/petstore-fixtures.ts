@@ -19,8 +19,11 @@ export const PETS = 30;
 export const BENCH_KEY = `pk_${'b'.repeat(43)}`;
 export const AUTHORIZATION = `Bearer ${BENCH_KEY}`;
 
-/** Answers whose `RateLimit` field (requests left, seconds to the reset) moves from one answer to the next. */
-const VARYING_HEADERS = ['ratelimit'];
+/**
+ * Headers that move from one answer to the next: `RateLimit` (requests left, seconds to the reset)
+ * and `X-Request-Id` (on every answer since issue 14, one per request).
+ */
+const VARYING_HEADERS = ['ratelimit', 'x-request-id'];
 
 /** One request with the bench key, read whole. */
 export const call = (base: string, method: string, path: string, body?: unknown): Promise<Answer> =>

@@ -18,9 +18,29 @@ export const PETSTORE_OUTBOX: OutboxTables = {
 
 /** The Petstore's tables as Kysely sees them. Timestamps are ISO 8601 UTC text in both dialects. */
 export interface PetstoreTables {
-  categories: { id: Generated<number>; name: string; name_key: string; description: string | null };
-  pets: { id: Generated<number>; name: string; category_id: number; created_at: string };
-  inventory: { pet_id: number; quantity: number; reserved: number; status: string };
+  // `version` (migration 0004): 1 at insert, +1 with every change of the row, in the change's
+  // transaction; the ETag is made of it. A pet's also moves when its inventory status does.
+  categories: {
+    id: Generated<number>;
+    name: string;
+    name_key: string;
+    description: string | null;
+    version: Generated<number>;
+  };
+  pets: {
+    id: Generated<number>;
+    name: string;
+    category_id: number;
+    created_at: string;
+    version: Generated<number>;
+  };
+  inventory: {
+    pet_id: number;
+    quantity: number;
+    reserved: number;
+    status: string;
+    version: Generated<number>;
+  };
   orders: {
     id: Generated<number>;
     pet_id: number;
@@ -28,6 +48,7 @@ export interface PetstoreTables {
     ship_date: string | null;
     complete: number | boolean;
     created_at: string;
+    version: Generated<number>;
   };
   api_keys: {
     id: Generated<number>;
@@ -153,6 +174,18 @@ export const petstoreMigrations: Record<string, DialectMigration> = {
         .addColumn('created_at', 'text', (c) => c.notNull())
         .execute();
       await createOutboxTables(db, dialect, PETSTORE_OUTBOX);
+    },
+  },
+  '0004_row_versions': {
+    // Row versions for cheap strong ETags (issue 14): existing rows start at version 1, which no
+    // tag handed out before named (those were hashes), so an old If-Match gets 412 once.
+    async up(db) {
+      for (const table of ['categories', 'pets', 'inventory', 'orders']) {
+        await db.schema
+          .alterTable(table)
+          .addColumn('version', 'integer', (c) => c.notNull().defaultTo(1))
+          .execute();
+      }
     },
   },
 };

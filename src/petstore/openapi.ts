@@ -2,6 +2,7 @@ import { stringify } from 'yaml';
 import { buildOpenApiDocument, KENNEL_LICENSE, ref } from '../lib/http-api/index.ts';
 import { petstoreErrors } from './errors.ts';
 import { PETSTORE_EVENT_TYPES } from './events/event-types.ts';
+import { INTERFACE_VERSION } from './interface-version.ts';
 import { DEFAULT_LIMITS, type PetstoreLimits } from './limits.ts';
 import type { PetstoreDeps } from './routes/index.ts';
 import { petstoreOperations } from './routes/index.ts';
@@ -9,7 +10,7 @@ import { MAX_PAGE_SIZE } from './routes/shared.ts';
 import { schemas } from './schemas.ts';
 import { ORDER_TRANSITIONS, STATUS_TABLE } from './stock-rules.ts';
 
-export const INTERFACE_VERSION = '1.0.0';
+export { INTERFACE_VERSION };
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 function description(limits: PetstoreLimits): string {

@@ -1,5 +1,4 @@
 import { defineOperation } from '../../lib/http-api/index.ts';
-import type { Category } from '../store/index.ts';
 import { ifMatchCheck, ifMatchParam } from './etag.ts';
 import { idParam, type PetstoreDeps } from './shared.ts';
 
@@ -18,7 +17,7 @@ export const deleteCategory = defineOperation<PetstoreDeps, { categoryId: number
   async handler({ params, headers }, reply, { store }) {
     await store.deleteCategory(
       params.categoryId,
-      ifMatchCheck<Category>(headers, `Category ${params.categoryId}`),
+      ifMatchCheck(headers, 'category', params.categoryId, `Category ${params.categoryId}`),
     );
     return reply.code(204).send();
   },

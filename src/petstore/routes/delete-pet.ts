@@ -1,5 +1,4 @@
 import { defineOperation } from '../../lib/http-api/index.ts';
-import type { Pet } from '../store/index.ts';
 import { ifMatchCheck, ifMatchParam } from './etag.ts';
 import { idParam, type PetstoreDeps } from './shared.ts';
 
@@ -16,7 +15,7 @@ export const deletePet = defineOperation<PetstoreDeps, { petId: number }>({
   responses: { 204: { description: 'The pet was deleted' } },
   errors: ['pet_not_found', 'pet_has_orders', 'precondition_failed'],
   async handler({ params, headers }, reply, { store }) {
-    await store.deletePet(params.petId, ifMatchCheck<Pet>(headers, `Pet ${params.petId}`));
+    await store.deletePet(params.petId, ifMatchCheck(headers, 'pet', params.petId, `Pet ${params.petId}`));
     return reply.code(204).send();
   },
 });

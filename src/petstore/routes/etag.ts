@@ -1,17 +1,22 @@
-import { hash } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import type { HeaderSpec, ParameterSpec, ResponseSpec } from '../../lib/http-api/index.ts';
 import { petstoreErrors } from '../errors.ts';
+import { INTERFACE_VERSION } from '../interface-version.ts';
+import type { Versioned } from '../store/index.ts';
+
+/** The resources with ETags; the kind keeps a pet's tag from ever naming a category. */
+export type TaggedKind = 'pet' | 'category' | 'order' | 'inventory';
 
 /**
- * Strong ETags from the representation itself: a hash of the JSON the server sends. Any change
- * a client could see (a pet's status moving with stock included) changes the tag, without a
- * version column on every table or a bump in every write path.
+ * Strong ETags from row versions, `"pet-3-v2@1.0.0"`: no hash of the body on the read path. The
+ * interface version is part of it because the representation is too: a 1.x release may add a
+ * response field to an unchanged row, and a tag must not then stand for both bodies.
  */
-export function etagOf(resource: unknown): string {
-  // The one-shot hash(): no Hash object per read.
-  return `"${hash('sha256', JSON.stringify(resource), 'base64url').slice(0, 27)}"`;
+export function etagOf(kind: TaggedKind, id: number, version: number): string {
+  return `"${kind}-${id}-v${version}${TAG_END}`;
 }
+
+const TAG_END = `@${INTERFACE_VERSION}"`;
 
 export const etagHeader: Record<string, HeaderSpec> = {
   ETag: {
@@ -48,9 +53,11 @@ export const notModifiedResponse: ResponseSpec = {
 export function sendTagged<T>(
   reply: FastifyReply,
   headers: Readonly<Record<string, string | string[] | undefined>>,
-  resource: T,
+  kind: TaggedKind,
+  id: number,
+  { resource, version }: Versioned<T>,
 ): T | FastifyReply {
-  const etag = etagOf(resource);
+  const etag = etagOf(kind, id, version);
   reply.header('etag', etag);
   const header = headers['if-none-match'];
   if (header === undefined) return resource;
@@ -60,20 +67,29 @@ export function sendTagged<T>(
   return tags.includes(etag) || tags.includes('*') ? reply.code(304).send() : resource;
 }
 
+/** A change's answer: the resource as changed, with its new ETag. */
+export function sendChanged<T>(reply: FastifyReply, kind: TaggedKind, id: number, changed: Versioned<T>): T {
+  reply.header('etag', etagOf(kind, id, changed.version));
+  return changed.resource;
+}
+
 /**
- * The If-Match check to run on the resource as it is inside the change's transaction, or
- * undefined without If-Match. Weak tags never match (If-Match compares strongly, RFC 9110).
+ * The If-Match check to run on the row's version as it is inside the change's transaction (row
+ * locked), or undefined without If-Match. Weak tags never match (If-Match compares strongly,
+ * RFC 9110).
  */
-export function ifMatchCheck<T>(
+export function ifMatchCheck(
   headers: Readonly<Record<string, string | string[] | undefined>>,
+  kind: TaggedKind,
+  id: number,
   what: string,
-): ((current: T) => void) | undefined {
+): ((version: number) => void) | undefined {
   const header = headers['if-match'];
   if (header === undefined) return undefined;
   const tags = (Array.isArray(header) ? header.join(',') : header).split(',').map((t) => t.trim());
   if (tags.includes('*')) return () => {};
-  return (current) => {
-    const now = etagOf(current);
+  return (version) => {
+    const now = etagOf(kind, id, version);
     if (!tags.includes(now)) {
       throw petstoreErrors.error(
         'precondition_failed',

@@ -18,6 +18,6 @@ export const getCategory = defineOperation<PetstoreDeps, { categoryId: number }>
   errors: ['category_not_found'],
   async handler({ params, headers }, reply, { store }) {
     const category = await store.readCategory(params.categoryId);
-    return sendTagged(reply, headers, category);
+    return sendTagged(reply, headers, 'category', params.categoryId, category);
   },
 });

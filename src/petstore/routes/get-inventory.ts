@@ -18,6 +18,6 @@ export const getInventory = defineOperation<PetstoreDeps, { petId: number }>({
   errors: ['inventory_not_found'],
   async handler({ params, headers }, reply, { store }) {
     const item = await store.readInventory(params.petId);
-    return sendTagged(reply, headers, item);
+    return sendTagged(reply, headers, 'inventory', params.petId, item);
   },
 });

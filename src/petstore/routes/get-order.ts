@@ -18,6 +18,6 @@ export const getOrder = defineOperation<PetstoreDeps, { orderId: number }>({
   errors: ['order_not_found'],
   async handler({ params, headers }, reply, { store }) {
     const order = await store.readOrder(params.orderId);
-    return sendTagged(reply, headers, order);
+    return sendTagged(reply, headers, 'order', params.orderId, order);
   },
 });

@@ -58,7 +58,7 @@ export function getPet(deprecation: PetstoreDeps['deprecation']) {
       }
       const pet = await store.readPet(params.petId);
       reply.header('deprecation', deprecationHeader).header('sunset', sunsetHeader).header('link', successor);
-      return sendTagged(reply, headers, pet);
+      return sendTagged(reply, headers, 'pet', params.petId, pet);
     },
   });
 }

@@ -1,6 +1,5 @@
 import { defineOperation, ref } from '../../lib/http-api/index.ts';
-import type { InventoryItem } from '../store/index.ts';
-import { etagHeader, etagOf, ifMatchCheck, ifMatchParam } from './etag.ts';
+import { etagHeader, ifMatchCheck, ifMatchParam, sendChanged } from './etag.ts';
 import { idParam, type PetstoreDeps } from './shared.ts';
 
 export const setStock = defineOperation<PetstoreDeps, { petId: number }, unknown, { quantity: number }>({
@@ -23,9 +22,8 @@ export const setStock = defineOperation<PetstoreDeps, { petId: number }, unknown
   },
   errors: ['inventory_not_found', 'precondition_failed'],
   async handler({ params, body, headers }, reply, { store }) {
-    const check = ifMatchCheck<InventoryItem>(headers, `The inventory of pet ${params.petId}`);
+    const check = ifMatchCheck(headers, 'inventory', params.petId, `The inventory of pet ${params.petId}`);
     const item = await store.setStock(params.petId, body.quantity, check);
-    reply.header('etag', etagOf(item));
-    return item;
+    return sendChanged(reply, 'inventory', params.petId, item);
   },
 });

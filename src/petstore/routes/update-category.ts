@@ -1,6 +1,6 @@
 import { defineOperation, ref } from '../../lib/http-api/index.ts';
-import type { Category, NewCategory } from '../store/index.ts';
-import { etagHeader, etagOf, ifMatchCheck, ifMatchParam } from './etag.ts';
+import type { NewCategory } from '../store/index.ts';
+import { etagHeader, ifMatchCheck, ifMatchParam, sendChanged } from './etag.ts';
 import { idParam, type PetstoreDeps } from './shared.ts';
 
 export const updateCategory = defineOperation<PetstoreDeps, { categoryId: number }, unknown, NewCategory>({
@@ -16,9 +16,8 @@ export const updateCategory = defineOperation<PetstoreDeps, { categoryId: number
   responses: { 200: { description: 'The updated category', schema: ref('Category'), headers: etagHeader } },
   errors: ['category_not_found', 'category_name_taken', 'precondition_failed'],
   async handler({ params, body, headers }, reply, { store }) {
-    const check = ifMatchCheck<Category>(headers, `Category ${params.categoryId}`);
+    const check = ifMatchCheck(headers, 'category', params.categoryId, `Category ${params.categoryId}`);
     const category = await store.updateCategory(params.categoryId, body, check);
-    reply.header('etag', etagOf(category));
-    return category;
+    return sendChanged(reply, 'category', params.categoryId, category);
   },
 });

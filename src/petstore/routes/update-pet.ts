@@ -1,6 +1,6 @@
 import { defineOperation, ref } from '../../lib/http-api/index.ts';
-import type { NewPet, Pet } from '../store/index.ts';
-import { etagHeader, etagOf, ifMatchCheck, ifMatchParam } from './etag.ts';
+import type { NewPet } from '../store/index.ts';
+import { etagHeader, ifMatchCheck, ifMatchParam, sendChanged } from './etag.ts';
 import { idParam, type PetstoreDeps } from './shared.ts';
 
 export const updatePet = defineOperation<PetstoreDeps, { petId: number }, unknown, NewPet>({
@@ -17,8 +17,7 @@ export const updatePet = defineOperation<PetstoreDeps, { petId: number }, unknow
   responses: { 200: { description: 'The updated pet', schema: ref('Pet'), headers: etagHeader } },
   errors: ['pet_not_found', 'unknown_category', 'pet_status_conflict', 'precondition_failed'],
   async handler({ params, body, headers }, reply, { store }) {
-    const pet = await store.updatePet(params.petId, body, ifMatchCheck<Pet>(headers, `Pet ${params.petId}`));
-    reply.header('etag', etagOf(pet));
-    return pet;
+    const check = ifMatchCheck(headers, 'pet', params.petId, `Pet ${params.petId}`);
+    return sendChanged(reply, 'pet', params.petId, await store.updatePet(params.petId, body, check));
   },
 });

@@ -9,6 +9,7 @@ import {
   pageOf,
   type StoreContext,
   toCategory,
+  type Versioned,
 } from './context.ts';
 
 export interface NewCategory {
@@ -51,14 +52,14 @@ export async function createCategory(ctx: StoreContext, input: NewCategory): Pro
   }
 }
 
-export async function readCategory(ctx: StoreContext, id: number): Promise<Category> {
+export async function readCategory(ctx: StoreContext, id: number): Promise<Versioned<Category>> {
   const row = await ctx.db
     .selectFrom('categories')
-    .select(['id', 'name', 'description'])
+    .select(['id', 'name', 'description', 'version'])
     .where('id', '=', id)
     .executeTakeFirst();
   if (!row) throw notFound(id);
-  return toCategory(row);
+  return { resource: toCategory(row), version: row.version };
 }
 
 export async function listCategories(
@@ -82,23 +83,28 @@ export async function updateCategory(
   ctx: StoreContext,
   id: number,
   input: NewCategory,
-  check?: (current: Category) => void,
-): Promise<Category> {
+  check?: (version: number) => void,
+): Promise<Versioned<Category>> {
   try {
     return await transact(ctx.db, async (trx) => {
       if (check) await checkCategory(ctx, trx, id, check);
       const row = await trx
         .updateTable('categories')
-        .set({ name: input.name, name_key: nameKey(input.name), description: input.description ?? null })
+        .set((eb) => ({
+          name: input.name,
+          name_key: nameKey(input.name),
+          description: input.description ?? null,
+          version: eb('version', '+', 1),
+        }))
         .where('id', '=', id)
-        .returning(['id', 'name', 'description'])
+        .returning(['id', 'name', 'description', 'version'])
         .executeTakeFirst();
       if (!row) throw notFound(id);
       const category = toCategory(row);
       await emitEvents(ctx, trx, [
         { type: 'category.updated', subject: `category:${id}`, data: { ...category } },
       ]);
-      return category;
+      return { resource: category, version: row.version };
     });
   } catch (error) {
     if (isUniqueViolation(error)) throw nameTaken(input.name);
@@ -106,25 +112,25 @@ export async function updateCategory(
   }
 }
 
-/** Deletes a category no pet belongs to. */
-/** Reads (and, on PostgreSQL, locks) a category and runs an If-Match check on it. */
+/** Reads (and, on PostgreSQL, locks) a category and runs an If-Match check on its version. */
 async function checkCategory(
   ctx: StoreContext,
   trx: PetstoreTrx,
   id: number,
-  check: (current: Category) => void,
+  check: (version: number) => void,
 ): Promise<void> {
-  let select = trx.selectFrom('categories').select(['id', 'name', 'description']).where('id', '=', id);
+  let select = trx.selectFrom('categories').select('version').where('id', '=', id);
   if (ctx.dialect === 'postgres') select = select.forUpdate();
   const row = await select.executeTakeFirst();
   if (!row) throw notFound(id);
-  check(toCategory(row));
+  check(row.version);
 }
 
+/** Deletes a category no pet belongs to. */
 export async function deleteCategory(
   ctx: StoreContext,
   id: number,
-  check?: (current: Category) => void,
+  check?: (version: number) => void,
 ): Promise<void> {
   const inUse = () =>
     petstoreErrors.error(

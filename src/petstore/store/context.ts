@@ -42,6 +42,12 @@ export interface InventoryItem {
   status: PetStatus;
 }
 
+/** A resource and the version of its row(s) as read or written: what its ETag is made of. */
+export interface Versioned<T> {
+  resource: T;
+  version: number;
+}
+
 /** A page of a list, with the cursor of the next page when there is one. */
 export interface Page<T> {
   items: T[];
@@ -81,36 +87,53 @@ export function toInventoryItem(row: { pet_id: number; quantity: number; status:
 
 /**
  * Moves a pet's stock levels by the given deltas in one guarded UPDATE (refused, returning
- * undefined, when stock would go below zero) and writes the status the state table gives.
- * The row stays locked until the transaction ends, so the status written matches the levels.
+ * undefined, when stock would go below zero), bumping the entry's version in the same statement,
+ * and writes the status the state table gives. The row stays locked until the transaction ends,
+ * so the status written matches the levels.
  */
 export async function shiftStock(
   trx: PetstoreTrx,
   petId: number,
   stockDelta: number,
   reservedDelta: number,
-): Promise<(StockLevels & { status: PetStatus }) | undefined> {
+): Promise<(StockLevels & { status: PetStatus; version: number }) | undefined> {
   const row = await trx
     .updateTable('inventory')
     .set((eb) => ({
       quantity: eb('quantity', '+', stockDelta),
       reserved: eb('reserved', '+', reservedDelta),
+      version: eb('version', '+', 1),
     }))
     .where('pet_id', '=', petId)
     .where((eb) => eb(eb('quantity', '+', stockDelta), '>=', 0))
-    .returning(['quantity', 'reserved'])
+    // status is not set by this statement: RETURNING gives the one before the change.
+    .returning(['quantity', 'reserved', 'status', 'version'])
     .executeTakeFirst();
   if (!row) return undefined;
-  return writeStatus(trx, petId, { stock: row.quantity, reserved: row.reserved });
+  const levels = await writeStatus(trx, petId, { stock: row.quantity, reserved: row.reserved }, row.status);
+  return { ...levels, version: row.version };
 }
 
+/**
+ * Writes the status the state table gives for new levels, when it differs from `was`. A pet's
+ * representation shows that status, so the pet's version moves with it (its ETag changes exactly
+ * when what it shows does); the inventory row is locked first, as in every change of both rows.
+ */
 export async function writeStatus(
   trx: PetstoreTrx,
   petId: number,
   levels: StockLevels,
+  was: string,
 ): Promise<StockLevels & { status: PetStatus }> {
   const status = statusOf(levels);
-  await trx.updateTable('inventory').set({ status }).where('pet_id', '=', petId).execute();
+  if (status !== was) {
+    await trx.updateTable('inventory').set({ status }).where('pet_id', '=', petId).execute();
+    await trx
+      .updateTable('pets')
+      .set((eb) => ({ version: eb('version', '+', 1) }))
+      .where('id', '=', petId)
+      .execute();
+  }
   return { ...levels, status };
 }
 

@@ -15,7 +15,7 @@ import { cancelOrder, completeOrder, listOrders, placeOrder, readOrder } from '.
 import { createPet, deletePet, petLister, petReader, updatePet } from './pets.ts';
 
 export type { NewCategory } from './categories.ts';
-export type { Category, InventoryItem, Order, Page, Pet } from './context.ts';
+export type { Category, InventoryItem, Order, Page, Pet, Versioned } from './context.ts';
 export type { NewOrder, OrderFilter } from './orders.ts';
 export type { NewPet, PetFilter } from './pets.ts';
 

@@ -8,6 +8,7 @@ import {
   pageOf,
   type StoreContext,
   toInventoryItem,
+  type Versioned,
   writeStatus,
 } from './context.ts';
 
@@ -17,14 +18,14 @@ const notFound = (petId: number) =>
     `No pet has id ${petId}, so there is no inventory entry. List pets with GET /pets.`,
   );
 
-export async function readInventory(ctx: StoreContext, petId: number): Promise<InventoryItem> {
+export async function readInventory(ctx: StoreContext, petId: number): Promise<Versioned<InventoryItem>> {
   const row = await ctx.db
     .selectFrom('inventory')
-    .select(['pet_id', 'quantity', 'status'])
+    .select(['pet_id', 'quantity', 'status', 'version'])
     .where('pet_id', '=', petId)
     .executeTakeFirst();
   if (!row) throw notFound(petId);
-  return toInventoryItem(row);
+  return { resource: toInventoryItem(row), version: row.version };
 }
 
 export async function listInventory(
@@ -49,29 +50,26 @@ export async function setStock(
   ctx: StoreContext,
   petId: number,
   quantity: number,
-  check?: (current: InventoryItem) => void,
-): Promise<InventoryItem> {
+  check?: (version: number) => void,
+): Promise<Versioned<InventoryItem>> {
   return transact(ctx.db, async (trx) => {
     if (check) {
-      let select = trx
-        .selectFrom('inventory')
-        .select(['pet_id', 'quantity', 'status'])
-        .where('pet_id', '=', petId);
+      let select = trx.selectFrom('inventory').select('version').where('pet_id', '=', petId);
       if (ctx.dialect === 'postgres') select = select.forUpdate();
       const current = await select.executeTakeFirst();
       if (!current) throw notFound(petId);
-      check(toInventoryItem(current));
+      check(current.version);
     }
     const row = await trx
       .updateTable('inventory')
-      .set({ quantity })
+      .set((eb) => ({ quantity, version: eb('version', '+', 1) }))
       .where('pet_id', '=', petId)
-      .returning(['reserved'])
+      .returning(['reserved', 'status', 'version'])
       .executeTakeFirst();
     if (!row) throw notFound(petId);
-    const { status } = await writeStatus(trx, petId, { stock: quantity, reserved: row.reserved });
+    const { status } = await writeStatus(trx, petId, { stock: quantity, reserved: row.reserved }, row.status);
     const item: InventoryItem = { petId, quantity, status };
     await emitEvents(ctx, trx, [{ type: 'inventory.updated', subject: `pet:${petId}`, data: { ...item } }]);
-    return item;
+    return { resource: item, version: row.version };
   });
 }

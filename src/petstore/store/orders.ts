@@ -18,6 +18,7 @@ import {
   type StoreContext,
   shiftStock,
   toOrder,
+  type Versioned,
 } from './context.ts';
 
 export interface NewOrder {
@@ -61,10 +62,11 @@ export async function placeOrder(ctx: StoreContext, input: NewOrder, outer?: Pet
     // SQLite: the same guarded UPDATE as shiftStock and the INSERT, as one synchronous
     // transaction; no await between its statements, so nothing queues behind a lock.
     return sqlite.writeSync((statement) => {
+      // RETURNING status: the one before the change (this statement does not set it).
       const levels = statement(
-        'UPDATE inventory SET quantity = quantity + ?, reserved = reserved + ? WHERE pet_id = ? AND quantity + ? >= 0 RETURNING quantity, reserved',
+        'UPDATE inventory SET quantity = quantity + ?, reserved = reserved + ?, version = version + 1 WHERE pet_id = ? AND quantity + ? >= 0 RETURNING quantity, reserved, status',
       ).get(stockDelta, reservedDelta, input.petId, stockDelta) as
-        | { quantity: number; reserved: number }
+        | { quantity: number; reserved: number; status: string }
         | undefined;
       if (!levels) {
         const item = statement('SELECT quantity FROM inventory WHERE pet_id = ?').get(input.petId) as
@@ -73,7 +75,11 @@ export async function placeOrder(ctx: StoreContext, input: NewOrder, outer?: Pet
         throw item ? insufficientStock(input.petId, item.quantity, input.quantity) : unknownPet(input.petId);
       }
       const status = statusOf({ stock: levels.quantity, reserved: levels.reserved });
-      statement('UPDATE inventory SET status = ? WHERE pet_id = ?').run(status, input.petId);
+      if (status !== levels.status) {
+        // As writeStatus: the pet shows the status, so its version moves with it.
+        statement('UPDATE inventory SET status = ? WHERE pet_id = ?').run(status, input.petId);
+        statement('UPDATE pets SET version = version + 1 WHERE id = ?').run(input.petId);
+      }
       const row = statement(
         'INSERT INTO orders (pet_id, quantity, ship_date, complete, created_at) VALUES (?, ?, ?, 0, ?) RETURNING id',
       ).get(input.petId, input.quantity, shipDate, createdAt) as { id: number };
@@ -133,14 +139,14 @@ function orderEvents(
   ];
 }
 
-export async function readOrder(ctx: StoreContext, id: number): Promise<Order> {
+export async function readOrder(ctx: StoreContext, id: number): Promise<Versioned<Order>> {
   const row = await ctx.db
     .selectFrom('orders')
-    .select(['id', 'pet_id', 'quantity', 'ship_date', 'complete'])
+    .select(['id', 'pet_id', 'quantity', 'ship_date', 'complete', 'version'])
     .where('id', '=', id)
     .executeTakeFirst();
   if (!row) throw notFound(id);
-  return toOrder(row);
+  return { resource: toOrder(row), version: row.version };
 }
 
 export async function listOrders(ctx: StoreContext, filter: OrderFilter): Promise<Page<Order>> {
@@ -193,7 +199,11 @@ async function moveOrder(ctx: StoreContext, id: number, event: OrderEvent): Prom
       return order;
     }
     const shipDate = ctx.clock.now().toISOString();
-    await trx.updateTable('orders').set({ complete: 1, ship_date: shipDate }).where('id', '=', id).execute();
+    await trx
+      .updateTable('orders')
+      .set((eb) => ({ complete: 1, ship_date: shipDate, version: eb('version', '+', 1) }))
+      .where('id', '=', id)
+      .execute();
     const order = toOrder({ ...row, complete: 1, ship_date: shipDate });
     await emitEvents(ctx, trx, orderEvents('order.completed', order, levels.stock, levels.status));
     return order;

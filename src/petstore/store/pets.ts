@@ -11,6 +11,7 @@ import {
   pageOf,
   type StoreContext,
   toPet,
+  type Versioned,
 } from './context.ts';
 
 export interface NewPet {
@@ -79,21 +80,21 @@ export async function createPet(ctx: StoreContext, input: NewPet, outer?: Petsto
 }
 
 /** The hot read: compiled once per database. */
-export function petReader(ctx: StoreContext): (id: number) => Promise<Pet> {
+export function petReader(ctx: StoreContext): (id: number) => Promise<Versioned<Pet>> {
   const query = prepareQuery(
     ctx.database,
     (id: number) =>
       ctx.db
         .selectFrom('pets')
         .innerJoin('inventory', 'inventory.pet_id', 'pets.id')
-        .select(['pets.id', 'pets.name', 'pets.category_id', 'inventory.status'])
+        .select(['pets.id', 'pets.name', 'pets.category_id', 'inventory.status', 'pets.version'])
         .where('pets.id', '=', id),
     [0],
   );
   return async (id) => {
     const [row] = await query(id);
     if (!row) throw petNotFound(id);
-    return toPet(row);
+    return { resource: toPet(row), version: row.version };
   };
 }
 
@@ -146,24 +147,29 @@ export async function updatePet(
   ctx: StoreContext,
   id: number,
   input: NewPet,
-  check?: (current: Pet) => void,
-): Promise<Pet> {
+  check?: (version: number) => void,
+): Promise<Versioned<Pet>> {
   try {
     return await transact(ctx.db, async (trx) => {
-      let select = trx
-        .selectFrom('pets')
-        .innerJoin('inventory', 'inventory.pet_id', 'pets.id')
-        .select(['pets.id', 'pets.name', 'pets.category_id', 'inventory.status'])
-        .where('pets.id', '=', id);
-      // With If-Match, no other change may land between the check and the update.
-      if (check && ctx.dialect === 'postgres') select = select.forNoKeyUpdate();
-      const current = await select.executeTakeFirst();
-      if (!current) throw petNotFound(id);
-      check?.(toPet(current));
-      if (input.status !== undefined && input.status !== current.status) {
+      // The inventory row first, as every change of a pet takes it (a status change bumps the
+      // pet's version under it): no deadlock, no other change between the If-Match check and
+      // the update, and the status answered is the one the new version stands for.
+      let lock = trx.selectFrom('inventory').select('status').where('pet_id', '=', id);
+      if (ctx.dialect === 'postgres') lock = lock.forNoKeyUpdate();
+      const locked = await lock.executeTakeFirst();
+      if (!locked) throw petNotFound(id);
+      if (check) {
+        const current = await trx
+          .selectFrom('pets')
+          .select('version')
+          .where('id', '=', id)
+          .executeTakeFirstOrThrow();
+        check(current.version);
+      }
+      if (input.status !== undefined && input.status !== locked.status) {
         throw petstoreErrors.error(
           'pet_status_conflict',
-          `Pet ${id} is ${current.status}; status follows stock and open orders. Change stock with PUT /store/inventory/${id}, or leave status out.`,
+          `Pet ${id} is ${locked.status}; status follows stock and open orders. Change stock with PUT /store/inventory/${id}, or leave status out.`,
         );
       }
       const category = await trx
@@ -172,19 +178,20 @@ export async function updatePet(
         .where('id', '=', input.categoryId)
         .executeTakeFirst();
       if (!category) throw unknownCategory(input.categoryId);
-      await trx
+      const { version } = await trx
         .updateTable('pets')
-        .set({ name: input.name, category_id: input.categoryId })
+        .set((eb) => ({ name: input.name, category_id: input.categoryId, version: eb('version', '+', 1) }))
         .where('id', '=', id)
-        .execute();
+        .returning('version')
+        .executeTakeFirstOrThrow();
       const pet: Pet = {
         id,
         name: input.name,
         categoryId: input.categoryId,
-        status: current.status as PetStatus,
+        status: locked.status as PetStatus,
       };
       await emitEvents(ctx, trx, [{ type: 'pet.updated', subject: `pet:${id}`, data: { ...pet } }]);
-      return pet;
+      return { resource: pet, version };
     });
   } catch (error) {
     if (isForeignKeyViolation(error)) throw unknownCategory(input.categoryId);
@@ -196,7 +203,7 @@ export async function updatePet(
 export async function deletePet(
   ctx: StoreContext,
   id: number,
-  check?: (current: Pet) => void,
+  check?: (version: number) => void,
 ): Promise<void> {
   await transact(ctx.db, async (trx) => {
     // Lock the inventory row first, in the same order placeOrder takes its locks, so a
@@ -207,11 +214,11 @@ export async function deletePet(
     if (!locked) throw petNotFound(id);
     const row = await trx
       .selectFrom('pets')
-      .select(['id', 'name', 'category_id'])
+      .select(['id', 'name', 'category_id', 'version'])
       .where('id', '=', id)
       .executeTakeFirstOrThrow();
+    check?.(row.version);
     const pet = toPet({ ...row, status: locked.status });
-    check?.(pet);
     const order = await trx
       .selectFrom('orders')
       .select('id')
