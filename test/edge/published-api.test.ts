@@ -2,8 +2,6 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import createClient from 'openapi-fetch';
-import { Agent, fetch as undiciFetch } from 'undici';
 import { parseSealingKey } from '../../src/lib/sealed-box.ts';
 import { petstoreDocument } from '../../src/petstore/index.ts';
 import { CertificateStore } from '../../src/platform/certificates/certificate-store.ts';
@@ -15,6 +13,7 @@ import { startTestEdge, type TestEdge } from '../support/edge.ts';
 import { requestAs } from '../support/http.ts';
 import { startPetstore, TEST_DEPRECATION, type TestPetstore } from '../support/petstore.ts';
 import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { loopbackFetch, walkPetstore } from '../support/published-walk.ts';
 
 /**
  * A published API as its clients meet it through the edge: a client built from the published
@@ -98,91 +97,14 @@ describe('published APIs through the edge', () => {
     await p?.close();
   });
 
-  /** A fetch that reaches *.platform.test on loopback and trusts the internal root. */
-  const loopbackFetch = () => {
-    const agent = new Agent({
-      connect: {
-        ca: rootPem,
-        lookup: (_host, options, callback) =>
-          options.all
-            ? callback(null, [{ address: '127.0.0.1', family: 4 }])
-            : callback(null, '127.0.0.1', 4),
-      },
-    });
-    // undici's own fetch (its Agent decides the address and the trust); the client hands it Requests.
-    return async (input: Request): Promise<Response> => {
-      const body = input.body ? await input.arrayBuffer() : undefined;
-      const answer = await undiciFetch(input.url, {
-        method: input.method,
-        headers: [...input.headers],
-        ...(body && { body }),
-        dispatcher: agent,
-      });
-      return answer as unknown as Response;
-    };
-  };
-
   for (const scheme of ['http', 'https'] as const) {
     it(`a client built from the published document walks the Petstore over ${scheme}`, async () => {
-      const site = `${scheme}://petstore.platform.test:${scheme === 'http' ? edge.httpPort : edge.httpsPort}`;
-      const fetch = loopbackFetch();
-      const documentUrl = `${site}/openapi.json`;
-      const document = (await (await fetch(new Request(documentUrl))).json()) as {
-        servers: { url: string }[];
-      };
-      const baseUrl = new URL(document.servers[0]?.url ?? '', documentUrl).href;
-      assert.equal(baseUrl, `${site}/api`);
-      const client = createClient({
-        baseUrl,
-        fetch,
-        headers: { authorization: `Bearer ${petstore.adminKey}` },
+      await walkPetstore({
+        site: `${scheme}://petstore.platform.test:${scheme === 'http' ? edge.httpPort : edge.httpsPort}`,
+        fetch: loopbackFetch(rootPem),
+        adminKey: petstore.adminKey,
+        tag: scheme,
       });
-      const follow = async (target: string) => fetch(new Request(new URL(target, site)));
-
-      const category = await client.POST(
-        '/categories' as never,
-        { body: { name: `Dogs ${scheme}` } } as never,
-      );
-      assert.equal(category.response.status, 201);
-      const categoryId = (category.data as unknown as { id: number }).id;
-      const created = await client.POST('/pets' as never, { body: { name: 'Rex', categoryId } } as never);
-      assert.equal(created.response.status, 201);
-      const pet = created.data as unknown as { id: number };
-      const location = created.response.headers.get('location') ?? '';
-      assert.equal(location, `/api/pets/${pet.id}`);
-      // Following the Location reaches the pet (the deprecated read, with its successor link).
-      const read = await follow(location);
-      assert.equal(read.status, 200);
-      assert.equal(((await read.json()) as { id: number }).id, pet.id);
-      const successor =
-        /<([^>]+)>;\s*rel="successor-version"/.exec(read.headers.get('link') ?? '')?.[1] ?? '';
-      assert.equal(successor, `/api/pets?id=${pet.id}`);
-      const bySuccessor = await follow(successor);
-      assert.deepEqual(
-        ((await bySuccessor.json()) as { id: number }[]).map((p) => p.id),
-        [pet.id],
-      );
-      const stocked = await client.PUT(
-        '/store/inventory/{petId}' as never,
-        { params: { path: { petId: pet.id } }, body: { quantity: 3 } } as never,
-      );
-      assert.equal(stocked.response.status, 200);
-      const order = await client.POST(
-        '/store/orders' as never,
-        { body: { petId: pet.id, quantity: 2 }, headers: { 'idempotency-key': `walk-${scheme}` } } as never,
-      );
-      assert.equal(order.response.status, 201);
-      assert.match(order.response.headers.get('location') ?? '', /^\/api\/store\/orders\/\d+$/);
-      // Pages: the next link, followed as given, lands on the next page.
-      await client.POST('/pets' as never, { body: { name: 'Fido', categoryId } } as never);
-      const first = await client.GET('/pets' as never, { params: { query: { limit: 1 } } } as never);
-      const next = /<([^>]+)>;\s*rel="next"/.exec(first.response.headers.get('link') ?? '')?.[1] ?? '';
-      assert.match(next, /^\/api\/pets\?/);
-      const second = await follow(next);
-      assert.equal(second.status, 200);
-      const [firstPet] = first.data as unknown as { id: number }[];
-      const [secondPet] = (await second.json()) as { id: number }[];
-      assert.ok(secondPet && firstPet && secondPet.id > firstPet.id);
     });
   }
 
