@@ -150,7 +150,17 @@ describe('PostgreSQL sessions cut under the pool (postgres)', {
         runs++;
         await trx.insertInto('items').values({ name: 'unknown fate' }).execute();
       });
-      await sleep(400);
+      // Cut only once the session is in its COMMIT (the deferred trigger holds it there for 1 s);
+      // a fixed sleep could cut the INSERT instead on a loaded machine.
+      const deadline = Date.now() + 5_000;
+      while (Date.now() < deadline) {
+        const { rows } = await admin.query(
+          "SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND state = 'active' AND query ILIKE 'commit%'",
+          [applicationName],
+        );
+        if (rows.length > 0) break;
+        await sleep(20);
+      }
       await cutSessions();
       const error = await committing.then(
         () => undefined,
