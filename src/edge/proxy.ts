@@ -106,16 +106,27 @@ const WHOLE_AS_STRING_MAX = 16 * 1024;
 /** Request bodies up to this size are read whole before they go to the origin (see forward). */
 const WHOLE_BODY_MAX = 1024 * 1024;
 
-/** Reads a body of a known length; `done` is not called when the client goes away first. */
-function readWhole(req: IncomingMessage, length: number, done: (body: Buffer) => void): void {
+/** Reads a body of a known length; `gone` instead of `done` when the client goes away first. */
+function readWhole(
+  req: IncomingMessage,
+  length: number,
+  done: (body: Buffer) => void,
+  gone: () => void,
+): void {
   const body = Buffer.allocUnsafe(length);
   let at = 0;
+  let ended = false;
   req.on('data', (chunk: Buffer) => {
     chunk.copy(body, at);
     at += chunk.length;
   });
   req.on('end', () => {
+    ended = true;
     if (at === length) done(body);
+    else gone();
+  });
+  req.on('close', () => {
+    if (!ended) gone();
   });
 }
 
@@ -322,8 +333,13 @@ export class OriginProxy {
     else if (framing.kind === 'length' && framing.length <= WHOLE_BODY_MAX) {
       // Sent whole, in one write with the head: an origin that refuses it early (413, 401) and
       // closes is then heard, where a body still streaming would meet EPIPE and lose the answer.
-      readWhole(req, framing.length, dispatch);
+      readWhole(req, framing.length, dispatch, () => handler.abandon());
     } else dispatch(req);
+  }
+
+  /** Exchanges waiting for an origin's head or a client's drain (operations and tests). */
+  get waiting(): number {
+    return this.#watched.size;
   }
 
   /** The exchange no longer needs the timer (its head arrived, or it ended). */
@@ -402,6 +418,11 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
   /** Called by the proxy's timer: cuts an origin that is too slow or a client that stopped reading. */
   expire(now: number): void {
     if (this.#done) return;
+    // Still reading the client's body when its deadline came (node:http cuts that client too).
+    if (this.#controller === undefined && now >= this.#headDeadline) {
+      this.abandon();
+      return;
+    }
     if (this.#headers === undefined && now >= this.#headDeadline) {
       this.#controller?.abort(
         failure(
@@ -551,6 +572,13 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
     this.#done = true;
     this.#proxy.unwatch(this);
     this.#upstreamDone?.();
+  }
+
+  /** The client went away before its request could be sent on: nothing to answer, nothing to keep. */
+  abandon(): void {
+    if (this.#done) return;
+    this.#finish();
+    this.#release();
   }
 
   /** Lets go of the exchange's objects (see #res). */

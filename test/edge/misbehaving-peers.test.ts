@@ -201,6 +201,28 @@ describe('the edge survives clients and origins that misbehave', () => {
     assert.ok(ms >= RESPONSE_TIMEOUT_MS * 0.8, `cut after ${Math.round(ms)} ms, before the timeout`);
   });
 
+  it('clients that leave in the middle of a body leave nothing behind in the proxy', async () => {
+    await Promise.all(
+      Array.from(
+        { length: 20 },
+        () =>
+          new Promise<void>((resolve) => {
+            const socket = connect(portOf(front), '127.0.0.1');
+            socket.on('error', () => {});
+            socket.write('POST /big/upload HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n0123456789');
+            setTimeout(() => {
+              socket.destroy();
+              resolve();
+            }, 20);
+          }),
+      ),
+    );
+    // Let go when the client goes, well before any deadline would sweep them.
+    const deadline = Date.now() + RESPONSE_TIMEOUT_MS / 2;
+    while (proxy.waiting > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(proxy.waiting, 0, 'no exchange left waiting for a request that never came');
+  });
+
   it('an origin that trickles its head one byte at a time gets 504 at the deadline', async () => {
     const answer = await get(portOf(front), '/trickle/x');
     assert.equal(answer.status, 504);

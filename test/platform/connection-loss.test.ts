@@ -18,6 +18,7 @@ import {
   type TestStorage,
   testDialects,
 } from '../support/databases.ts';
+import { type Reply as Answer, requestAs } from '../support/http.ts';
 import { TEST_DEPRECATION } from '../support/petstore.ts';
 import { startPlatformContext } from '../support/platform.ts';
 import { type RunningProcess, startProcess, storageEnv } from '../support/processes.ts';
@@ -29,37 +30,13 @@ const CUTS = 20;
 /** A request that takes longer than this is a hang. */
 const HANG_MS = 8_000;
 
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  text: string;
-}
-
 /** One loopback request with the Host the test picks; rejects on a hang or a dropped connection. */
-function call(
+const call = (
   port: number,
   host: string,
   path: string,
   init: { method?: string; headers?: Record<string, string>; body?: string } = {},
-): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      { host: '127.0.0.1', port, path, method: init.method ?? 'GET', headers: { host, ...init.headers } },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          text += chunk;
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
-        res.on('error', reject);
-      },
-    );
-    req.setTimeout(HANG_MS, () => req.destroy(new Error(`${init.method ?? 'GET'} ${path} hung`)));
-    req.on('error', reject);
-    req.end(init.body);
-  });
-}
+) => requestAs(port, host, path, { ...init, hangMs: HANG_MS });
 
 /**
  * The platform (`npm start`) on PostgreSQL, under a light load, while every PostgreSQL session it

@@ -15,7 +15,13 @@ export function requestAs(
   port: number,
   host: string,
   path: string,
-  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+  init: {
+    method?: string;
+    headers?: Record<string, string>;
+    body?: string;
+    /** Rejects when no answer has come by then (a hang), instead of waiting for ever. */
+    hangMs?: number;
+  } = {},
 ): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const req = request(
@@ -27,8 +33,11 @@ export function requestAs(
           text += chunk;
         });
         res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+        res.on('error', reject);
       },
     );
+    if (init.hangMs !== undefined)
+      req.setTimeout(init.hangMs, () => req.destroy(new Error(`${init.method ?? 'GET'} ${path} hung`)));
     req.on('error', reject);
     req.end(init.body);
   });
