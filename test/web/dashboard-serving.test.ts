@@ -48,6 +48,8 @@ for (const dialect of testDialects()) {
         '/projects/petstore',
         '/projects/petstore/deploys',
         '/projects/petstore/settings/domains',
+        '/new',
+        '/teams/1/settings',
       ]) {
         const reply = await app.inject({ method: 'GET', url });
         assert.equal(reply.statusCode, 200, url);
@@ -60,7 +62,7 @@ for (const dialect of testDialects()) {
           new RegExp(`<script type="module" src="/assets/${files.version}/app\\.js"></script>`),
         );
       }
-      assert.equal(DASHBOARD_ROUTES.length, 5);
+      assert.equal(DASHBOARD_ROUTES.length, 7);
       assert.match(DASHBOARD_CSP, /default-src 'self'/);
       assert.doesNotMatch(DASHBOARD_CSP, /unsafe|https?:/);
     });
@@ -77,9 +79,13 @@ for (const dialect of testDialects()) {
         assert.equal(reply.headers['cache-control'], 'public, max-age=31536000, immutable');
         assert.match(String(reply.headers['content-type']), /^(text\/javascript|text\/css|image\/svg\+xml)/);
       }
-      // Nothing reaches another origin: no absolute URL in any asset but the SVG namespace.
+      // Nothing reaches another origin: no absolute URL in any asset but the SVG namespace and the
+      // examples shown in form fields, at example.com (reserved for examples, RFC 2606).
       for (const [name, asset] of files.assets) {
-        const text = asset.body.toString('utf8').replaceAll('http://www.w3.org/2000/svg', '');
+        const text = asset.body
+          .toString('utf8')
+          .replaceAll('http://www.w3.org/2000/svg', '')
+          .replaceAll(/https:\/\/(?:[a-z]+\.)?example\.com\b/g, '');
         assert.doesNotMatch(text, /https?:\/\/|\/\/[a-z0-9-]+\.[a-z]/i, name);
       }
     });

@@ -20,6 +20,8 @@ export const DASHBOARD_ROUTES = [
   '/projects/:slug',
   '/projects/:slug/deploys',
   '/projects/:slug/settings/domains',
+  '/new',
+  '/teams/:teamId/settings',
 ] as const;
 
 /** Only this origin: no inline script or style, no framing, forms post here. */

@@ -1,6 +1,9 @@
 import { api, setCsrfToken } from './api.js';
+import { renderDeploys } from './deploys.js';
 import { h, replaceChildren } from './dom.js';
 import { renderDomains } from './domains.js';
+import { renderNewProject } from './new-project.js';
+import { renderTeamSettings } from './team-settings.js';
 import { renderOverview, renderProjects, renderSignIn } from './views.js';
 
 /**
@@ -16,7 +19,9 @@ const routes = [
   { pattern: /^\/sign-in$/, view: 'signIn', public: true },
   { pattern: /^\/$/, view: 'projects' },
   { pattern: /^\/projects\/([^/]+)$/, view: 'overview' },
-  { pattern: /^\/projects\/([^/]+)\/deploys$/, view: 'overview' },
+  { pattern: /^\/new$/, view: 'newProject' },
+  { pattern: /^\/projects\/([^/]+)\/deploys$/, view: 'deploys' },
+  { pattern: /^\/teams\/(\d+)\/settings$/, view: 'teamSettings' },
   { pattern: /^\/projects\/([^/]+)\/settings\/domains$/, view: 'domains' },
 ];
 
@@ -31,8 +36,13 @@ function renderHeader() {
   if (state.me) {
     const teams = state.teams.map((t) =>
       h(
-        'span',
-        { class: 'team-chip', title: `Team ${t.name}, ${t.plan} plan` },
+        'a',
+        {
+          class: 'team-chip',
+          href: `/teams/${t.id}/settings`,
+          'data-link': true,
+          title: `Team ${t.name}, ${t.plan} plan: settings`,
+        },
         t.name,
         h('span', { class: 'plan' }, t.plan),
       ),
@@ -126,6 +136,9 @@ async function render() {
     projects: renderProjects,
     overview: renderOverview,
     domains: renderDomains,
+    newProject: renderNewProject,
+    deploys: renderDeploys,
+    teamSettings: renderTeamSettings,
   };
   state.cleanup = (await views[route.view](context, ...params)) ?? null;
   // After a client-side navigation, focus goes to the new page's heading, as a page load would.
@@ -148,6 +161,12 @@ document.addEventListener('click', (event) => {
   if (link.getAttribute('href') !== location.pathname) navigate(link.getAttribute('href'));
 });
 window.addEventListener('popstate', () => render());
+// A page changed a team (its plan): the header's chip shows it at once.
+window.addEventListener('kennel:team-changed', (event) => {
+  const changed = event.detail;
+  state.teams = state.teams.map((t) => (t.id === changed.id ? { ...t, plan: changed.plan } : t));
+  renderHeader();
+});
 window.addEventListener('kennel:signed-out', () => {
   if (!state.me) return;
   state.me = null;

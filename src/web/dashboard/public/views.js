@@ -31,6 +31,7 @@ export function projectHeader(project, current) {
       'nav',
       { class: 'tabs', 'aria-label': 'Project' },
       tab(`/projects/${encodeURIComponent(project.slug)}`, 'Overview', 'overview'),
+      tab(`/projects/${encodeURIComponent(project.slug)}/deploys`, 'Deploys', 'deploys'),
       tab(`/projects/${encodeURIComponent(project.slug)}/settings/domains`, 'Settings · Domains', 'domains'),
     ),
   ];
@@ -132,8 +133,7 @@ export async function renderProjects({ main, teams }) {
           h(
             'p',
             {},
-            'Create one with ',
-            h('code', {}, 'kennel projects create'),
+            h('a', { href: '/new', 'data-link': true }, 'Create a project'),
             ', then deploy an OpenAPI document to publish it.',
           ),
         )
@@ -160,7 +160,8 @@ export async function renderProjects({ main, teams }) {
             ),
           ),
         );
-  replaceChildren(main, heading('Projects'), list);
+  const create = h('a', { href: '/new', 'data-link': true, class: 'button button-primary' }, 'New project');
+  replaceChildren(main, heading('Projects', h('div', { class: 'page-actions' }, create)), list);
 }
 
 async function loadProject(main, slug) {
@@ -206,7 +207,16 @@ export async function renderOverview({ main }, slug) {
             'div',
             { class: 'empty' },
             h('p', { class: 'empty-title' }, 'No deploys yet'),
-            h('p', {}, 'Deploy with ', h('code', {}, `kennel deploy ${project.slug} openapi.yaml`), '.'),
+            h(
+              'p',
+              {},
+              h(
+                'a',
+                { href: `/projects/${encodeURIComponent(project.slug)}/deploys`, 'data-link': true },
+                'Deploy',
+              ),
+              ' an OpenAPI document to publish the API.',
+            ),
           )
         : h(
             'div',

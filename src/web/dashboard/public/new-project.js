@@ -1,0 +1,207 @@
+// @ts-check
+import { api } from './api.js';
+import { announce, errorBanner, h, replaceChildren } from './dom.js';
+import { formField } from './form-field.js';
+import { heading, pageTitle } from './views.js';
+
+/**
+ * New project: name, slug, origin and team, created with POST /api/v1/projects. The API does the
+ * validating; its Error body is shown next to the field it is about.
+ */
+
+/** @typedef {import('./api-types.js').ViewContext} ViewContext */
+/** @typedef {'name' | 'slug' | 'originUrl' | 'teamId'} FieldName */
+
+/** @type {Record<string, FieldName>} */
+const FIELD_BY_NAME = { name: 'name', slug: 'slug', originurl: 'originUrl', teamid: 'teamId' };
+
+/**
+ * Which field an API error is about: by its code, else by the field its message names
+ * (`body.slug` from schema checks, `Slug "…"` / `originUrl …` from the project rules).
+ * @param {{ code?: string, message?: string }} error
+ * @returns {FieldName | null}
+ */
+export function fieldOfError(error) {
+  if (error.code === 'slug_taken') return 'slug';
+  if (error.code === 'origin_not_allowed') return 'originUrl';
+  if (error.code === 'team_not_found') return 'teamId';
+  if (error.code !== 'validation_failed') return null;
+  const message = error.message ?? '';
+  const named = /\bbody\.(\w+)/.exec(message)?.[1] ?? /^(slug|originUrl|name)\b/i.exec(message)?.[1];
+  return named ? (FIELD_BY_NAME[named.toLowerCase()] ?? null) : null;
+}
+
+/**
+ * A slug suggested from the name: lowercase ASCII letters, digits and inner hyphens.
+ * @param {string} name
+ */
+function suggestSlug(name) {
+  return name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 63)
+    .replace(/-+$/, '');
+}
+
+/** @param {ViewContext} context */
+export function renderNewProject({ main, teams, navigate }) {
+  pageTitle('New project');
+  const breadcrumbs = h(
+    'nav',
+    { class: 'breadcrumbs', 'aria-label': 'Breadcrumbs' },
+    h(
+      'ol',
+      {},
+      h('li', {}, h('a', { href: '/', 'data-link': true }, 'Projects')),
+      h('li', {}, h('span', { 'aria-current': 'page' }, 'New project')),
+    ),
+  );
+  if (teams.length === 0) {
+    replaceChildren(
+      main,
+      breadcrumbs,
+      heading('New project'),
+      h(
+        'div',
+        { class: 'empty' },
+        h('p', { class: 'empty-title' }, 'You are not in a team yet'),
+        h('p', {}, 'Projects belong to a team. Ask a team owner to invite you, then come back here.'),
+      ),
+    );
+    return;
+  }
+
+  const address = h('code', {}, `your-slug.${location.host}`);
+  const fields = {
+    name: formField({
+      id: 'project-name',
+      label: 'Name',
+      control: h('input', { name: 'name', type: 'text', maxlength: 100, autocomplete: 'off' }),
+      hint: 'How the project is shown, for example “Petstore API”.',
+    }),
+    slug: formField({
+      id: 'project-slug',
+      label: 'Slug',
+      control: h('input', {
+        name: 'slug',
+        type: 'text',
+        maxlength: 63,
+        autocomplete: 'off',
+        autocapitalize: 'off',
+        spellcheck: 'false',
+      }),
+      hint: h('span', {}, 'Lowercase letters, digits and hyphens. The API is published at ', address, '.'),
+    }),
+    originUrl: formField({
+      id: 'project-origin',
+      label: 'Origin URL',
+      control: h('input', {
+        name: 'originUrl',
+        type: 'url',
+        inputmode: 'url',
+        maxlength: 2048,
+        autocomplete: 'off',
+        spellcheck: 'false',
+        placeholder: 'https://api.example.com',
+      }),
+      hint: 'Where your API runs: requests to the published address are sent there. A public address.',
+    }),
+    teamId: formField({
+      id: 'project-team',
+      label: 'Team',
+      control: h(
+        'select',
+        { name: 'teamId' },
+        teams.map((t) => h('option', { value: String(t.id) }, `${t.name} (${t.plan})`)),
+      ),
+    }),
+  };
+  const { name, slug, originUrl, teamId } = fields;
+  // The slug follows the name until it is edited by hand.
+  let slugEdited = false;
+  const showAddress = () => {
+    address.textContent = `${slug.control.value || 'your-slug'}.${location.host}`;
+  };
+  name.control.addEventListener('input', () => {
+    if (!slugEdited) slug.control.value = suggestSlug(name.control.value);
+    showAddress();
+  });
+  slug.control.addEventListener('input', () => {
+    slugEdited = slug.control.value !== '';
+    showAddress();
+  });
+
+  const formError = h('div', { class: 'slot' });
+  const submit = h('button', { type: 'submit', class: 'button button-primary' }, 'Create project');
+  const form = h(
+    'form',
+    {
+      class: 'card stack form-card',
+      novalidate: true,
+      'aria-labelledby': 'new-project-title',
+      onsubmit: create,
+    },
+    h('h2', { id: 'new-project-title', class: 'visually-hidden' }, 'Project details'),
+    formError,
+    name.element,
+    slug.element,
+    originUrl.element,
+    teamId.element,
+    h('div', { class: 'form-actions' }, submit),
+  );
+  replaceChildren(
+    main,
+    breadcrumbs,
+    heading('New project'),
+    h(
+      'p',
+      { class: 'lead' },
+      'A project publishes one API: its reference and its requests at its own address, once you deploy an OpenAPI document.',
+    ),
+    form,
+  );
+  name.control.focus();
+
+  /** @param {SubmitEvent} event */
+  async function create(event) {
+    event.preventDefault();
+    for (const field of Object.values(fields)) field.clear();
+    replaceChildren(formError);
+    const missing = /** @type {[FieldName, string][]} */ ([
+      ['name', 'Enter a name for the project.'],
+      ['slug', 'Enter a slug: it becomes the project’s address.'],
+      ['originUrl', 'Enter the URL where your API runs, for example https://api.example.com.'],
+    ]).filter(([key]) => fields[key].control.value.trim() === '');
+    if (missing.length > 0) {
+      for (const [key, message] of missing) fields[key].showError({ message });
+      fields[missing[0]?.[0] ?? 'name'].control.focus();
+      return;
+    }
+    submit.disabled = true;
+    submit.textContent = 'Creating…';
+    try {
+      const project = await api('POST', '/api/v1/projects', {
+        name: name.control.value.trim(),
+        slug: slug.control.value.trim(),
+        originUrl: originUrl.control.value.trim(),
+        teamId: Number(teamId.control.value),
+      });
+      announce(`Project ${project.name} created.`);
+      navigate(`/projects/${encodeURIComponent(project.slug)}`);
+    } catch (error) {
+      const apiError = /** @type {{ code?: string, message?: string }} */ (error);
+      const key = fieldOfError(apiError);
+      if (key) {
+        fields[key].showError(apiError);
+        fields[key].control.focus();
+      } else {
+        replaceChildren(formError, errorBanner(error, 'The project was not created'));
+      }
+      submit.disabled = false;
+      submit.textContent = 'Create project';
+    }
+  }
+}

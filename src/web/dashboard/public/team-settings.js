@@ -1,0 +1,613 @@
+// @ts-check
+import { ApiError, api } from './api.js';
+import { confirmDialog } from './confirm-dialog.js';
+import { announce, copyText, errorBanner, h, replaceChildren, time } from './dom.js';
+import { formField } from './form-field.js';
+import { heading, pageTitle } from './views.js';
+
+/**
+ * A team's settings: its plan (everyone in the team sees it; platform admins change it) and its
+ * webhook (team owners and platform admins: the endpoint URL, the signing secret shown once,
+ * rotation, a test event, the delivery log and redelivery). The API decides who may do what
+ * (src/platform/api/routes/teams.ts, webhooks.ts); the page only leaves out what would be refused.
+ */
+
+/** @typedef {import('./api-types.js').ViewContext} ViewContext */
+/** @typedef {import('./api-types.js').Team} Team */
+/** @typedef {import('./api-types.js').TeamMember} TeamMember */
+/** @typedef {import('./api-types.js').PlanName} PlanName */
+/** @typedef {import('./api-types.js').WebhookEndpoint} WebhookEndpoint */
+/** @typedef {import('./api-types.js').WebhookEndpointSet} WebhookEndpointSet */
+/** @typedef {import('./api-types.js').WebhookDelivery} WebhookDelivery */
+
+/** The plans of src/platform/plans.ts, in order (the browser test checks they match). */
+const PLANS = /** @type {const} */ ([
+  { name: 'free', title: 'Free', note: 'no custom domains' },
+  { name: 'pro', title: 'Pro', note: 'custom domains' },
+  { name: 'enterprise', title: 'Enterprise', note: 'custom domains, higher limits' },
+]);
+
+/** @param {string} plan */
+const planTitle = (plan) => PLANS.find((p) => p.name === plan)?.title ?? plan;
+
+/** While a message is being attempted, the log is read again this often (backing off while nothing moves). */
+const POLL = { minMs: 1000, maxMs: 15_000, factor: 1.6 };
+
+/**
+ * Who can act, in words: "owner@x.test" or "Ana (ana@x.test) or owner@x.test".
+ * @param {TeamMember[]} owners
+ */
+function ownerNames(owners) {
+  const names = owners.map((o) => (o.name ? `${o.name} (${o.email})` : o.email));
+  return names.length <= 1
+    ? (names[0] ?? 'a team owner')
+    : `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
+}
+
+/**
+ * The state of a message in words, from the delivery log's fields.
+ * @param {WebhookDelivery} d
+ */
+export function deliveryStatus(d) {
+  if (d.state === 'delivered') return { word: 'Delivered', tone: 'live', detail: d.deliveredAt };
+  if (d.state === 'failed')
+    return {
+      word: `Failed after ${d.attempts} ${d.attempts === 1 ? 'attempt' : 'attempts'}`,
+      tone: 'failed',
+      detail: null,
+    };
+  if (d.attempts === 0) return { word: 'Sending', tone: 'issuing', detail: null };
+  return { word: 'Retrying', tone: 'issuing', detail: d.nextAttemptAt };
+}
+
+/**
+ * @param {ViewContext} context
+ * @param {string} teamIdText
+ */
+export async function renderTeamSettings({ main, me }, teamIdText) {
+  const teamId = Number(teamIdText);
+  const base = `/api/v1/teams/${teamId}`;
+  /** @type {Team} */
+  let team;
+  /** @type {TeamMember[]} */
+  let members;
+  try {
+    if (!Number.isSafeInteger(teamId) || teamId < 1)
+      throw new ApiError(404, { code: 'team_not_found', message: `“${teamIdText}” is not a team id.` });
+    [team, members] = await Promise.all([api('GET', base), api('GET', `${base}/members`)]);
+  } catch (error) {
+    pageTitle('Team not found');
+    replaceChildren(
+      main,
+      heading(
+        error instanceof ApiError && error.status === 404 ? 'Team not found' : 'The team could not be loaded',
+      ),
+      errorBanner(
+        error,
+        error instanceof ApiError && error.status === 404 ? 'No such team' : 'Something went wrong',
+      ),
+      h('p', {}, h('a', { href: '/', 'data-link': true }, 'Back to your projects')),
+    );
+    return;
+  }
+  pageTitle('Settings', team.name);
+  const owners = members.filter((m) => m.role === 'owner');
+  const isOwner = team.role === 'owner' || me.isAdmin;
+  const page = {
+    stopped: false,
+    /** @type {ReturnType<typeof setTimeout> | undefined} */ timer: undefined,
+    delay: POLL.minMs,
+  };
+
+  replaceChildren(
+    main,
+    h(
+      'nav',
+      { class: 'breadcrumbs', 'aria-label': 'Breadcrumbs' },
+      h(
+        'ol',
+        {},
+        h('li', {}, h('a', { href: '/', 'data-link': true }, 'Projects')),
+        h('li', {}, h('span', { 'aria-current': 'page' }, `Team ${team.name}`)),
+      ),
+    ),
+    heading(
+      team.name,
+      h(
+        'p',
+        { class: 'subtitle' },
+        'Team settings · ',
+        team.role === 'owner'
+          ? 'you are an owner'
+          : team.role === 'member'
+            ? 'you are a member'
+            : 'you are a platform admin',
+      ),
+    ),
+    planSection(),
+    isOwner ? webhookSection() : webhookForMembers(),
+  );
+
+  return () => {
+    page.stopped = true;
+    clearTimeout(page.timer);
+  };
+
+  function planSection() {
+    const current = h('span', { class: 'plan plan-large', 'data-testid': 'plan' }, planTitle(team.plan));
+    const section = h(
+      'section',
+      { class: 'card', 'aria-labelledby': 'plan-title' },
+      h('h2', { id: 'plan-title' }, 'Plan'),
+      h('p', {}, 'This team is on the ', current, ' plan. Custom domains need Pro or Enterprise.'),
+    );
+    if (!me.isAdmin) {
+      section.append(
+        h(
+          'p',
+          { class: 'muted', 'data-testid': 'plan-who' },
+          team.role === 'owner'
+            ? 'Plans are set by a platform admin (Kennel has no billing). To change this team’s plan, ask whoever runs this Kennel.'
+            : `Plans are set by a platform admin (Kennel has no billing). To change it, ask a team owner — ${ownerNames(owners)} — to arrange it with them.`,
+        ),
+      );
+      return section;
+    }
+    const select = h(
+      'select',
+      { name: 'plan' },
+      PLANS.map((p) =>
+        h('option', { value: p.name, selected: p.name === team.plan }, `${p.title} — ${p.note}`),
+      ),
+    );
+    select.value = team.plan;
+    const submit = h('button', { type: 'submit', class: 'button button-primary' }, 'Change plan');
+    const field = formField({
+      id: 'team-plan',
+      label: 'Plan',
+      control: select,
+      extra: submit,
+      hint: 'As a platform admin you set the plan of any team; it applies to every project of the team at once.',
+    });
+    const done = h('p', { class: 'hint', role: 'status' });
+    section.append(
+      h(
+        'form',
+        {
+          class: 'stack-form',
+          async onsubmit(/** @type {SubmitEvent} */ event) {
+            event.preventDefault();
+            field.clear();
+            replaceChildren(done);
+            submit.disabled = true;
+            submit.textContent = 'Changing…';
+            try {
+              /** @type {Team} */
+              const changed = await api('PUT', `${base}/plan`, { plan: select.value });
+              team.plan = changed.plan;
+              current.textContent = planTitle(changed.plan);
+              replaceChildren(done, `Plan changed to ${planTitle(changed.plan)}.`);
+              window.dispatchEvent(new CustomEvent('kennel:team-changed', { detail: changed }));
+            } catch (error) {
+              field.showError(/** @type {ApiError} */ (error));
+            } finally {
+              submit.disabled = false;
+              submit.textContent = 'Change plan';
+            }
+          },
+        },
+        field.element,
+        done,
+      ),
+    );
+    return section;
+  }
+
+  function webhookForMembers() {
+    return h(
+      'section',
+      { class: 'card', 'aria-labelledby': 'webhook-title' },
+      h('h2', { id: 'webhook-title' }, 'Webhook'),
+      h(
+        'p',
+        { class: 'muted', 'data-testid': 'webhook-owners-only' },
+        `The team’s owners manage its webhook, which sends domain and certificate events to their systems. Ask ${ownerNames(owners)} if you need a change.`,
+      ),
+    );
+  }
+
+  function webhookSection() {
+    /** @type {WebhookEndpoint | null} */
+    let endpoint = null;
+    const secretSlot = h('div', { class: 'slot' });
+    const endpointSlot = h('div', { class: 'webhook-endpoint' });
+    const noticeSlot = h('div', { class: 'slot' });
+    const deliveriesSlot = h('div', {}, h('p', { class: 'loading' }, 'Loading deliveries…'));
+    const save = h('button', { type: 'submit', class: 'button button-primary' }, 'Save endpoint');
+    const url = formField({
+      id: 'webhook-url',
+      label: 'Endpoint URL',
+      control: h('input', {
+        name: 'url',
+        type: 'url',
+        inputmode: 'url',
+        maxlength: 2000,
+        autocomplete: 'off',
+        spellcheck: 'false',
+        placeholder: 'https://hooks.example.com/kennel',
+      }),
+      extra: save,
+      hint: 'Where Kennel POSTs events, signed per Standard Webhooks: an HTTPS address.',
+    });
+    const form = h('form', { class: 'stack-form', novalidate: true, onsubmit: saveUrl }, url.element);
+    const testButton = h('button', { type: 'button', class: 'button', onclick: sendTest }, 'Send test event');
+    const rotateButton = h('button', { type: 'button', class: 'button', onclick: rotate }, 'Rotate secret…');
+    const removeButton = h(
+      'button',
+      { type: 'button', class: 'button danger', onclick: remove },
+      'Remove endpoint…',
+    );
+    const refreshButton = h(
+      'button',
+      { type: 'button', class: 'button button-small', onclick: () => void refreshDeliveries(true) },
+      'Refresh',
+    );
+    const deliveriesSection = h(
+      'div',
+      { class: 'section' },
+      h('div', { class: 'section-head' }, h('h3', { id: 'deliveries-title' }, 'Deliveries'), refreshButton),
+      deliveriesSlot,
+    );
+
+    const section = h(
+      'section',
+      { class: 'card', 'aria-labelledby': 'webhook-title' },
+      h('h2', { id: 'webhook-title' }, 'Webhook'),
+      h(
+        'p',
+        { class: 'muted' },
+        'Kennel POSTs the domain and certificate events of every project of this team to one URL, retrying for a day when it fails. Only team owners see this.',
+      ),
+      secretSlot,
+      noticeSlot,
+      endpointSlot,
+      form,
+      deliveriesSection,
+    );
+    void load();
+    return section;
+
+    async function load() {
+      try {
+        endpoint = await api('GET', `${base}/webhook`);
+      } catch (error) {
+        if (!(error instanceof ApiError && error.code === 'webhook_not_found')) {
+          replaceChildren(noticeSlot, errorBanner(error, 'The webhook could not be loaded'));
+          return;
+        }
+        endpoint = null;
+      }
+      showEndpoint();
+      await refreshDeliveries(true);
+    }
+
+    function showEndpoint() {
+      url.control.value = endpoint?.url ?? '';
+      save.textContent = endpoint ? 'Change URL' : 'Save endpoint';
+      deliveriesSection.hidden = !endpoint;
+      if (!endpoint) {
+        replaceChildren(
+          endpointSlot,
+          h(
+            'p',
+            { class: 'muted' },
+            'No endpoint yet: set one to start receiving events. Its signing secret is shown once.',
+          ),
+        );
+        return;
+      }
+      replaceChildren(
+        endpointSlot,
+        h(
+          'dl',
+          { class: 'facts' },
+          h(
+            'div',
+            { class: 'fact' },
+            h('dt', {}, 'Sends to'),
+            h('dd', {}, h('code', { class: 'break', 'data-testid': 'webhook-url' }, endpoint.url)),
+          ),
+          h(
+            'div',
+            { class: 'fact' },
+            h('dt', {}, 'Signing secret'),
+            h('dd', {}, 'ends in ', h('code', { 'data-testid': 'secret-hint' }, endpoint.secretHint)),
+          ),
+          h('div', { class: 'fact' }, h('dt', {}, 'Last changed'), h('dd', {}, time(endpoint.updatedAt))),
+        ),
+        h('div', { class: 'actions' }, testButton, rotateButton, removeButton),
+      );
+    }
+
+    /**
+     * The secret, this once, with a copy button.
+     * @param {string} secret
+     * @param {string} title
+     */
+    function showSecret(secret, title) {
+      const copy = h(
+        'button',
+        { type: 'button', class: 'copy', onclick: () => copyText(copy, secret, 'Signing secret') },
+        'Copy',
+      );
+      const titleEl = h('h3', { tabindex: '-1' }, title);
+      replaceChildren(
+        secretSlot,
+        h(
+          'div',
+          { class: 'banner banner-success secret-box', 'data-testid': 'secret' },
+          titleEl,
+          h(
+            'p',
+            {},
+            'Store it with your receiver now (for example as KENNEL_WEBHOOK_SECRET): Kennel shows it only this once, and later just its last four characters.',
+          ),
+          h(
+            'div',
+            { class: 'cell secret-value' },
+            h('code', { 'data-testid': 'secret-value' }, secret),
+            copy,
+          ),
+          h(
+            'div',
+            {},
+            h(
+              'button',
+              { type: 'button', class: 'button button-small', onclick: () => replaceChildren(secretSlot) },
+              'I have stored it',
+            ),
+          ),
+        ),
+      );
+      titleEl.focus();
+    }
+
+    /** @param {SubmitEvent} event */
+    async function saveUrl(event) {
+      event.preventDefault();
+      url.clear();
+      replaceChildren(noticeSlot);
+      const value = url.control.value.trim();
+      if (!value) {
+        url.showError({ message: 'Enter the HTTPS address your receiver listens on.' });
+        url.control.focus();
+        return;
+      }
+      save.disabled = true;
+      try {
+        /** @type {WebhookEndpointSet} */
+        const set = await api('PUT', `${base}/webhook`, { url: value });
+        const created = endpoint === null;
+        endpoint = set.endpoint;
+        showEndpoint();
+        if (set.secret) showSecret(set.secret, 'Endpoint saved: here is its signing secret');
+        announce(
+          created
+            ? 'Webhook endpoint saved. Copy its signing secret now.'
+            : 'Webhook URL changed; the secret stays the same.',
+        );
+        if (!set.secret)
+          replaceChildren(noticeSlot, notice('URL changed. The signing secret stays the same.'));
+        await refreshDeliveries(true);
+      } catch (error) {
+        url.showError(/** @type {ApiError} */ (error));
+        url.control.focus();
+      } finally {
+        save.disabled = false;
+      }
+    }
+
+    async function sendTest() {
+      replaceChildren(noticeSlot);
+      testButton.disabled = true;
+      try {
+        /** @type {WebhookDelivery} */
+        const sent = await api('POST', `${base}/webhook/test`);
+        replaceChildren(
+          noticeSlot,
+          notice(`Test event ${sent.id} queued: follow it in the deliveries below.`),
+        );
+        announce('Test event queued.');
+        await refreshDeliveries(true);
+      } catch (error) {
+        replaceChildren(noticeSlot, errorBanner(error, 'The test event was not sent'));
+      } finally {
+        testButton.disabled = false;
+      }
+    }
+
+    async function rotate() {
+      const confirmed = await confirmDialog({
+        title: 'Rotate the signing secret?',
+        body: 'A new secret is made and shown once. The current one stops signing at once: your receiver rejects new deliveries until it has the new secret.',
+        confirmLabel: 'Rotate secret',
+        danger: true,
+      });
+      if (!confirmed) return;
+      replaceChildren(noticeSlot);
+      try {
+        /** @type {WebhookEndpointSet} */
+        const rotated = await api('POST', `${base}/webhook/secret`);
+        endpoint = rotated.endpoint;
+        showEndpoint();
+        if (rotated.secret) showSecret(rotated.secret, 'Secret rotated: here is the new one');
+        announce('Signing secret rotated. Copy the new secret now.');
+      } catch (error) {
+        replaceChildren(noticeSlot, errorBanner(error, 'The secret was not rotated'));
+      }
+    }
+
+    async function remove() {
+      const confirmed = await confirmDialog({
+        title: 'Remove the webhook endpoint?',
+        body: 'Events stop at once, and messages not yet delivered fail. You can set an endpoint again later; it gets a new secret.',
+        confirmLabel: 'Remove endpoint',
+        danger: true,
+      });
+      if (!confirmed) return;
+      replaceChildren(noticeSlot);
+      try {
+        await api('DELETE', `${base}/webhook`);
+        endpoint = null;
+        replaceChildren(secretSlot);
+        showEndpoint();
+        replaceChildren(noticeSlot, notice('Endpoint removed: no more events are sent.'));
+        announce('Webhook endpoint removed.');
+        url.control.focus();
+      } catch (error) {
+        replaceChildren(noticeSlot, errorBanner(error, 'The endpoint was not removed'));
+      }
+    }
+
+    /** @param {WebhookDelivery} delivery @param {HTMLButtonElement} button */
+    async function redeliver(delivery, button) {
+      button.disabled = true;
+      try {
+        await api('POST', `${base}/webhook/deliveries/${encodeURIComponent(delivery.id)}/redeliver`);
+        announce(`${delivery.type} ${delivery.id} is being sent again.`);
+        await refreshDeliveries(true);
+      } catch (error) {
+        replaceChildren(noticeSlot, errorBanner(error, 'The message was not sent again'));
+        button.disabled = false;
+      }
+    }
+
+    /** Reads the log; while a message is on its way, reads it again (backing off). */
+    async function refreshDeliveries(restart = false) {
+      clearTimeout(page.timer);
+      if (page.stopped || !endpoint) return;
+      if (restart) page.delay = POLL.minMs;
+      /** @type {WebhookDelivery[]} */
+      let deliveries;
+      try {
+        deliveries = await api('GET', `${base}/webhook/deliveries?limit=50`);
+      } catch (error) {
+        replaceChildren(deliveriesSlot, errorBanner(error, 'The deliveries could not be loaded'));
+        return;
+      }
+      if (page.stopped) return;
+      const before = deliveriesSlot.dataset.snapshot;
+      const snapshot = JSON.stringify(deliveries.map((d) => [d.id, d.state, d.attempts]));
+      if (before !== snapshot) {
+        deliveriesSlot.dataset.snapshot = snapshot;
+        replaceChildren(deliveriesSlot, deliveriesTable(deliveries));
+        page.delay = POLL.minMs;
+      } else {
+        page.delay = Math.min(POLL.maxMs, Math.round(page.delay * POLL.factor));
+      }
+      if (deliveries.some((d) => d.state === 'pending') && !document.hidden) {
+        page.timer = setTimeout(() => void refreshDeliveries(), page.delay);
+      }
+    }
+
+    /** @param {WebhookDelivery[]} deliveries */
+    function deliveriesTable(deliveries) {
+      if (deliveries.length === 0) {
+        return h(
+          'div',
+          { class: 'empty' },
+          h('p', { class: 'empty-title' }, 'No deliveries yet'),
+          h('p', {}, 'Send a test event to check that your receiver answers.'),
+        );
+      }
+      return h(
+        'div',
+        { class: 'table-wrap' },
+        h(
+          'table',
+          { class: 'table delivery-table' },
+          h('caption', { class: 'visually-hidden' }, 'Webhook deliveries, newest first'),
+          h(
+            'thead',
+            {},
+            h(
+              'tr',
+              {},
+              ['Event', 'Status', 'Sent', 'Attempts', 'Response', ''].map((c) =>
+                h('th', { scope: 'col' }, c || h('span', { class: 'visually-hidden' }, 'Actions')),
+              ),
+            ),
+          ),
+          h(
+            'tbody',
+            {},
+            deliveries.map((d) => {
+              const status = deliveryStatus(d);
+              const again = h(
+                'button',
+                {
+                  type: 'button',
+                  class: 'button button-small',
+                  'aria-label': `Redeliver ${d.type} ${d.id}`,
+                  onclick: () => redeliver(d, again),
+                },
+                'Redeliver',
+              );
+              return h(
+                'tr',
+                { 'data-message': d.id },
+                h(
+                  'td',
+                  { 'data-label': 'Event' },
+                  h('div', {}, h('code', {}, d.type), h('span', { class: 'block hint break' }, d.id)),
+                ),
+                h(
+                  'td',
+                  { 'data-label': 'Status' },
+                  h(
+                    'div',
+                    {},
+                    h(
+                      'span',
+                      { class: `badge badge-${status.tone}`, 'data-testid': 'delivery-status' },
+                      status.word,
+                    ),
+                    status.detail
+                      ? h(
+                          'span',
+                          { class: 'block hint' },
+                          d.state === 'delivered' ? 'at ' : 'next try ',
+                          time(status.detail),
+                        )
+                      : null,
+                  ),
+                ),
+                h('td', { 'data-label': 'Sent' }, time(d.createdAt)),
+                h('td', { 'data-label': 'Attempts', 'data-testid': 'delivery-attempts' }, String(d.attempts)),
+                h(
+                  'td',
+                  { 'data-label': 'Response', 'data-testid': 'delivery-response' },
+                  d.lastStatus !== null
+                    ? `HTTP ${d.lastStatus}`
+                    : d.lastError
+                      ? h('span', { class: 'break' }, d.lastError)
+                      : '—',
+                ),
+                h(
+                  'td',
+                  { 'data-label': 'Actions' },
+                  d.state === 'pending' && d.attempts === 0 ? null : again,
+                ),
+              );
+            }),
+          ),
+        ),
+      );
+    }
+  }
+}
+
+/** @param {string} text */
+function notice(text) {
+  return h('div', { class: 'banner banner-info', role: 'status' }, h('p', {}, text));
+}
