@@ -263,7 +263,15 @@ for (const dialect of testDialects()) {
       const liveBefore = await activeDeployOf('orders');
       const { problems } = await readOpenApiDocument(INVALID_YAML);
       assert.deepEqual(problems, ["/paths/~1orders~1{id}/get: must have required property 'responses'"]);
-      await owner.getByLabel('OpenAPI document', { exact: true }).fill(INVALID_YAML);
+      // Dropped on the drop zone, as a file dragged from the desktop arrives.
+      const dropped = await owner.evaluateHandle(`(() => {
+        const transfer = new DataTransfer();
+        transfer.items.add(new File([${JSON.stringify(INVALID_YAML)}], 'orders-v2.yaml', { type: 'application/yaml' }));
+        return transfer;
+      })()`);
+      await owner.locator('.dropzone').dispatchEvent('drop', { dataTransfer: dropped });
+      await owner.getByText('Loaded orders-v2.yaml').waitFor(WAIT);
+      assert.equal(await owner.getByLabel('OpenAPI document', { exact: true }).inputValue(), INVALID_YAML);
       await owner.getByRole('button', { name: 'Deploy', exact: true }).click();
       const outcome = owner.locator('[data-testid="deploy-outcome"]');
       await outcome.filter({ hasText: 'failed' }).waitFor(WAIT);
@@ -386,6 +394,33 @@ for (const dialect of testDialects()) {
       await waitForDelivered(owner, test.id);
       assert.equal(await owner.locator('table.delivery-table tbody tr').count(), 1);
 
+      // A receiver answering 503: the attempt is listed with its status code, waiting for a retry
+      // (the platform's clock stands still, so the retry 5 s later never comes by itself).
+      receiver.status = 503;
+      await owner.getByRole('button', { name: 'Send test event' }).click();
+      const rows = owner.locator('table.delivery-table tbody tr');
+      await rows.nth(1).waitFor(WAIT);
+      const failing = { id: String(await rows.first().getAttribute('data-message')) };
+      assert.notEqual(failing.id, test.id, 'the newest message is listed first');
+      await row(owner, failing.id)
+        .locator('[data-testid="delivery-status"]', { hasText: /^Retrying$/ })
+        .waitFor(WAIT);
+      assert.equal(
+        await textOf(row(owner, failing.id).locator('[data-testid="delivery-response"]')),
+        'HTTP 503',
+      );
+      assert.match(
+        await textOf(row(owner, failing.id).locator('td[data-label="Status"]')),
+        /^Retrying next try /,
+      );
+      receiver.status = 204;
+      await row(owner, failing.id)
+        .getByRole('button', { name: /^Redeliver/ })
+        .click();
+      await receiver.waitFor(3);
+      assert.equal(receiver.received[2]?.id, failing.id);
+      await waitForDelivered(owner, failing.id);
+
       // Rotate, after confirming: a new secret, shown once, which signs from now on.
       await owner.getByRole('button', { name: 'Rotate secret…' }).click();
       const dialog = owner.getByRole('dialog', { name: 'Rotate the signing secret?' });
@@ -403,10 +438,10 @@ for (const dialect of testDialects()) {
       assert.equal(await textOf(owner.locator('[data-testid="secret-hint"]')), `…${rotated.slice(-4)}`);
       receiver.secret = rotated;
       await owner.getByRole('button', { name: 'Send test event' }).click();
-      await receiver.waitFor(3);
+      await receiver.waitFor(4);
       assert.deepEqual(receiver.rejected, [], 'signed with the new secret');
-      await waitForDelivered(owner, receiver.received[2]?.id as string);
-      assert.equal(await owner.locator('table.delivery-table tbody tr').count(), 2);
+      await waitForDelivered(owner, receiver.received[3]?.id as string);
+      assert.equal(await owner.locator('table.delivery-table tbody tr').count(), 3);
       assert.deepEqual(await accessibilityViolations(owner), []);
       await owner.screenshot({ path: screenshotPath('team-settings-1280'), fullPage: true });
     });
