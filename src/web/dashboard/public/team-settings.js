@@ -97,7 +97,14 @@ export async function renderTeamSettings({ main, me }, teamIdText) {
     stopped: false,
     /** @type {ReturnType<typeof setTimeout> | undefined} */ timer: undefined,
     delay: POLL.minMs,
+    /** Reads the delivery log again at once (set by the webhook section). @type {() => void} */
+    refresh: () => {},
   };
+  // Polling pauses while the tab is hidden and picks up again when it is shown.
+  const onVisible = () => {
+    if (!document.hidden) page.refresh();
+  };
+  document.addEventListener('visibilitychange', onVisible);
 
   replaceChildren(
     main,
@@ -131,6 +138,7 @@ export async function renderTeamSettings({ main, me }, teamIdText) {
   return () => {
     page.stopped = true;
     clearTimeout(page.timer);
+    document.removeEventListener('visibilitychange', onVisible);
   };
 
   function planSection() {
@@ -274,6 +282,7 @@ export async function renderTeamSettings({ main, me }, teamIdText) {
       form,
       deliveriesSection,
     );
+    page.refresh = () => void refreshDeliveries(true);
     void load();
     return section;
 
