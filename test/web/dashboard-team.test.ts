@@ -11,6 +11,7 @@ import { createUser } from '../../src/platform/accounts/users.ts';
 import { buildManagementApp } from '../../src/platform/api/app.ts';
 import { PLAN_NAMES } from '../../src/platform/plans.ts';
 import { readOpenApiDocument } from '../../src/platform/projects/deploys.ts';
+import { createProject } from '../../src/platform/projects/projects.ts';
 import { startWebhookWorker } from '../../src/platform/webhooks/index.ts';
 import { launchChromium, screenshotPath, type TestBrowser } from '../support/chromium.ts';
 import { testDialects } from '../support/databases.ts';
@@ -136,6 +137,12 @@ for (const dialect of testDialects()) {
       await createUser(p.ctx, { email: 'member@x.test', password: 'member password 1' });
       await addMember(p.ctx, seeded.owner, teamId, 'member@x.test', 'member');
       ownerToken = (await createToken(p.ctx, seeded.owner, 'test')).token;
+      await createProject(p.ctx, seeded.owner, {
+        teamId,
+        slug: 'billing',
+        name: 'Billing',
+        originUrl: 'https://billing.example.com',
+      });
       receiver = await new WebhookReceiver(p.clock).start();
       worker = startWebhookWorker(p.ctx, {
         nodeId: 'node-a',
@@ -192,6 +199,12 @@ for (const dialect of testDialects()) {
         'focus goes to the field',
       );
       assert.deepEqual(await accessibilityViolations(owner), []);
+
+      // A slug another project has.
+      await owner.getByLabel('Slug').fill('billing');
+      await owner.getByRole('button', { name: 'Create project' }).click();
+      await slugError.getByText('The slug "billing" is taken. Pick another one.').waitFor(WAIT);
+      assert.equal(await textOf(slugError), 'The slug "billing" is taken. Pick another one. slug_taken');
 
       // An origin on the platform's own network: the address policy's message under the origin.
       await owner.getByLabel('Slug').fill('orders');
