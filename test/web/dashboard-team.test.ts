@@ -426,6 +426,9 @@ for (const dialect of testDialects()) {
         await textOf(row(owner, failing.id).locator('td[data-label="Status"]')),
         /^Retrying next try /,
       );
+      const log = row(owner, failing.id).locator('details.attempt-log');
+      await log.locator('summary').click();
+      assert.match(await textOf(log.locator('li')), /^.+ HTTP 503 in \d+ ms: /);
       receiver.status = 204;
       await row(owner, failing.id)
         .getByRole('button', { name: /^Redeliver/ })
@@ -433,6 +436,12 @@ for (const dialect of testDialects()) {
       await receiver.waitFor(3);
       assert.equal(receiver.received[2]?.id, failing.id);
       await waitForDelivered(owner, failing.id);
+      // The log keeps the failed attempt and adds the delivered one.
+      await log.locator('summary').click();
+      assert.deepEqual(
+        (await log.locator('li').allInnerTexts()).map((t) => /HTTP (\d+)/.exec(t)?.[1]),
+        ['503', '204'],
+      );
 
       // Rotate, after confirming: a new secret, shown once, which signs from now on.
       await owner.getByRole('button', { name: 'Rotate secret…' }).click();

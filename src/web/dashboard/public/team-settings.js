@@ -592,7 +592,16 @@ export async function renderTeamSettings({ main, me }, teamIdText) {
                   ),
                 ),
                 h('td', { 'data-label': 'Sent' }, time(d.createdAt)),
-                h('td', { 'data-label': 'Attempts', 'data-testid': 'delivery-attempts' }, String(d.attempts)),
+                h(
+                  'td',
+                  { 'data-label': 'Attempts' },
+                  h(
+                    'div',
+                    {},
+                    h('span', { 'data-testid': 'delivery-attempts' }, String(d.attempts)),
+                    d.log.length > 0 ? attemptLog(d) : null,
+                  ),
+                ),
                 h(
                   'td',
                   { 'data-label': 'Response', 'data-testid': 'delivery-response' },
@@ -614,6 +623,37 @@ export async function renderTeamSettings({ main, me }, teamIdText) {
       );
     }
   }
+}
+
+/**
+ * Every attempt of a message, earlier schedules included (a redelivery starts a new one): when,
+ * the answer or why there was none, and how long it took.
+ * @param {WebhookDelivery} d
+ */
+function attemptLog(d) {
+  return h(
+    'details',
+    { class: 'attempt-log' },
+    h('summary', {}, 'Log', h('span', { class: 'visually-hidden' }, ` of ${d.type} ${d.id}`)),
+    h(
+      'ol',
+      {},
+      d.log.map((a) =>
+        h(
+          'li',
+          { class: a.ok ? 'attempt-ok' : 'attempt-failed' },
+          time(a.at),
+          h(
+            'span',
+            { class: 'block break' },
+            a.statusCode !== null ? `HTTP ${a.statusCode}` : 'No answer',
+            ` in ${a.durationMs} ms`,
+            a.error ? `: ${a.error}` : null,
+          ),
+        ),
+      ),
+    ),
+  );
 }
 
 /** @param {string} text */
