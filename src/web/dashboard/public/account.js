@@ -25,7 +25,7 @@ export async function renderAccount({ main, me }) {
 }
 
 function passwordSection() {
-  const errorSlot = h('div', { id: 'password-result' });
+  const errorSlot = h('div', { class: 'slot', id: 'password-result' });
   const current = field('current-password', 'Current password', {
     type: 'password',
     autocomplete: 'current-password',
@@ -92,9 +92,9 @@ function passwordSection() {
 }
 
 function tokenSection() {
-  const created = h('div', {});
+  const created = h('div', { class: 'slot' });
   const listSlot = h('div', {});
-  const errorSlot = h('div', {});
+  const errorSlot = h('div', { class: 'slot' });
   const nameInput = h('input', {
     id: 'token-name',
     name: 'token-name',
@@ -109,7 +109,7 @@ function tokenSection() {
   const form = h(
     'form',
     {
-      class: 'add-form',
+      class: 'inline-form',
       /** @param {SubmitEvent} event */
       onsubmit(event) {
         event.preventDefault();
@@ -149,7 +149,7 @@ function tokenSection() {
       h(
         'p',
         { class: 'hint', id: 'token-name-hint' },
-        'What it is for, so you know which to revoke. Send it as Authorization: Bearer <token>, or give it to kennel login.',
+        'What it is for, so you know which to revoke. Send it as Authorization: Bearer <token>, or set it as KENNEL_TOKEN for the kennel CLI.',
       ),
     ),
   );

@@ -49,7 +49,7 @@ export async function renderTeamPeople(context, teamIdParam) {
   }
   pageTitle('People', team.name);
   const manages = team.role === 'owner' || me?.isAdmin === true;
-  const notice = h('div', { 'data-testid': 'people-notice' });
+  const notice = h('div', { class: 'slot', 'data-testid': 'people-notice' });
   const members = h('div', {});
   const invitations = manages ? invitationSection(team, notice) : null;
 
@@ -99,8 +99,13 @@ export async function renderTeamPeople(context, teamIdParam) {
       h(
         'td',
         { 'data-label': 'Name' },
-        member.name ?? h('span', { class: 'muted' }, 'No name'),
-        isMe ? h('span', { class: 'you' }, ' (you)') : null,
+        // One child: on a phone the cell is a two-column grid (label, value).
+        h(
+          'span',
+          {},
+          member.name ?? h('span', { class: 'muted' }, 'No name'),
+          isMe ? h('span', { class: 'you' }, ' (you)') : null,
+        ),
       ),
       h('td', { 'data-label': 'Email' }, h('span', { class: 'break' }, member.email)),
       h(
@@ -260,7 +265,7 @@ export async function renderTeamPeople(context, teamIdParam) {
  */
 function invitationSection(team, notice) {
   const listSlot = h('div', {});
-  const errorSlot = h('div', {});
+  const errorSlot = h('div', { class: 'slot' });
   const email = h('input', {
     id: 'invite-email',
     name: 'email',
@@ -275,7 +280,7 @@ function invitationSection(team, notice) {
   const form = h(
     'form',
     {
-      class: 'add-form',
+      class: 'inline-form',
       /** @param {SubmitEvent} event */
       onsubmit(event) {
         event.preventDefault();

@@ -67,7 +67,7 @@ export function renderAcceptInvitation({ main, signedIn, navigate, setFlash }) {
     incompleteLink(main, title, 'invitation');
     return;
   }
-  const errorSlot = h('div', { id: 'accept-error' });
+  const errorSlot = h('div', { class: 'slot', id: 'accept-error' });
   const existing = h('input', { id: 'has-account', type: 'checkbox' });
   const name = field('name', 'Your name', {
     type: 'text',
@@ -183,7 +183,7 @@ export function renderResetPassword({ main, navigate, setFlash }) {
     incompleteLink(main, title, 'password reset');
     return;
   }
-  const errorSlot = h('div', { id: 'reset-error' });
+  const errorSlot = h('div', { class: 'slot', id: 'reset-error' });
   const password = field(
     'new-password',
     'New password',
@@ -235,7 +235,7 @@ export function renderResetPassword({ main, navigate, setFlash }) {
  * @param {ViewContext} context
  */
 export function renderSignUp({ main, signedIn }) {
-  const errorSlot = h('div', { id: 'sign-up-error' });
+  const errorSlot = h('div', { class: 'slot', id: 'sign-up-error' });
   const email = field('email', 'Email', {
     type: 'email',
     autocomplete: 'username',

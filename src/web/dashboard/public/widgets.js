@@ -76,7 +76,7 @@ export function oneTimeSecret({ title, label, value, note, expiresAt, testid }) 
  * @returns {Promise<boolean>}
  */
 export function confirmAction({ title, body, confirm, busy, danger = true, action, trigger }) {
-  const errorSlot = h('div', {});
+  const errorSlot = h('div', { class: 'slot' });
   const cancelButton = h('button', { type: 'button', class: 'button', autofocus: true }, 'Cancel');
   const confirmButton = h(
     'button',
