@@ -12,7 +12,7 @@ import { startPlatformContext, type TestPlatform } from '../support/platform.ts'
 const DOC = JSON.stringify({ openapi: '3.0.3', info: { title: 'T', version: '1' }, paths: {} });
 const contract = new ContractChecker(managementDocument());
 /** The operations a caller without an account may use: their token or password is the proof. */
-const PUBLIC = new Set(['signIn', 'acceptInvitation', 'signUp', 'resetPassword']);
+const PUBLIC = new Set(['signIn', 'acceptInvitation', 'signUp', 'getSignUpPolicy', 'resetPassword']);
 
 interface Answer {
   status: number;
@@ -239,6 +239,7 @@ for (const dialect of testDialects()) {
           body: { email: 'new@x.test', name: 'x', password: 'a long password' },
           expect: [403],
         },
+        getSignUpPolicy: { method: 'GET', url: '/api/v1/sign-up', expect: [200] },
         changePassword: {
           method: 'PUT',
           url: '/api/v1/me/password',

@@ -51,7 +51,8 @@ async function signedIn(app: FastifyInstance, email: string, password: string) {
   assert.equal(signIn.statusCode, 201, signIn.body);
   const cookie = String(signIn.headers['set-cookie']).split(';')[0] ?? '';
   const csrf = (JSON.parse(signIn.body) as { csrfToken: string }).csrfToken;
-  return { as: client(app, { cookie, 'x-csrf-token': csrf }), cookie };
+  const auth = { cookie, 'x-csrf-token': csrf };
+  return { as: client(app, auth), auth, cookie };
 }
 
 const codeOf = (answer: Answer) => [answer.status, (answer.body as { code?: string }).code];
@@ -340,6 +341,8 @@ for (const dialect of testDialects()) {
       const reset = await b('POST', `/api/v1/teams/${teamB}/members/${bee}/password-reset`);
       assert.equal(reset.status, 201);
       assert.match(String(reset.body.token), /^krs_[\w-]{43}$/);
+      // The dashboard link: the platform address the owner used, the token only in the fragment.
+      assert.equal(reset.body.url, `http://platform.test/reset-password#token=${reset.body.token}`);
       assert.equal(reset.body.expiresAt, new Date(p.clock.now().getTime() + DAY).toISOString());
       const redeem = (password: string) =>
         anonymous('POST', '/api/v1/password-reset', { token: reset.body.token, password });
@@ -379,9 +382,11 @@ for (const dialect of testDialects()) {
     it('refuses sign-up unless the operator turns it on', async () => {
       const body = { email: 'self@x.test', name: 'Self', password: 'self password 12' };
       assert.deepEqual(codeOf(await anonymous('POST', '/api/v1/users', body)), [403, 'sign_up_closed']);
+      assert.deepEqual((await anonymous('GET', '/api/v1/sign-up')).body, { open: false });
       const open = await startPlatformContext(dialect, { KENNEL_OPEN_SIGNUP: 'on' });
       const openApp = buildManagementApp(open.ctx);
       try {
+        assert.deepEqual((await client(openApp)('GET', '/api/v1/sign-up')).body, { open: true });
         const created = await client(openApp)('POST', '/api/v1/users', body);
         assert.equal(created.status, 201);
         assert.equal(created.body.email, 'self@x.test');
@@ -410,7 +415,9 @@ for (const dialect of testDialects()) {
       try {
         const a = await createUser(p.ctx, { email: 'owner@x.test', password: 'owner password 1' });
         const team = await createTeam(p.ctx, a, 'Shop\r\nBcc: evil@x.test');
-        const owner = (await signedIn(app, 'owner@x.test', 'owner password 1')).as;
+        const ownerSession = await signedIn(app, 'owner@x.test', 'owner password 1');
+        const owner = ownerSession.as;
+        const ownerAuth = ownerSession.auth;
         const invited = await owner('POST', `/api/v1/teams/${team.id}/invitations`, { email: 'ana@x.test' });
         assert.equal(invited.status, 201);
         assert.equal(invited.body.mailed, true);
@@ -432,7 +439,32 @@ for (const dialect of testDialects()) {
         );
         assert.doesNotMatch(headers, /^Bcc:/m);
         assert.ok(body.includes(`  ${invited.body.token}\r\n`), body);
-        assert.match(body, /kennel members accept kin_\S+ --name "Your Name" --server http:\/\/localhost:80/);
+        // The mail opens the dashboard's accept page at the platform's address (inject's Host,
+        // localhost:80, is not PLATFORM_DOMAIN, so the link names PLATFORM_DOMAIN).
+        assert.equal(invited.body.url, `http://platform.test/invitations/accept#token=${invited.body.token}`);
+        assert.ok(body.includes(`  ${invited.body.url}\r\n`), body);
+        assert.match(
+          body,
+          /kennel members accept kin_\S+ --name "Your Name" --server http:\/\/platform\.test\r?$/m,
+        );
+
+        // The port the client used is kept (a port mapping may change it); a Host naming another
+        // site (only a direct call to the app can send one) never lands in a link.
+        const inviteWithHost = async (host: string, email: string) => {
+          const answer = await app.inject({
+            method: 'POST',
+            url: `/api/v1/teams/${team.id}/invitations`,
+            headers: { ...ownerAuth, host, 'content-type': 'application/json' },
+            payload: JSON.stringify({ email }),
+          });
+          return new URL((JSON.parse(answer.body) as { url: string }).url);
+        };
+        assert.equal(
+          (await inviteWithHost('platform.test:8080', 'cy@x.test')).origin,
+          'http://platform.test:8080',
+        );
+        assert.equal((await inviteWithHost('evil.test', 'dee@x.test')).origin, 'http://platform.test');
+        assert.equal((await inviteWithHost('evil.test:8080', 'eve@x.test')).origin, 'http://platform.test');
 
         const bad = await owner('POST', `/api/v1/teams/${team.id}/invitations`, {
           email: 'a@x.test>\r\nRCPT TO:<b@x.test',

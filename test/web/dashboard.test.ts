@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
-import { createRequire } from 'node:module';
 import { after, before, describe, it } from 'node:test';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { parseSealingKey } from '../../src/lib/sealed-box.ts';
@@ -16,6 +14,7 @@ import { DNS_CHECK_REASONS } from '../../src/platform/domains/dns-check.ts';
 import { DOMAIN_REASONS } from '../../src/platform/domains/domain-store.ts';
 import { deployProject } from '../../src/platform/projects/deploys.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
+import { accessibilityViolations } from '../support/axe.ts';
 import { launchChromium, screenshotPath, type TestBrowser } from '../support/chromium.ts';
 import { testDialects } from '../support/databases.ts';
 import { startDns, type TestDns } from '../support/dns.ts';
@@ -26,19 +25,6 @@ import { seedTeam, startPlatformContext, type TestPlatform } from '../support/pl
 
 const KEY = parseSealingKey(`k1:${Buffer.alloc(32, 7).toString('base64')}`);
 const WAIT = { timeout: 30_000 };
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-/**
- * axe-core's WCAG 2.1 A/AA and best-practice rules on the page as it is now. Injected through the
- * DevTools protocol, which the page's CSP (script-src 'self') does not apply to.
- */
-async function accessibilityViolations(target: Page): Promise<unknown[]> {
-  await target.evaluate(AXE);
-  return (await target.evaluate(`axe.run(document, {
-    runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
-  }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) })))`)) as unknown[];
-}
-
 const textOf = async (locator: Locator) => (await locator.textContent()) ?? '';
 const isFocused = (locator: Locator) =>
   locator.evaluate(

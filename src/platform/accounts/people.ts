@@ -11,6 +11,15 @@ const RESET_PREFIX = 'krs_';
 /** How long a password reset link works. */
 export const RESET_LIFETIME_MS = 24 * 3_600_000;
 
+/**
+ * The dashboard pages that take a token. The token rides in the URL fragment, which browsers never
+ * send to a server nor put in a Referer, so it stays out of access logs (docs/decisions.md).
+ */
+export const invitationLink = (platformUrl: string, token: string) =>
+  `${platformUrl}/invitations/accept#token=${token}`;
+export const resetLink = (platformUrl: string, token: string) =>
+  `${platformUrl}/reset-password#token=${token}`;
+
 export interface Member {
   userId: number;
   email: string;
@@ -167,9 +176,10 @@ export async function removeMember(
 const EMAIL = /^[^\s@<>()",;:\\]+@[^\s@<>()",;:\\]+\.[^\s@<>()",;:\\]+$/;
 
 /**
- * Invites an email to join a team as a member; the token is in this answer only. With SMTP_URL
- * set it is also mailed, with `platformUrl` (the address the owner used) in the text; a mail that
- * fails leaves the invitation as it is (`mailed: false`: pass the token on).
+ * Invites an email to join a team as a member; the token (and the dashboard link holding it) is in
+ * this answer only. With SMTP_URL set it is also mailed, the link built on `platformUrl` (the
+ * platform's address as the owner reached it); a mail that fails leaves the invitation as it is
+ * (`mailed: false`: pass the link on).
  */
 export async function inviteMember(
   ctx: PlatformContext,
@@ -177,7 +187,7 @@ export async function inviteMember(
   teamId: number,
   email: string,
   platformUrl = `http://${ctx.config.platformDomain}`,
-): Promise<Invitation & { token: string; mailed: boolean }> {
+): Promise<Invitation & { token: string; url: string; mailed: boolean }> {
   const team = await teamFor(ctx, actor, teamId, 'owner');
   const address = normaliseEmail(email);
   if (!EMAIL.test(address)) {
@@ -196,6 +206,7 @@ export async function inviteMember(
   if (already)
     throw platformErrors.error('already_member', `${address} is already a member of team ${teamId}.`);
   const { secret, hash } = newSecret(INVITATION_PREFIX);
+  const url = invitationLink(platformUrl, secret);
   const now = ctx.clock.now().toISOString();
   const expiresAt = later(ctx, ctx.config.invitationLifetimeMs);
   const row = await ctx.db
@@ -226,11 +237,15 @@ export async function inviteMember(
           text: [
             `${actor.email} invites you to join the team "${teamName}" on Kennel (${platformUrl}).`,
             '',
-            `Your invitation token (it works once, until ${expiresAt}):`,
+            `Open this link to accept (it works once, until ${expiresAt}):`,
+            '',
+            `  ${url}`,
+            '',
+            'Your invitation token:',
             '',
             `  ${secret}`,
             '',
-            'Accept it with the kennel CLI:',
+            'or accept it with the kennel CLI:',
             '',
             `  kennel members accept ${secret} --name "Your Name" --server ${platformUrl}`,
             '',
@@ -253,6 +268,7 @@ export async function inviteMember(
     expiresAt,
     status: 'pending',
     token: secret,
+    url,
     mailed,
   };
 }
@@ -402,16 +418,18 @@ export async function setPasswordHash(
 }
 
 /**
- * An owner (or a platform admin) creates a one-time reset link for a member of their team. An
- * owner may reset only an account every team of which they own and that is no platform admin:
- * otherwise a reset would hand them another team's access.
+ * An owner (or a platform admin) creates a one-time reset link for a member of their team, on
+ * `platformUrl` (the platform's address as the owner reached it). An owner may reset only an
+ * account every team of which they own and that is no platform admin: otherwise a reset would
+ * hand them another team's access.
  */
 export async function createPasswordReset(
   ctx: PlatformContext,
   actor: Actor,
   teamId: number,
   userId: number,
-): Promise<{ userId: number; email: string; token: string; expiresAt: string }> {
+  platformUrl = `http://${ctx.config.platformDomain}`,
+): Promise<{ userId: number; email: string; token: string; url: string; expiresAt: string }> {
   await teamFor(ctx, actor, teamId, 'owner');
   const user = await ctx.db
     .selectFrom('memberships')
@@ -454,7 +472,13 @@ export async function createPasswordReset(
       used_at: null,
     })
     .execute();
-  return { userId: user.id, email: user.email, token: secret, expiresAt };
+  return {
+    userId: user.id,
+    email: user.email,
+    token: secret,
+    url: resetLink(platformUrl, secret),
+    expiresAt,
+  };
 }
 
 /** Uses a reset link: the new password is set and every session of the account ends. */

@@ -227,9 +227,13 @@ export const platformSchemas: Record<string, JsonSchema> = {
       ref('Invitation'),
       {
         type: 'object',
-        required: ['token', 'mailed'],
+        required: ['token', 'url', 'mailed'],
         properties: {
           token: text('The one-time invitation token (kin_…), shown only here'),
+          url: text(
+            'The dashboard link that accepts it, on the platform address the request came to: <address>/invitations/accept#token=kin_… (the token in the fragment, which browsers never send to a server)',
+            { format: 'uri' },
+          ),
           mailed: {
             type: 'boolean',
             description:
@@ -283,6 +287,16 @@ export const platformSchemas: Record<string, JsonSchema> = {
       teamId: id('The team made for you, which you own'),
     },
   },
+  SignUpPolicy: {
+    type: 'object',
+    required: ['open'],
+    properties: {
+      open: {
+        type: 'boolean',
+        description: 'Whether POST /api/v1/users takes sign-ups (KENNEL_OPEN_SIGNUP=on)',
+      },
+    },
+  },
   PasswordChange: {
     type: 'object',
     required: ['currentPassword', 'newPassword'],
@@ -294,11 +308,15 @@ export const platformSchemas: Record<string, JsonSchema> = {
   },
   PasswordResetLink: {
     type: 'object',
-    required: ['userId', 'email', 'token', 'expiresAt'],
+    required: ['userId', 'email', 'token', 'url', 'expiresAt'],
     properties: {
       userId: id('The member'),
       email: text('Their email'),
       token: text('The one-time reset token (krs_…), shown only here'),
+      url: text(
+        'The dashboard link that uses it: <address>/reset-password#token=krs_… (the token in the fragment)',
+        { format: 'uri' },
+      ),
       expiresAt: text('When the token stops working', { format: 'date-time' }),
     },
   },

@@ -17,6 +17,11 @@ const PUBLIC_DIR = join(import.meta.dirname, 'public');
 export const DASHBOARD_ROUTES = [
   '/',
   '/sign-in',
+  '/sign-up',
+  '/invitations/accept',
+  '/reset-password',
+  '/account',
+  '/teams/:teamId/people',
   '/projects/:slug',
   '/projects/:slug/deploys',
   '/projects/:slug/settings/domains',

@@ -17,7 +17,8 @@ import type { SignInGuard } from '../../accounts/sign-in.ts';
 import type { Role } from '../../accounts/teams.ts';
 import type { PlatformContext } from '../../context.ts';
 import { platformErrors } from '../../errors.ts';
-import { actorOf, type Caller, cameOverHttps } from '../auth.ts';
+import { actorOf, type Caller } from '../auth.ts';
+import { platformAddress } from '../platform-address.ts';
 
 const TEAMS = ['Teams'];
 const ACCOUNT = ['Account'];
@@ -115,7 +116,7 @@ export const peopleRoutes = (guard: SignInGuard) => [
     tags: TEAMS,
     summary: 'Invite someone',
     description:
-      'Team owners invite an email to join as a member. The answer holds the invitation token once (stored only as a hash): pass it on; it works once, until `expiresAt` (INVITATION_LIFETIME, 7 days by default), unless revoked. It is accepted with POST /api/v1/invitations/accept. With SMTP_URL set, it is also mailed (`mailed` says whether the SMTP server took it).',
+      'Team owners invite an email to join as a member. The answer holds the invitation token once (stored only as a hash), and `url`, the dashboard link that accepts it (the token in its fragment): pass it on; it works once, until `expiresAt` (INVITATION_LIFETIME, 7 days by default), unless revoked. It is accepted in the dashboard or with POST /api/v1/invitations/accept. With SMTP_URL set, the link is also mailed (`mailed` says whether the SMTP server took it).',
     parameters: [teamId],
     requestBody: { description: 'Who', schema: ref('NewInvitation') },
     responses: { 201: { description: 'The invitation, with its token', schema: ref('CreatedInvitation') } },
@@ -129,8 +130,7 @@ export const peopleRoutes = (guard: SignInGuard) => [
     ],
     async handler({ caller, params, body }, reply, ctx) {
       reply.code(201);
-      const request = reply.request;
-      const platformUrl = `${cameOverHttps(request) ? 'https' : 'http'}://${request.headers.host ?? ctx.config.platformDomain}`;
+      const platformUrl = platformAddress(reply.request, ctx.config.platformDomain);
       return inviteMember(ctx, actorOf(caller), params.teamId, body.email, platformUrl);
     },
   }),
@@ -206,6 +206,19 @@ export const peopleRoutes = (guard: SignInGuard) => [
       return signUp(ctx, body);
     },
   }),
+  defineOperation<PlatformContext>({
+    operationId: 'getSignUpPolicy',
+    method: 'GET',
+    path: '/api/v1/sign-up',
+    tags: ACCOUNT,
+    summary: 'Whether sign-up is open',
+    description:
+      'No sign-in: whether POST /api/v1/users takes sign-ups (KENNEL_OPEN_SIGNUP), so the sign-in page offers "Create an account" only when it works.',
+    access: 'public',
+    responses: { 200: { description: 'The policy', schema: ref('SignUpPolicy') } },
+    errors: [],
+    handler: async (_request, _reply, ctx) => ({ open: ctx.config.openSignUp }),
+  }),
   defineOperation<PlatformContext, unknown, unknown, { currentPassword: string; newPassword: string }>({
     operationId: 'changePassword',
     method: 'PUT',
@@ -250,13 +263,14 @@ export const peopleRoutes = (guard: SignInGuard) => [
     tags: TEAMS,
     summary: "Create a member's password reset link",
     description:
-      'Team owners (and platform admins) create a one-time reset token for a member, valid 24 hours, in this answer only (stored as a hash); the member sets a new password with POST /api/v1/password-reset. An owner cannot reset a platform admin, nor an account that also belongs to a team they do not own.',
+      'Team owners (and platform admins) create a one-time reset token for a member, valid 24 hours, in this answer only (stored as a hash), with `url`, the dashboard link that uses it (the token in its fragment); the member opens it, or sets a new password with POST /api/v1/password-reset. An owner cannot reset a platform admin, nor an account that also belongs to a team they do not own.',
     parameters: [teamId, userId],
     responses: { 201: { description: 'The reset token', schema: ref('PasswordResetLink') } },
     errors: ['unauthenticated', 'csrf_failed', 'forbidden', 'team_not_found', 'member_not_found'],
     async handler({ caller, params }, reply, ctx) {
       reply.code(201);
-      return createPasswordReset(ctx, actorOf(caller), params.teamId, params.userId);
+      const platformUrl = platformAddress(reply.request, ctx.config.platformDomain);
+      return createPasswordReset(ctx, actorOf(caller), params.teamId, params.userId, platformUrl);
     },
   }),
   defineOperation<PlatformContext, unknown, unknown, { token: string; password: string }>({

@@ -1,30 +1,55 @@
+// @ts-check
+import { renderAccount } from './account.js';
 import { api, setCsrfToken } from './api.js';
 import { renderDeploys } from './deploys.js';
 import { h, replaceChildren } from './dom.js';
 import { renderDomains } from './domains.js';
 import { renderNewProject } from './new-project.js';
+import { renderTeamPeople } from './people.js';
 import { renderTeamSettings } from './team-settings.js';
 import { renderOverview, renderProjects, renderSignIn } from './views.js';
+import { renderAcceptInvitation, renderResetPassword, renderSignUp } from './welcome.js';
 
 /**
  * The dashboard's shell: who is signed in, the header, and a small router over the History API.
  * Each view renders into <main> and may return a cleanup (the Domains page stops polling).
  */
 
-const main = document.getElementById('main');
-const topbar = document.getElementById('topbar');
-const state = { me: null, teams: [], cleanup: null, firstRender: true };
+/** @typedef {import('./types.js').ViewContext} ViewContext */
+/** @typedef {(context: ViewContext, ...params: string[]) => unknown} View */
 
+const main = /** @type {HTMLElement} */ (document.getElementById('main'));
+const topbar = /** @type {HTMLElement} */ (document.getElementById('topbar'));
+/**
+ * @type {{ me: import('./types.js').Me | null, teams: import('./types.js').Team[],
+ *   cleanup: (() => void) | null, firstRender: boolean, flash: ViewContext['flash'] }}
+ */
+const state = { me: null, teams: [], cleanup: null, firstRender: true, flash: null };
+
+/**
+ * Every client-side page; each path must also be in DASHBOARD_ROUTES (src/web/dashboard/index.ts).
+ * `public`: no sign-in needed; `guest`: only signed out (a signed-in visitor goes to /).
+ * @type {{ pattern: RegExp, view: View, public?: boolean, guest?: boolean }[]}
+ */
 const routes = [
-  { pattern: /^\/sign-in$/, view: 'signIn', public: true },
-  { pattern: /^\/$/, view: 'projects' },
-  { pattern: /^\/projects\/([^/]+)$/, view: 'overview' },
-  { pattern: /^\/new$/, view: 'newProject' },
-  { pattern: /^\/projects\/([^/]+)\/deploys$/, view: 'deploys' },
-  { pattern: /^\/teams\/(\d+)\/settings$/, view: 'teamSettings' },
-  { pattern: /^\/projects\/([^/]+)\/settings\/domains$/, view: 'domains' },
+  { pattern: /^\/sign-in$/, view: renderSignIn, public: true, guest: true },
+  { pattern: /^\/sign-up$/, view: renderSignUp, public: true, guest: true },
+  { pattern: /^\/invitations\/accept$/, view: renderAcceptInvitation, public: true },
+  { pattern: /^\/reset-password$/, view: renderResetPassword, public: true },
+  { pattern: /^\/$/, view: renderProjects },
+  { pattern: /^\/account$/, view: renderAccount },
+  { pattern: /^\/teams\/(\d+)\/people$/, view: renderTeamPeople },
+  { pattern: /^\/projects\/([^/]+)$/, view: renderOverview },
+  { pattern: /^\/new$/, view: renderNewProject },
+  { pattern: /^\/projects\/([^/]+)\/deploys$/, view: renderDeploys },
+  { pattern: /^\/teams\/(\d+)\/settings$/, view: renderTeamSettings },
+  { pattern: /^\/projects\/([^/]+)\/settings\/domains$/, view: renderDomains },
 ];
 
+/**
+ * @param {string} path
+ * @param {{ replace?: boolean }} [options]
+ */
 export function navigate(path, { replace = false } = {}) {
   if (replace) history.replaceState(null, '', path);
   else history.pushState(null, '', path);
@@ -34,14 +59,15 @@ export function navigate(path, { replace = false } = {}) {
 function renderHeader() {
   const nav = [];
   if (state.me) {
+    // Each team chip leads to the team's people (members, invitations).
     const teams = state.teams.map((t) =>
       h(
         'a',
         {
           class: 'team-chip',
-          href: `/teams/${t.id}/settings`,
+          href: `/teams/${t.id}/people`,
           'data-link': true,
-          title: `Team ${t.name}, ${t.plan} plan: settings`,
+          title: `Team ${t.name}, ${t.plan} plan: members and invitations`,
         },
         t.name,
         h('span', { class: 'plan' }, t.plan),
@@ -52,6 +78,7 @@ function renderHeader() {
         'nav',
         { class: 'topnav', 'aria-label': 'Main' },
         h('a', { href: '/', 'data-link': true }, 'Projects'),
+        h('a', { href: '/account', 'data-link': true }, 'Account'),
       ),
       h(
         'div',
@@ -93,16 +120,26 @@ async function loadAccount() {
     state.me = me;
     state.teams = await api('GET', '/api/v1/teams');
   } catch (error) {
-    if (error.status !== 401) throw error;
+    if (/** @type {{ status?: number }} */ (error).status !== 401) throw error;
     state.me = null;
   }
 }
 
-export async function signedIn(session) {
+async function reloadTeams() {
+  state.teams = await api('GET', '/api/v1/teams');
+  renderHeader();
+}
+
+/**
+ * A new session (sign-in, accepted invitation, sign-up): to `to`, else the sign-in page's `next`.
+ * @param {import('./types.js').Session} session
+ * @param {string} [to]
+ */
+export async function signedIn(session, to) {
   setCsrfToken(session.csrfToken);
   state.me = { email: session.email, isAdmin: session.isAdmin };
   state.teams = await api('GET', '/api/v1/teams');
-  const next = new URLSearchParams(location.search).get('next');
+  const next = to ?? new URLSearchParams(location.search).get('next');
   navigate(next?.startsWith('/') && !next.startsWith('//') ? next : '/', { replace: true });
 }
 
@@ -112,6 +149,7 @@ async function render() {
   const path = location.pathname.replace(/\/+$/, '') || '/';
   const route = routes.find((r) => r.pattern.test(path));
   if (!route) {
+    renderHeader();
     replaceChildren(
       main,
       h('h1', {}, 'Page not found'),
@@ -123,31 +161,38 @@ async function render() {
     navigate(`/sign-in?next=${encodeURIComponent(location.pathname)}`, { replace: true });
     return;
   }
-  if (route.view === 'signIn' && state.me) {
+  if (route.guest && state.me) {
     navigate('/', { replace: true });
     return;
   }
   renderHeader();
-  const params = path.match(route.pattern).slice(1).map(decodeURIComponent);
-  const context = { main, me: state.me, teams: state.teams, navigate, signedIn };
-  replaceChildren(main, h('p', { class: 'loading', role: 'status' }, 'Loading…'));
-  const views = {
-    signIn: renderSignIn,
-    projects: renderProjects,
-    overview: renderOverview,
-    domains: renderDomains,
-    newProject: renderNewProject,
-    deploys: renderDeploys,
-    teamSettings: renderTeamSettings,
+  const params = (path.match(route.pattern) ?? []).slice(1).map(decodeURIComponent);
+  const flash = state.flash;
+  state.flash = null;
+  /** @type {ViewContext} */
+  const context = {
+    main,
+    me: state.me,
+    teams: state.teams,
+    navigate,
+    signedIn,
+    reloadTeams,
+    flash,
+    setFlash(message) {
+      state.flash = message;
+    },
   };
-  state.cleanup = (await views[route.view](context, ...params)) ?? null;
+  replaceChildren(main, h('p', { class: 'loading', role: 'status' }, 'Loading…'));
+  const cleanup = await route.view(context, ...params);
+  state.cleanup = typeof cleanup === 'function' ? /** @type {() => void} */ (cleanup) : null;
   // After a client-side navigation, focus goes to the new page's heading, as a page load would.
   if (!state.firstRender) main.querySelector('h1')?.focus();
   state.firstRender = false;
 }
 
 document.addEventListener('click', (event) => {
-  const link = event.target.closest?.('a[data-link]');
+  const target = /** @type {Element | null} */ (event.target);
+  const link = target?.closest?.('a[data-link]');
   if (
     !link ||
     event.defaultPrevented ||
@@ -158,15 +203,10 @@ document.addEventListener('click', (event) => {
   )
     return;
   event.preventDefault();
-  if (link.getAttribute('href') !== location.pathname) navigate(link.getAttribute('href'));
+  const href = link.getAttribute('href') ?? '/';
+  if (href !== location.pathname) navigate(href);
 });
 window.addEventListener('popstate', () => render());
-// A page changed a team (its plan): the header's chip shows it at once.
-window.addEventListener('kennel:team-changed', (event) => {
-  const changed = event.detail;
-  state.teams = state.teams.map((t) => (t.id === changed.id ? { ...t, plan: changed.plan } : t));
-  renderHeader();
-});
 window.addEventListener('kennel:signed-out', () => {
   if (!state.me) return;
   state.me = null;
@@ -183,7 +223,7 @@ try {
     h(
       'div',
       { class: 'banner banner-error', role: 'alert' },
-      h('p', {}, error.message),
+      h('p', {}, error instanceof Error ? error.message : String(error)),
       h('p', {}, 'Reload the page to try again.'),
     ),
   );

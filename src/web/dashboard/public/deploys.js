@@ -10,9 +10,9 @@ import { addressOf, loadProject, pageTitle, projectHeader } from './views.js';
  * validator's problems and leaves the live deploy as it was — and the history, the live one marked.
  */
 
-/** @typedef {import('./api-types.js').ViewContext} ViewContext */
-/** @typedef {import('./api-types.js').Deploy} Deploy */
-/** @typedef {import('./api-types.js').Project} Project */
+/** @typedef {import('./types.js').ViewContext} ViewContext */
+/** @typedef {import('./types.js').Deploy} Deploy */
+/** @typedef {import('./types.js').Project} Project */
 
 /**
  * The validator's messages read `<JSON pointer>: <message>` (src/platform/projects/deploys.ts);

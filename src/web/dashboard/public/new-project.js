@@ -9,7 +9,7 @@ import { heading, pageTitle } from './views.js';
  * validating; its Error body is shown next to the field it is about.
  */
 
-/** @typedef {import('./api-types.js').ViewContext} ViewContext */
+/** @typedef {import('./types.js').ViewContext} ViewContext */
 /** @typedef {'name' | 'slug' | 'originUrl' | 'teamId'} FieldName */
 
 /** @type {Record<string, FieldName>} */

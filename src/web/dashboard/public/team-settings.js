@@ -12,13 +12,13 @@ import { heading, pageTitle } from './views.js';
  * (src/platform/api/routes/teams.ts, webhooks.ts); the page only leaves out what would be refused.
  */
 
-/** @typedef {import('./api-types.js').ViewContext} ViewContext */
-/** @typedef {import('./api-types.js').Team} Team */
-/** @typedef {import('./api-types.js').TeamMember} TeamMember */
-/** @typedef {import('./api-types.js').PlanName} PlanName */
-/** @typedef {import('./api-types.js').WebhookEndpoint} WebhookEndpoint */
-/** @typedef {import('./api-types.js').WebhookEndpointSet} WebhookEndpointSet */
-/** @typedef {import('./api-types.js').WebhookDelivery} WebhookDelivery */
+/** @typedef {import('./types.js').ViewContext} ViewContext */
+/** @typedef {import('./types.js').Team} Team */
+/** @typedef {import('./types.js').Member} TeamMember */
+/** @typedef {import('./types.js').PlanName} PlanName */
+/** @typedef {import('./types.js').WebhookEndpoint} WebhookEndpoint */
+/** @typedef {import('./types.js').WebhookEndpointSet} WebhookEndpointSet */
+/** @typedef {import('./types.js').WebhookDelivery} WebhookDelivery */
 
 /** The plans of src/platform/plans.ts, in order (the browser test checks they match). */
 const PLANS = /** @type {const} */ ([
@@ -64,7 +64,9 @@ export function deliveryStatus(d) {
  * @param {ViewContext} context
  * @param {string} teamIdText
  */
-export async function renderTeamSettings({ main, me }, teamIdText) {
+export async function renderTeamSettings({ main, me: signedIn, reloadTeams }, teamIdText) {
+  // Signed-in pages only (the shell sends everyone else to sign in first).
+  const me = /** @type {import('./types.js').Me} */ (signedIn);
   const teamId = Number(teamIdText);
   const base = `/api/v1/teams/${teamId}`;
   /** @type {Team} */
@@ -195,7 +197,7 @@ export async function renderTeamSettings({ main, me }, teamIdText) {
               team.plan = changed.plan;
               current.textContent = planTitle(changed.plan);
               replaceChildren(done, `Plan changed to ${planTitle(changed.plan)}.`);
-              window.dispatchEvent(new CustomEvent('kennel:team-changed', { detail: changed }));
+              await reloadTeams().catch(() => {}); // the header catches up on the next load
             } catch (error) {
               field.showError(/** @type {ApiError} */ (error));
             } finally {

@@ -1,18 +1,37 @@
+// @ts-check
 import { ApiError, api, slugPath } from './api.js';
 import { errorBanner, h, replaceChildren, time } from './dom.js';
 
 /** Sign in, the team's projects, and a project's overview with its deploy history. */
 
+/** @typedef {import('./types.js').ViewContext} ViewContext */
+/** @typedef {import('./types.js').Project} Project */
+/** @typedef {import('./dom.js').Child} Child */
+
+/** @param {...string} parts */
 export function pageTitle(...parts) {
   document.title = [...parts, 'Kennel'].join(' · ');
 }
 
+/**
+ * @param {string} text
+ * @param {Child} [extra]
+ */
 export function heading(text, extra) {
   return h('div', { class: 'page-head' }, h('h1', { tabindex: '-1' }, text), extra);
 }
 
-/** The project's header and its tabs; `current` is the tab shown. */
+/**
+ * The project's header and its tabs; `current` is the tab shown.
+ * @param {Project} project
+ * @param {string} current
+ */
 export function projectHeader(project, current) {
+  /**
+   * @param {string} href
+   * @param {string} label
+   * @param {string} key
+   */
   const tab = (href, label, key) =>
     h('a', { href, 'data-link': true, class: 'tab', 'aria-current': current === key ? 'page' : null }, label);
   return [
@@ -37,13 +56,22 @@ export function projectHeader(project, current) {
   ];
 }
 
+/** @param {string} host */
 export function addressOf(host) {
   return `${location.protocol}//${host}${location.port ? `:${location.port}` : ''}`;
 }
 
-export function renderSignIn({ main, signedIn }) {
+/**
+ * The sign-in form; "Create an account" is offered only when the platform takes sign-ups.
+ * @param {ViewContext} context
+ */
+export function renderSignIn({ main, signedIn, flash }) {
   pageTitle('Sign in');
-  const errorSlot = h('div', { class: 'form-error', id: 'sign-in-error' });
+  const errorSlot = h(
+    'div',
+    { class: 'form-error', id: 'sign-in-error' },
+    flash ? h('div', { class: 'banner banner-success', role: 'status' }, h('p', {}, flash.message)) : null,
+  );
   const email = h('input', {
     id: 'email',
     name: 'email',
@@ -51,6 +79,7 @@ export function renderSignIn({ main, signedIn }) {
     autocomplete: 'username',
     required: true,
     maxlength: 254,
+    value: flash?.email,
   });
   const password = h('input', {
     id: 'password',
@@ -66,6 +95,7 @@ export function renderSignIn({ main, signedIn }) {
     {
       class: 'card stack',
       'aria-describedby': 'sign-in-error',
+      /** @param {SubmitEvent} event */
       async onsubmit(event) {
         event.preventDefault();
         submit.disabled = true;
@@ -77,7 +107,8 @@ export function renderSignIn({ main, signedIn }) {
             password: password.value,
           });
           await signedIn(session);
-        } catch (error) {
+        } catch (thrown) {
+          const error = /** @type {ApiError} */ (thrown);
           replaceChildren(
             errorSlot,
             errorBanner(
@@ -101,6 +132,7 @@ export function renderSignIn({ main, signedIn }) {
     h('div', { class: 'field' }, h('label', { for: 'password' }, 'Password'), password),
     submit,
   );
+  const signUp = h('p', { class: 'muted center', 'data-testid': 'sign-up-offer', hidden: true });
   replaceChildren(
     main,
     h(
@@ -109,13 +141,33 @@ export function renderSignIn({ main, signedIn }) {
       heading('Sign in to Kennel'),
       h('p', { class: 'lead' }, 'Manage your projects, deploys and custom domains.'),
       form,
+      signUp,
     ),
   );
-  email.focus();
+  if (flash?.email) password.focus();
+  else email.focus();
+  // Offered only when the operator turned open sign-up on (KENNEL_OPEN_SIGNUP); otherwise an
+  // account comes from a team owner's invitation.
+  api('GET', '/api/v1/sign-up').then(
+    (/** @type {{ open: boolean }} */ policy) => {
+      if (!policy.open) return;
+      replaceChildren(
+        signUp,
+        'New here? ',
+        h('a', { href: '/sign-up', 'data-link': true }, 'Create an account'),
+      );
+      signUp.hidden = false;
+    },
+    () => {
+      // Without the answer, the form works as it is; sign-up stays unoffered.
+    },
+  );
 }
 
+/** @param {ViewContext} context */
 export async function renderProjects({ main, teams }) {
   pageTitle('Projects');
+  /** @type {Project[]} */
   let projects;
   try {
     projects = await api('GET', '/api/v1/projects');
@@ -161,13 +213,51 @@ export async function renderProjects({ main, teams }) {
           ),
         );
   const create = h('a', { href: '/new', 'data-link': true, class: 'button button-primary' }, 'New project');
-  replaceChildren(main, heading('Projects', h('div', { class: 'page-actions' }, create)), list);
+  replaceChildren(
+    main,
+    heading('Projects', h('div', { class: 'page-actions' }, create)),
+    list,
+    teamLinks(teams),
+  );
 }
 
+/**
+ * Each team's people page (members, invitations), from the projects page.
+ * @param {import('./types.js').Team[]} teams
+ */
+function teamLinks(teams) {
+  if (teams.length === 0) return null;
+  return h(
+    'section',
+    { class: 'section', 'aria-labelledby': 'teams-title' },
+    h('h2', { id: 'teams-title' }, teams.length === 1 ? 'Your team' : 'Your teams'),
+    h(
+      'ul',
+      { class: 'team-links', role: 'list' },
+      teams.map((t) =>
+        h(
+          'li',
+          {},
+          h('a', { href: `/teams/${t.id}/people`, 'data-link': true }, t.name, ': people and invitations'),
+          h('span', { class: 'plan' }, t.plan),
+          ' · ',
+          h('a', { href: `/teams/${t.id}/settings`, 'data-link': true }, 'plan and webhook'),
+        ),
+      ),
+    ),
+  );
+}
+
+/**
+ * @param {HTMLElement} main
+ * @param {string} slug
+ * @returns {Promise<Project | null>}
+ */
 async function loadProject(main, slug) {
   try {
     return await api('GET', slugPath(slug));
-  } catch (error) {
+  } catch (thrown) {
+    const error = /** @type {ApiError} */ (thrown);
     pageTitle('Project not found');
     replaceChildren(
       main,
@@ -185,11 +275,17 @@ async function loadProject(main, slug) {
 
 export { loadProject };
 
+/**
+ * @param {ViewContext} context
+ * @param {string} slug
+ */
 export async function renderOverview({ main }, slug) {
   const project = await loadProject(main, slug);
   if (!project) return;
   pageTitle(project.name);
+  /** @type {import('./types.js').Deploy[]} */
   let deploys = [];
+  /** @type {unknown} */
   let deployError = null;
   try {
     deploys = await api('GET', `${slugPath(slug)}/deploys`);
@@ -197,6 +293,10 @@ export async function renderOverview({ main }, slug) {
     deployError = error;
   }
   const active = deploys.find((d) => d.active);
+  /**
+   * @param {string} label
+   * @param {Child} value
+   */
   const fact = (label, value) => h('div', { class: 'fact' }, h('dt', {}, label), h('dd', {}, value));
   const address = addressOf(project.defaultHost);
   const history =

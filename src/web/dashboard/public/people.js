@@ -1,0 +1,426 @@
+// @ts-check
+import { ApiError, api } from './api.js';
+import { announce, errorBanner, h, replaceChildren, time } from './dom.js';
+import { heading, pageTitle } from './views.js';
+import { buttonText, confirmAction, oneTimeSecret, submitting } from './widgets.js';
+
+/**
+ * A team's people: members with their roles and, for owners (and platform admins), role changes,
+ * removal, password reset links and invitations. Anyone may leave. Every action is the management
+ * API's, so its checks (last owner, cross-team) and its messages are the ones shown.
+ */
+
+/** @typedef {import('./types.js').Member} Member */
+/** @typedef {import('./types.js').Invitation} Invitation */
+/** @typedef {import('./types.js').Team} Team */
+
+/** How each invitation status reads. */
+export const INVITATION_STATUS = {
+  pending: { label: 'Pending', badge: 'badge-issuing' },
+  accepted: { label: 'Accepted', badge: 'badge-live' },
+  revoked: { label: 'Revoked', badge: 'badge-unverified' },
+  expired: { label: 'Expired', badge: 'badge-unverified' },
+};
+
+const ROLE_LABELS = { owner: 'Owner', member: 'Member' };
+
+/**
+ * @param {import('./types.js').ViewContext} context
+ * @param {string} teamIdParam
+ */
+export async function renderTeamPeople(context, teamIdParam) {
+  const { main, me } = context;
+  const teamId = Number(teamIdParam);
+  /** @type {Team} */
+  let team;
+  try {
+    team = await api('GET', `/api/v1/teams/${teamId}`);
+  } catch (error) {
+    pageTitle('Team not found');
+    replaceChildren(
+      main,
+      heading(
+        error instanceof ApiError && error.status === 404 ? 'Team not found' : 'The team could not be loaded',
+      ),
+      errorBanner(error, 'No such team'),
+      h('p', {}, h('a', { href: '/', 'data-link': true }, 'Back to your projects')),
+    );
+    return;
+  }
+  pageTitle('People', team.name);
+  const manages = team.role === 'owner' || me?.isAdmin === true;
+  const notice = h('div', { class: 'slot', 'data-testid': 'people-notice' });
+  const members = h('div', {});
+  const invitations = manages ? invitationSection(team, notice) : null;
+
+  async function loadMembers() {
+    /** @type {Member[]} */
+    let list;
+    try {
+      list = await api('GET', `/api/v1/teams/${teamId}/members`);
+    } catch (error) {
+      replaceChildren(members, errorBanner(error, 'The members could not be loaded'));
+      return;
+    }
+    replaceChildren(members, memberTable(list));
+  }
+
+  /** @param {Member[]} list */
+  function memberTable(list) {
+    return h(
+      'div',
+      { class: 'table-wrap' },
+      h(
+        'table',
+        { class: 'table' },
+        h('caption', { class: 'visually-hidden' }, `Members of ${team.name}`),
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            ['Name', 'Email', 'Role', 'Joined'].map((c) => h('th', { scope: 'col' }, c)),
+            manages ? h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')) : null,
+          ),
+        ),
+        h('tbody', {}, list.map(memberRow)),
+      ),
+    );
+  }
+
+  /** @param {Member} member */
+  function memberRow(member) {
+    const isMe = member.email === me?.email;
+    const who = member.name ?? member.email;
+    return h(
+      'tr',
+      { 'data-member': member.email },
+      h(
+        'td',
+        { 'data-label': 'Name' },
+        // One child: on a phone the cell is a two-column grid (label, value).
+        h(
+          'span',
+          {},
+          member.name ?? h('span', { class: 'muted' }, 'No name'),
+          isMe ? h('span', { class: 'you' }, ' (you)') : null,
+        ),
+      ),
+      h('td', { 'data-label': 'Email' }, h('span', { class: 'break' }, member.email)),
+      h(
+        'td',
+        { 'data-label': 'Role' },
+        h('span', { class: `role role-${member.role}`, 'data-testid': 'role' }, ROLE_LABELS[member.role]),
+      ),
+      h('td', { 'data-label': 'Joined' }, time(member.since)),
+      manages ? h('td', { class: 'row-actions' }, memberActions(member, who, isMe)) : null,
+    );
+  }
+
+  /**
+   * @param {Member} member
+   * @param {string} who
+   * @param {boolean} isMe
+   */
+  function memberActions(member, who, isMe) {
+    const otherRole = member.role === 'owner' ? 'member' : 'owner';
+    const role = h(
+      'button',
+      { type: 'button', class: 'button button-small' },
+      buttonText(otherRole === 'owner' ? 'Make owner' : 'Make member', `(${who})`),
+    );
+    role.addEventListener('click', async () => {
+      const changed = await confirmAction({
+        title: `Make ${who} ${ROLE_LABELS[otherRole].toLowerCase()}?`,
+        body:
+          otherRole === 'owner'
+            ? `${member.email} will be able to invite and remove people, change roles and create password reset links.`
+            : `${member.email} keeps access to the team's projects but can no longer manage its people.`,
+        confirm: 'Change role',
+        busy: 'Changing…',
+        danger: false,
+        trigger: role,
+        action: () =>
+          api('PUT', `/api/v1/teams/${teamId}/members/${member.userId}/role`, { role: otherRole }),
+      });
+      if (!changed) return;
+      announce(`${who} is now ${ROLE_LABELS[otherRole].toLowerCase()}`);
+      // Demoting yourself ends your owner actions: draw the page again as a member sees it.
+      if (isMe) await renderTeamPeople(context, teamIdParam);
+      else await loadMembers();
+    });
+    const reset = isMe
+      ? null
+      : h('button', { type: 'button', class: 'button button-small' }, buttonText('Reset link', `for ${who}`));
+    reset?.addEventListener('click', () =>
+      submitting(
+        reset,
+        notice,
+        'Creating…',
+        async () => {
+          /** @type {import('./types.js').PasswordResetLink} */
+          const link = await api('POST', `/api/v1/teams/${teamId}/members/${member.userId}/password-reset`);
+          replaceChildren(
+            notice,
+            oneTimeSecret({
+              title: `Password reset link for ${link.email}`,
+              label: 'reset link',
+              value: link.url,
+              note: 'Send it to them yourself: it is shown only now. Opening it lets them set a new password, which signs out all their sessions.',
+              expiresAt: link.expiresAt,
+              testid: 'reset-link',
+            }),
+          );
+        },
+        () => 'No reset link was created',
+      ),
+    );
+    const remove = isMe
+      ? null
+      : h('button', { type: 'button', class: 'button button-small danger' }, buttonText('Remove', who));
+    remove?.addEventListener('click', async () => {
+      const removed = await confirmAction({
+        title: `Remove ${who} from ${team.name}?`,
+        body: `${member.email} loses access to the team's projects at once. Their account and API tokens stay; invite them again to bring them back.`,
+        confirm: 'Remove member',
+        busy: 'Removing…',
+        trigger: remove,
+        action: () => api('DELETE', `/api/v1/teams/${teamId}/members/${member.userId}`),
+      });
+      if (!removed) return;
+      announce(`${who} removed from ${team.name}`);
+      await loadMembers();
+    });
+    return h('div', { class: 'actions' }, role, reset, remove);
+  }
+
+  const leave = h('button', { type: 'button', class: 'button danger' }, 'Leave team');
+  leave.addEventListener('click', async () => {
+    const left = await confirmAction({
+      title: `Leave ${team.name}?`,
+      body: "You lose access to the team's projects at once; an owner can invite you again. A team's last owner cannot leave: make someone else owner first.",
+      confirm: 'Leave team',
+      busy: 'Leaving…',
+      trigger: leave,
+      action: () => api('DELETE', `/api/v1/teams/${teamId}/membership`),
+    });
+    if (!left) return;
+    await context.reloadTeams();
+    announce(`You left ${team.name}`);
+    context.navigate('/');
+  });
+
+  replaceChildren(
+    main,
+    h(
+      'nav',
+      { class: 'breadcrumbs', 'aria-label': 'Breadcrumbs' },
+      h(
+        'ol',
+        {},
+        h('li', {}, h('a', { href: '/', 'data-link': true }, 'Projects')),
+        h('li', {}, h('span', { 'aria-current': 'page' }, `${team.name} · People`)),
+      ),
+    ),
+    heading(
+      team.name,
+      h(
+        'p',
+        { class: 'subtitle' },
+        h('span', { class: 'plan' }, team.plan),
+        ' ',
+        manages ? 'You manage this team' : 'You are a member',
+      ),
+    ),
+    notice,
+    h(
+      'section',
+      { class: 'section', 'aria-labelledby': 'members-title' },
+      h('h2', { id: 'members-title' }, 'Members'),
+      manages
+        ? null
+        : h('p', { class: 'muted' }, 'Team owners invite people, change roles and remove members.'),
+      members,
+    ),
+    invitations?.element,
+    team.role
+      ? h(
+          'section',
+          { class: 'card leave', 'aria-labelledby': 'leave-title' },
+          h('h2', { id: 'leave-title' }, 'Leave the team'),
+          h('p', { class: 'muted' }, 'Your account stays; only your membership of this team ends.'),
+          h('div', {}, leave),
+        )
+      : null,
+  );
+  await Promise.all([loadMembers(), invitations?.load()]);
+}
+
+/**
+ * Owners invite by email (the one-time link shown to copy, and whether it was mailed) and see
+ * every invitation with its status in words; pending ones can be revoked.
+ * @param {Team} team
+ * @param {HTMLElement} notice
+ */
+function invitationSection(team, notice) {
+  const listSlot = h('div', {});
+  const errorSlot = h('div', { class: 'slot' });
+  const email = h('input', {
+    id: 'invite-email',
+    name: 'email',
+    type: 'email',
+    required: true,
+    maxlength: 254,
+    autocomplete: 'off',
+    placeholder: 'ana@example.com',
+    'aria-describedby': 'invite-email-hint',
+  });
+  const submit = h('button', { type: 'submit', class: 'button button-primary' }, 'Invite');
+  const form = h(
+    'form',
+    {
+      class: 'inline-form',
+      /** @param {SubmitEvent} event */
+      onsubmit(event) {
+        event.preventDefault();
+        submitting(
+          submit,
+          errorSlot,
+          'Inviting…',
+          async () => {
+            /** @type {import('./types.js').CreatedInvitation} */
+            const invitation = await api('POST', `/api/v1/teams/${team.id}/invitations`, {
+              email: email.value.trim(),
+            });
+            email.value = '';
+            replaceChildren(
+              notice,
+              oneTimeSecret({
+                title: `Invitation for ${invitation.email}`,
+                label: 'invitation link',
+                value: invitation.url,
+                note: invitation.mailed
+                  ? `It was mailed to ${invitation.email}. You can also send the link yourself: it is shown only now.`
+                  : 'It was not mailed (this Kennel has no mail server, or the server refused it): send the link yourself. It is shown only now.',
+                expiresAt: invitation.expiresAt,
+                testid: 'invitation-link',
+              }),
+            );
+            await load();
+          },
+          () => 'The invitation was not sent',
+        );
+      },
+    },
+    h(
+      'div',
+      { class: 'field' },
+      h('label', { for: 'invite-email' }, 'Email'),
+      h('div', { class: 'input-row' }, email, submit),
+      h(
+        'p',
+        { class: 'hint', id: 'invite-email-hint' },
+        'They join as a member with a one-time link, which you copy here (and which is mailed when this Kennel has a mail server).',
+      ),
+    ),
+  );
+
+  async function load() {
+    /** @type {Invitation[]} */
+    let list;
+    try {
+      list = await api('GET', `/api/v1/teams/${team.id}/invitations`);
+    } catch (error) {
+      replaceChildren(listSlot, errorBanner(error, 'The invitations could not be loaded'));
+      return;
+    }
+    replaceChildren(
+      listSlot,
+      list.length === 0
+        ? h(
+            'div',
+            { class: 'empty' },
+            h('p', { class: 'empty-title' }, 'No invitations yet'),
+            h('p', {}, 'Invite someone by email above.'),
+          )
+        : h(
+            'div',
+            { class: 'table-wrap' },
+            h(
+              'table',
+              { class: 'table' },
+              h('caption', { class: 'visually-hidden' }, `Invitations to ${team.name}, newest first`),
+              h(
+                'thead',
+                {},
+                h(
+                  'tr',
+                  {},
+                  ['Email', 'Status', 'Sent', 'Expires'].map((c) => h('th', { scope: 'col' }, c)),
+                  h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')),
+                ),
+              ),
+              h('tbody', {}, list.map(invitationRow)),
+            ),
+          ),
+    );
+  }
+
+  /** @param {Invitation} invitation */
+  function invitationRow(invitation) {
+    const status = INVITATION_STATUS[invitation.status];
+    const revoke =
+      invitation.status === 'pending'
+        ? h(
+            'button',
+            { type: 'button', class: 'button button-small danger' },
+            buttonText('Revoke', `the invitation for ${invitation.email}`),
+          )
+        : null;
+    revoke?.addEventListener('click', async () => {
+      const revoked = await confirmAction({
+        title: `Revoke the invitation for ${invitation.email}?`,
+        body: 'Its link stops working at once. You can invite them again later.',
+        confirm: 'Revoke invitation',
+        busy: 'Revoking…',
+        trigger: revoke,
+        action: () => api('DELETE', `/api/v1/teams/${team.id}/invitations/${invitation.id}`),
+      });
+      if (!revoked) return;
+      announce(`Invitation for ${invitation.email} revoked`);
+      await load();
+    });
+    return h(
+      'tr',
+      { 'data-invitation': invitation.email },
+      h('td', { 'data-label': 'Email' }, h('span', { class: 'break' }, invitation.email)),
+      h(
+        'td',
+        { 'data-label': 'Status' },
+        h('span', { class: `badge ${status.badge}`, 'data-testid': 'status' }, status.label),
+      ),
+      h('td', { 'data-label': 'Sent' }, time(invitation.createdAt)),
+      h(
+        'td',
+        { 'data-label': invitation.status === 'expired' ? 'Expired' : 'Expires' },
+        invitation.status === 'accepted' || invitation.status === 'revoked'
+          ? '—'
+          : time(invitation.expiresAt),
+      ),
+      h('td', { class: 'row-actions' }, revoke),
+    );
+  }
+
+  return {
+    element: h(
+      'section',
+      { class: 'card', 'aria-labelledby': 'invitations-title' },
+      h('h2', { id: 'invitations-title' }, 'Invitations'),
+      errorSlot,
+      form,
+      listSlot,
+    ),
+    load,
+  };
+}

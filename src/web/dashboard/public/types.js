@@ -1,0 +1,62 @@
+// @ts-check
+/**
+ * The management API's answers as the dashboard reads them (the OpenAPI document at
+ * /api/v1/openapi.json is the reference), and what the shell hands each page. Types only.
+ */
+
+/** @typedef {{ email: string, isAdmin: boolean, csrfToken?: string }} Me */
+/** @typedef {{ email: string, isAdmin: boolean, csrfToken: string, expiresAt: string }} Session */
+/** @typedef {'owner' | 'member'} Role */
+/** @typedef {'free' | 'pro' | 'enterprise'} PlanName */
+/** @typedef {{ id: number, name: string, plan: PlanName, role: Role | null }} Team */
+/** @typedef {{ userId: number, email: string, name: string | null, role: Role, since: string }} Member */
+/**
+ * @typedef {{ id: number, teamId: number, email: string, role: 'member', createdAt: string,
+ *   expiresAt: string, status: 'pending' | 'accepted' | 'revoked' | 'expired' }} Invitation
+ */
+/** @typedef {Invitation & { token: string, url: string, mailed: boolean }} CreatedInvitation */
+/** @typedef {{ userId: number, email: string, token: string, url: string, expiresAt: string }} PasswordResetLink */
+/**
+ * @typedef {{ id: number, name: string, prefix: string, createdAt: string,
+ *   lastUsedAt?: string | null }} Token
+ */
+/** @typedef {Token & { token: string }} CreatedToken */
+/**
+ * @typedef {{ slug: string, name: string, teamId: number, plan: PlanName, defaultHost: string,
+ *   originUrl: string, activeDeployId: number | null, primaryDomain: string | null }} Project
+ */
+/**
+ * @typedef {{ id: number, active: boolean, status: 'succeeded' | 'failed', problems: string[],
+ *   sourceFormat: 'json' | 'yaml', originUrl: string, createdAt: string }} Deploy
+ */
+/** @typedef {{ teamId: number, url: string, secretHint: string, createdAt: string, updatedAt: string }} WebhookEndpoint */
+/** @typedef {{ endpoint: WebhookEndpoint, secret: string | null }} WebhookEndpointSet */
+/**
+ * @typedef {{ attempt: number, at: string, statusCode: number | null, durationMs: number,
+ *   error: string | null, ok: boolean }} DeliveryAttempt
+ */
+/**
+ * @typedef {{ id: string, type: string, state: 'pending' | 'delivered' | 'failed', attempts: number,
+ *   nextAttemptAt: string | null, lastStatus: number | null, lastError: string | null,
+ *   createdAt: string, deliveredAt: string | null, log: DeliveryAttempt[] }} WebhookDelivery
+ */
+
+/** @typedef {{ message: string, email?: string }} Flash */
+
+/**
+ * What the shell passes to every page. `signedIn` records a new session and goes to `to` (or the
+ * sign-in page's `next`); `reloadTeams` refreshes the header after a team change; `flash` is the
+ * message the previous page left with `setFlash` (a password just set), shown once.
+ * @typedef {{
+ *   main: HTMLElement,
+ *   me: Me | null,
+ *   teams: Team[],
+ *   navigate: (path: string, options?: { replace?: boolean }) => void,
+ *   signedIn: (session: Session, to?: string) => Promise<void>,
+ *   reloadTeams: () => Promise<void>,
+ *   flash: Flash | null,
+ *   setFlash: (message: Flash | null) => void,
+ * }} ViewContext
+ */
+
+export {};

@@ -1,0 +1,307 @@
+// @ts-check
+import { api } from './api.js';
+import { h, replaceChildren } from './dom.js';
+import { heading, pageTitle } from './views.js';
+import { field, submitting } from './widgets.js';
+
+/**
+ * The pages reached without an account: accepting an invitation, setting a password from a reset
+ * link, and open sign-up. Links carry their token in the URL fragment (#token=…), which the browser
+ * never sends to the server nor in a Referer (docs/decisions.md); it is read here and sent only in
+ * the POST body.
+ */
+
+/** @typedef {import('./types.js').ViewContext} ViewContext */
+
+/**
+ * The token of a link such as /invitations/accept#token=kin_…, if it looks like one.
+ * @param {string} prefix
+ */
+function tokenFromFragment(prefix) {
+  const token = new URLSearchParams(location.hash.slice(1)).get('token') ?? '';
+  return token.startsWith(prefix) ? token : null;
+}
+
+/**
+ * @param {HTMLElement} main
+ * @param {string} title
+ * @param {string} lead
+ * @param {...import('./dom.js').Child} rest
+ */
+function page(main, title, lead, ...rest) {
+  pageTitle(title);
+  replaceChildren(main, h('div', { class: 'narrow' }, heading(title), h('p', { class: 'lead' }, lead), rest));
+}
+
+/**
+ * A link without its token (cut when pasted, say): nothing to send.
+ * @param {HTMLElement} main
+ * @param {string} title
+ * @param {string} what
+ */
+function incompleteLink(main, title, what) {
+  page(
+    main,
+    title,
+    `This ${what} link is incomplete: it should end with #token= and the token.`,
+    h(
+      'div',
+      { class: 'banner banner-error', role: 'alert' },
+      h('p', { class: 'banner-title' }, 'No token in this link'),
+      h('p', {}, `Open the whole ${what} link you were sent, or ask a team owner for a new one.`),
+    ),
+  );
+}
+
+/**
+ * Accepts an invitation: a new account (name and password) or, when the email already has an
+ * account, that account's password. The API decides which: a wrong password for an existing
+ * account answers invalid_credentials, and the form then asks for that account's password. Then
+ * the person is signed in and taken to the team.
+ * @param {ViewContext} context
+ */
+export function renderAcceptInvitation({ main, signedIn, navigate, setFlash }) {
+  const title = 'Join a team on Kennel';
+  const token = tokenFromFragment('kin_');
+  if (!token) {
+    incompleteLink(main, title, 'invitation');
+    return;
+  }
+  const errorSlot = h('div', { class: 'slot', id: 'accept-error' });
+  const existing = h('input', { id: 'has-account', type: 'checkbox' });
+  const name = field('name', 'Your name', {
+    type: 'text',
+    autocomplete: 'name',
+    required: true,
+    maxlength: 100,
+  });
+  const password = field(
+    'password',
+    'Choose a password',
+    { type: 'password', autocomplete: 'new-password', required: true, minlength: 12, maxlength: 1024 },
+    'At least 12 characters.',
+  );
+  const passwordLabel = /** @type {HTMLLabelElement} */ (password.element.querySelector('label'));
+  const passwordHint = /** @type {HTMLElement} */ (password.element.querySelector('.hint'));
+  const submit = h(
+    'button',
+    { type: 'submit', class: 'button button-primary button-block' },
+    'Join the team',
+  );
+
+  /** @param {boolean} hasAccount */
+  function setMode(hasAccount) {
+    existing.checked = hasAccount;
+    name.element.hidden = hasAccount;
+    name.input.required = !hasAccount;
+    passwordLabel.textContent = hasAccount ? 'Your Kennel password' : 'Choose a password';
+    password.input.autocomplete = hasAccount ? 'current-password' : 'new-password';
+    passwordHint.textContent = hasAccount
+      ? 'The password of the account this email already has; nothing else about it changes.'
+      : 'At least 12 characters.';
+  }
+  existing.addEventListener('change', () => setMode(existing.checked));
+
+  const form = h(
+    'form',
+    {
+      class: 'card stack',
+      'aria-describedby': 'accept-error',
+      /** @param {SubmitEvent} event */
+      onsubmit(event) {
+        event.preventDefault();
+        submitting(
+          submit,
+          errorSlot,
+          'Joining…',
+          async () => {
+            /** @type {{ email: string, teamId: number }} */
+            const accepted = await api('POST', '/api/v1/invitations/accept', {
+              token,
+              password: password.input.value,
+              ...(existing.checked ? {} : { name: name.input.value.trim() }),
+            });
+            const to = `/teams/${accepted.teamId}/people`;
+            try {
+              const session = await api('POST', '/api/v1/session', {
+                email: accepted.email,
+                password: password.input.value,
+              });
+              await signedIn(session, to);
+            } catch (error) {
+              // Joined, but signing in did not work now (too many attempts, say): sign in by hand.
+              setFlash({
+                message: `You joined the team. Sign in to continue (${/** @type {Error} */ (error).message})`,
+                email: accepted.email,
+              });
+              navigate(`/sign-in?next=${encodeURIComponent(to)}`, { replace: true });
+            }
+          },
+          (error) => {
+            password.input.value = '';
+            password.input.focus();
+            if (error.code === 'invalid_credentials') {
+              // The invited email has an account, and this is not its password.
+              setMode(true);
+              return 'This email already has a Kennel account: enter its password';
+            }
+            return error.code === 'invitation_not_valid'
+              ? 'This invitation link does not work'
+              : 'Could not join the team';
+          },
+        );
+      },
+    },
+    errorSlot,
+    h(
+      'div',
+      { class: 'check' },
+      existing,
+      h('label', { for: 'has-account' }, 'I already have a Kennel account with this email'),
+    ),
+    name.element,
+    password.element,
+    submit,
+  );
+  page(
+    main,
+    title,
+    'You were invited to a team. Create your account to join it, or use the one you have.',
+    form,
+  );
+  name.input.focus();
+}
+
+/**
+ * Sets a new password from a reset link, then sends the person to sign in with it.
+ * @param {ViewContext} context
+ */
+export function renderResetPassword({ main, navigate, setFlash }) {
+  const title = 'Set a new password';
+  const token = tokenFromFragment('krs_');
+  if (!token) {
+    incompleteLink(main, title, 'password reset');
+    return;
+  }
+  const errorSlot = h('div', { class: 'slot', id: 'reset-error' });
+  const password = field(
+    'new-password',
+    'New password',
+    { type: 'password', autocomplete: 'new-password', required: true, minlength: 12, maxlength: 1024 },
+    'At least 12 characters. Every session of your account is signed out.',
+  );
+  const submit = h('button', { type: 'submit', class: 'button button-primary button-block' }, 'Set password');
+  const form = h(
+    'form',
+    {
+      class: 'card stack',
+      'aria-describedby': 'reset-error',
+      /** @param {SubmitEvent} event */
+      onsubmit(event) {
+        event.preventDefault();
+        submitting(
+          submit,
+          errorSlot,
+          'Setting…',
+          async () => {
+            /** @type {{ email: string }} */
+            const done = await api('POST', '/api/v1/password-reset', {
+              token,
+              password: password.input.value,
+            });
+            setFlash({ message: `Your new password is set. Sign in with it.`, email: done.email });
+            navigate('/sign-in', { replace: true });
+          },
+          (error) => {
+            password.input.focus();
+            return error.code === 'reset_link_not_valid'
+              ? 'This reset link does not work'
+              : 'The password was not set';
+          },
+        );
+      },
+    },
+    errorSlot,
+    password.element,
+    submit,
+  );
+  page(main, title, 'A team owner made this link for you. It works once.', form);
+  password.input.focus();
+}
+
+/**
+ * Open sign-up (KENNEL_OPEN_SIGNUP=on): an account and a team of its own, then signed in. When
+ * sign-up is closed the API's sign_up_closed message says what to do instead.
+ * @param {ViewContext} context
+ */
+export function renderSignUp({ main, signedIn }) {
+  const errorSlot = h('div', { class: 'slot', id: 'sign-up-error' });
+  const email = field('email', 'Email', {
+    type: 'email',
+    autocomplete: 'username',
+    required: true,
+    maxlength: 254,
+  });
+  const name = field('name', 'Your name', {
+    type: 'text',
+    autocomplete: 'name',
+    required: true,
+    maxlength: 100,
+  });
+  const password = field(
+    'password',
+    'Password',
+    { type: 'password', autocomplete: 'new-password', required: true, minlength: 12, maxlength: 1024 },
+    'At least 12 characters.',
+  );
+  const submit = h(
+    'button',
+    { type: 'submit', class: 'button button-primary button-block' },
+    'Create account',
+  );
+  const form = h(
+    'form',
+    {
+      class: 'card stack',
+      'aria-describedby': 'sign-up-error',
+      /** @param {SubmitEvent} event */
+      onsubmit(event) {
+        event.preventDefault();
+        submitting(
+          submit,
+          errorSlot,
+          'Creating…',
+          async () => {
+            const credentials = { email: email.input.value.trim(), password: password.input.value };
+            await api('POST', '/api/v1/users', { ...credentials, name: name.input.value.trim() });
+            await signedIn(await api('POST', '/api/v1/session', credentials), '/');
+          },
+          (error) =>
+            error.code === 'sign_up_closed'
+              ? 'Sign-up is closed'
+              : error.code === 'email_taken'
+                ? 'This email already has an account'
+                : 'The account was not created',
+        );
+      },
+    },
+    errorSlot,
+    email.element,
+    name.element,
+    password.element,
+    submit,
+  );
+  page(
+    main,
+    'Create an account',
+    'An account and a team of your own, for your projects.',
+    form,
+    h(
+      'p',
+      { class: 'muted center' },
+      'Have an account? ',
+      h('a', { href: '/sign-in', 'data-link': true }, 'Sign in'),
+    ),
+  );
+  email.input.focus();
+}

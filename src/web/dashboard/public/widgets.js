@@ -1,0 +1,144 @@
+// @ts-check
+import { announce, copyText, errorBanner, h, replaceChildren, time } from './dom.js';
+
+/** Form fields, the one-time secret box and the confirmation dialog the people pages share. */
+
+/**
+ * A labelled input with an optional hint (tied to it by aria-describedby).
+ * @param {string} id
+ * @param {string} label
+ * @param {Record<string, unknown>} attributes
+ * @param {string} [hint]
+ */
+export function field(id, label, attributes, hint) {
+  const input = h('input', {
+    id,
+    name: id,
+    'aria-describedby': hint ? `${id}-hint` : null,
+    ...attributes,
+  });
+  return {
+    input,
+    element: h(
+      'div',
+      { class: 'field' },
+      h('label', { for: id }, label),
+      input,
+      hint ? h('p', { class: 'hint', id: `${id}-hint` }, hint) : null,
+    ),
+  };
+}
+
+/**
+ * A button's text with more for screen readers (which row it acts on): the visible words come
+ * first in the accessible name, so voice control finds the button by what it shows.
+ * @param {string} visible
+ * @param {string} more
+ */
+export function buttonText(visible, more) {
+  return [visible, h('span', { class: 'visually-hidden' }, ` ${more}`)];
+}
+
+/**
+ * A secret or link the API shows once: the value to select or copy, and what happens to it.
+ * @param {{ title: string, label: string, value: string, note: import('./dom.js').Child,
+ *   expiresAt?: string, testid: string }} options
+ */
+export function oneTimeSecret({ title, label, value, note, expiresAt, testid }) {
+  const copy = h(
+    'button',
+    { type: 'button', class: 'button button-small', 'aria-label': `Copy ${label}` },
+    'Copy',
+  );
+  copy.addEventListener('click', () => copyText(copy, value, label));
+  const box = h(
+    'div',
+    { class: 'banner banner-success secret', role: 'status', 'data-testid': testid },
+    h('p', { class: 'banner-title' }, title),
+    h(
+      'div',
+      { class: 'secret-row' },
+      h('code', { class: 'secret-value', 'data-field': 'secret' }, value),
+      copy,
+    ),
+    h('p', {}, note),
+    expiresAt ? h('p', { class: 'small' }, 'Works once, until ', time(expiresAt), '.') : null,
+  );
+  announce(title);
+  return box;
+}
+
+/**
+ * Asks before an action that cannot be undone. The action runs on Confirm; its error (a 409
+ * last_owner, say) is shown inside the dialog, which stays open. Answers whether it ran.
+ * @param {{ title: string, body: import('./dom.js').Child, confirm: string, busy: string,
+ *   danger?: boolean, action: () => Promise<void>, trigger?: HTMLElement | null }} options
+ * @returns {Promise<boolean>}
+ */
+export function confirmAction({ title, body, confirm, busy, danger = true, action, trigger }) {
+  const errorSlot = h('div', { class: 'slot' });
+  const cancelButton = h('button', { type: 'button', class: 'button', autofocus: true }, 'Cancel');
+  const confirmButton = h(
+    'button',
+    { type: 'button', class: `button ${danger ? 'button-danger' : 'button-primary'}` },
+    confirm,
+  );
+  const dialog = h(
+    'dialog',
+    { class: 'dialog', 'aria-labelledby': 'confirm-title', 'aria-describedby': 'confirm-body' },
+    h('h2', { id: 'confirm-title' }, title),
+    h('p', { id: 'confirm-body' }, body),
+    errorSlot,
+    h('div', { class: 'dialog-actions' }, cancelButton, confirmButton),
+  );
+  document.body.append(dialog);
+  return new Promise((resolve) => {
+    let done = false;
+    cancelButton.addEventListener('click', () => dialog.close());
+    dialog.addEventListener('close', () => {
+      dialog.remove();
+      if (trigger?.isConnected) trigger.focus();
+      resolve(done);
+    });
+    confirmButton.addEventListener('click', async () => {
+      confirmButton.disabled = true;
+      confirmButton.textContent = busy;
+      replaceChildren(errorSlot);
+      try {
+        await action();
+        done = true;
+        dialog.close();
+      } catch (error) {
+        replaceChildren(errorSlot, errorBanner(error, `Could not ${confirm.toLowerCase()}`));
+        confirmButton.disabled = false;
+        confirmButton.textContent = confirm;
+      }
+    });
+    dialog.showModal();
+  });
+}
+
+/**
+ * Runs a form's submission with its button busy and errors in `errorSlot`; `onError` may pick a
+ * title for the banner (or handle the error itself by returning null).
+ * @param {HTMLButtonElement} submit
+ * @param {HTMLElement} errorSlot
+ * @param {string} busyLabel
+ * @param {() => Promise<void>} work
+ * @param {(error: any) => string | null} [onError]
+ */
+export async function submitting(submit, errorSlot, busyLabel, work, onError) {
+  const label = submit.textContent ?? '';
+  submit.disabled = true;
+  submit.textContent = busyLabel;
+  replaceChildren(errorSlot);
+  try {
+    await work();
+  } catch (error) {
+    const title = onError ? onError(error) : 'Something went wrong';
+    if (title !== null) replaceChildren(errorSlot, errorBanner(error, title));
+  } finally {
+    submit.disabled = false;
+    submit.textContent = label;
+  }
+}
