@@ -333,8 +333,10 @@ for (const dialect of testDialects()) {
     });
 
     it('an owner sets the webhook (refused URLs show the API’s error), sees the secret once, tests, redelivers and rotates', async () => {
-      await owner.getByRole('link', { name: /^Shop/ }).click();
+      // The team chip in the header opens the team's People tab; its Plan and webhook tab is next to it.
+      await owner.getByRole('banner').getByRole('link', { name: /^Shop/ }).click();
       await owner.getByRole('heading', { level: 1, name: 'Shop' }).waitFor(WAIT);
+      await owner.getByRole('navigation', { name: 'Team' }).getByRole('link', { name: 'Plan and webhook' }).click();
       await owner.getByLabel('Endpoint URL').waitFor(WAIT);
       assert.equal(await textOf(owner.locator('[data-testid="plan"]')), 'Pro');
       assert.match(
@@ -470,8 +472,10 @@ for (const dialect of testDialects()) {
 
     it('a member sees the plan and whom to ask, and none of the owner’s webhook actions', async () => {
       const member = await signIn('member@x.test', 'member password 1');
-      await member.getByRole('link', { name: /^Shop/ }).click();
+      // The team chip in the header opens the team's People tab; its Plan and webhook tab is next to it.
+      await member.getByRole('banner').getByRole('link', { name: /^Shop/ }).click();
       await member.getByRole('heading', { level: 1, name: 'Shop' }).waitFor(WAIT);
+      await member.getByRole('navigation', { name: 'Team' }).getByRole('link', { name: 'Plan and webhook' }).click();
       assert.equal(await textOf(member.locator('[data-testid="plan"]')), 'Pro');
       assert.match(
         await textOf(member.locator('[data-testid="plan-who"]')),

@@ -1,7 +1,7 @@
 // @ts-check
 import { ApiError, api } from './api.js';
 import { announce, errorBanner, h, replaceChildren, time } from './dom.js';
-import { heading, pageTitle } from './views.js';
+import { heading, pageTitle, teamHeader } from './views.js';
 import { buttonText, confirmAction, oneTimeSecret, submitting } from './widgets.js';
 
 /**
@@ -213,26 +213,11 @@ export async function renderTeamPeople(context, teamIdParam) {
 
   replaceChildren(
     main,
-    h(
-      'nav',
-      { class: 'breadcrumbs', 'aria-label': 'Breadcrumbs' },
-      h(
-        'ol',
-        {},
-        h('li', {}, h('a', { href: '/', 'data-link': true }, 'Projects')),
-        h('li', {}, h('span', { 'aria-current': 'page' }, `${team.name} · People`)),
-      ),
-    ),
-    heading(
-      team.name,
-      h(
-        'p',
-        { class: 'subtitle' },
-        h('span', { class: 'plan' }, team.plan),
-        ' ',
-        manages ? 'You manage this team' : 'You are a member',
-      ),
-    ),
+    teamHeader(team, 'people', [
+      h('span', { class: 'plan' }, team.plan),
+      ' ',
+      manages ? 'You manage this team' : 'You are a member',
+    ]),
     notice,
     h(
       'section',

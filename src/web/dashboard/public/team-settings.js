@@ -3,7 +3,7 @@ import { ApiError, api } from './api.js';
 import { confirmDialog } from './confirm-dialog.js';
 import { announce, copyText, errorBanner, h, replaceChildren, time } from './dom.js';
 import { formField } from './form-field.js';
-import { heading, pageTitle } from './views.js';
+import { heading, pageTitle, teamHeader } from './views.js';
 
 /**
  * A team's settings: its plan (everyone in the team sees it; platform admins change it) and its
@@ -110,28 +110,14 @@ export async function renderTeamSettings({ main, me: signedIn, reloadTeams }, te
 
   replaceChildren(
     main,
-    h(
-      'nav',
-      { class: 'breadcrumbs', 'aria-label': 'Breadcrumbs' },
-      h(
-        'ol',
-        {},
-        h('li', {}, h('a', { href: '/', 'data-link': true }, 'Projects')),
-        h('li', {}, h('span', { 'aria-current': 'page' }, `Team ${team.name}`)),
-      ),
-    ),
-    heading(
-      team.name,
-      h(
-        'p',
-        { class: 'subtitle' },
-        'Team settings · ',
-        team.role === 'owner'
-          ? 'you are an owner'
-          : team.role === 'member'
-            ? 'you are a member'
-            : 'you are a platform admin',
-      ),
+    teamHeader(
+      team,
+      'settings',
+      team.role === 'owner'
+        ? 'You are an owner'
+        : team.role === 'member'
+          ? 'You are a member'
+          : 'You are a platform admin',
     ),
     planSection(),
     isOwner ? webhookSection() : webhookForMembers(),

@@ -22,18 +22,48 @@ export function heading(text, extra) {
 }
 
 /**
+ * @param {string} current
+ * @returns {(href: string, label: string, key: string) => HTMLAnchorElement}
+ */
+const tabOf = (current) => (href, label, key) =>
+  h('a', { href, 'data-link': true, class: 'tab', 'aria-current': current === key ? 'page' : null }, label);
+
+/**
+ * A team's header and its tabs (People, Settings); `current` is the tab shown.
+ * @param {import('./types.js').Team} team
+ * @param {'people' | 'settings'} current
+ * @param {Child} subtitle
+ */
+export function teamHeader(team, current, subtitle) {
+  const tab = tabOf(current);
+  return [
+    h(
+      'nav',
+      { class: 'breadcrumbs', 'aria-label': 'Breadcrumbs' },
+      h(
+        'ol',
+        {},
+        h('li', {}, h('a', { href: '/', 'data-link': true }, 'Projects')),
+        h('li', {}, h('span', { 'aria-current': 'page' }, `Team ${team.name}`)),
+      ),
+    ),
+    heading(team.name, h('p', { class: 'subtitle' }, subtitle)),
+    h(
+      'nav',
+      { class: 'tabs', 'aria-label': 'Team' },
+      tab(`/teams/${team.id}/people`, 'People', 'people'),
+      tab(`/teams/${team.id}/settings`, 'Plan and webhook', 'settings'),
+    ),
+  ];
+}
+
+/**
  * The project's header and its tabs; `current` is the tab shown.
  * @param {Project} project
  * @param {string} current
  */
 export function projectHeader(project, current) {
-  /**
-   * @param {string} href
-   * @param {string} label
-   * @param {string} key
-   */
-  const tab = (href, label, key) =>
-    h('a', { href, 'data-link': true, class: 'tab', 'aria-current': current === key ? 'page' : null }, label);
+  const tab = tabOf(current);
   return [
     h(
       'nav',
