@@ -265,7 +265,14 @@ for (const dialect of testDialects()) {
       assert.match(text, /A conflicting record blocks the CNAME/);
       assert.doesNotMatch(text, /conflicting_record/);
       assert.equal(await failure.getAttribute('data-reason'), 'conflicting_record');
-      assert.ok(text.includes(DNS_CHECK_REASONS.conflicting_record.remedy), text);
+      // The remedy names this page's record ("shown below"), not "the dashboard" the user is in.
+      assert.ok(
+        text.includes(
+          DNS_CHECK_REASONS.conflicting_record.remedy.replace('shown in the dashboard', 'shown below'),
+        ),
+        text,
+      );
+      assert.doesNotMatch(text, /in the dashboard/);
       assert.match(text, /192\.0\.2\.10/);
       assert.deepEqual(await accessibilityViolations(page), []);
       await page.screenshot({ path: screenshotPath('dashboard-domains-failed'), fullPage: true });

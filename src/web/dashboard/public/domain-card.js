@@ -2,6 +2,7 @@
 import { copyText, h, time } from './dom.js';
 import { actionsMenu } from './domain-menu.js';
 import {
+  inPage,
   REASON_LABELS,
   reasonLabel,
   recordsHeading,
@@ -52,7 +53,7 @@ const bannerClass = (kind) =>
   ];
 
 /** @param {string} remedy */
-const remedyLine = (remedy) => h('p', { class: 'remedy' }, h('strong', {}, 'What to do: '), remedy);
+const remedyLine = (remedy) => h('p', { class: 'remedy' }, h('strong', {}, 'What to do: '), inPage(remedy));
 
 /**
  * One domain: its name, status in words, what it does (primary, redirect), the records, the

@@ -48,6 +48,15 @@ export function reasonLabel(reason) {
   return REASON_LABELS[reason] ?? 'Something needs attention';
 }
 
+/**
+ * The platform's remedies are written for every client ("the record shown in the dashboard");
+ * on this page the record is right below.
+ * @param {string} text
+ */
+export function inPage(text) {
+  return text.replaceAll(' shown in the dashboard', ' shown below');
+}
+
 /** What each redirect status means, for the form's choices. */
 /** @type {Record<RedirectStatus, string>} */
 export const REDIRECT_STATUS_LABELS = {
