@@ -47,7 +47,7 @@ export function requireDomainPrerequisites(project: Project, actor: Actor): void
   if (project.activeDeployId === null) {
     throw platformErrors.error(
       'deploy_required',
-      `Project ${project.slug} has no successful deploy yet. Deploy its OpenAPI document first (kennel deploy), then add the domain.`,
+      `Project ${project.slug} has no successful deploy yet. Deploy its OpenAPI document first (POST /api/v1/projects/${project.slug}/deploys, or kennel deploy ${project.slug} FILE), then add the domain.`,
     );
   }
 }

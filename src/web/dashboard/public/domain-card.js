@@ -259,8 +259,13 @@ function recordsTable(domain, id) {
               ? h(
                   'td',
                   { 'data-label': 'Use', class: 'col-use' },
-                  ROLE_WORDS[record.role],
-                  record.note ? h('span', { class: 'muted small block' }, record.note) : null,
+                  // One grid item on phones, where each cell is a label/value grid.
+                  h(
+                    'span',
+                    {},
+                    ROLE_WORDS[record.role],
+                    record.note ? h('span', { class: 'muted small block' }, record.note) : null,
+                  ),
                 )
               : null,
           ),
