@@ -257,6 +257,11 @@ for (const dialect of testDialects()) {
       await page.getByLabel('Hostname').fill('legacy.example.test');
       await page.getByRole('button', { name: 'Add domain' }).click();
       await waitForStatus('legacy.example.test', 'Unverified');
+      // Already at Add, in words (acronyms kept).
+      assert.equal(
+        await textOf(card('legacy.example.test').locator('[data-testid="notice"] .banner-title')),
+        'DNS already shows a problem: a conflicting record blocks the CNAME',
+      );
       await card('legacy.example.test').getByRole('button', { name: 'Verify', exact: true }).click();
       await waitForStatus('legacy.example.test', 'Failed');
       const failure = card('legacy.example.test').locator('[data-testid="failure"]');

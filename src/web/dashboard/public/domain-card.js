@@ -3,6 +3,7 @@ import { copyText, h, time } from './dom.js';
 import { actionsMenu } from './domain-menu.js';
 import {
   inPage,
+  lowerFirst,
   REASON_LABELS,
   reasonLabel,
   recordsHeading,
@@ -151,7 +152,7 @@ function roleLine(domain, role) {
 function failureBox(domain) {
   const failure = /** @type {NonNullable<Domain['failure']>} */ (domain.failure);
   const words = reasonLabel(failure.reason);
-  const title = domain.state === 'misconfigured' ? `DNS no longer points here: ${lower(words)}` : words;
+  const title = domain.state === 'misconfigured' ? `DNS no longer points here: ${lowerFirst(words)}` : words;
   return h(
     'div',
     { class: 'banner banner-error', dataset: { testid: 'failure', reason: failure.reason } },
@@ -160,9 +161,6 @@ function failureBox(domain) {
     remedyLine(failure.remedy),
   );
 }
-
-/** @param {string} text */
-const lower = (text) => text.charAt(0).toLowerCase() + text.slice(1);
 
 /** @param {Domain} domain */
 function waitingNote(domain) {

@@ -49,6 +49,12 @@ export function reasonLabel(reason) {
 }
 
 /**
+ * A phrase continuing a sentence: only its first letter lowered, so CNAME and CAA stay as they are.
+ * @param {string} text
+ */
+export const lowerFirst = (text) => text.charAt(0).toLowerCase() + text.slice(1);
+
+/**
  * The platform's remedies are written for every client ("the record shown in the dashboard");
  * on this page the record is right below.
  * @param {string} text

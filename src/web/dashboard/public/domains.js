@@ -4,7 +4,7 @@ import { addDomainForm } from './domain-add-form.js';
 import { domainCard } from './domain-card.js';
 import { startPolling } from './domain-poller.js';
 import { domainSettingsForm } from './domain-settings-form.js';
-import { reasonLabel, STATUS_LABELS } from './domain-words.js';
+import { lowerFirst, reasonLabel, STATUS_LABELS } from './domain-words.js';
 import { domainsApi } from './domains-api.js';
 import { removeDialog } from './remove-dialog.js';
 import { loadProject, pageTitle, projectHeader } from './views.js';
@@ -145,7 +145,7 @@ export async function renderDomains({ main, me, navigate }, slug) {
     if (check && !check.ok && check.reason !== 'not_found_yet') {
       page.notices.set(domain.hostname, {
         kind: 'warning',
-        title: `DNS already shows a problem: ${reasonLabel(check.reason).toLowerCase()}`,
+        title: `DNS already shows a problem: ${lowerFirst(reasonLabel(check.reason))}`,
         message: check.message,
         remedy: check.remedy,
         reason: check.reason,
@@ -154,7 +154,7 @@ export async function renderDomains({ main, me, navigate }, slug) {
     for (const warning of result.warnings ?? []) {
       page.notices.set(domain.hostname, {
         kind: 'warning',
-        title: `Note: ${reasonLabel(warning.code).toLowerCase()}`,
+        title: `Note: ${lowerFirst(reasonLabel(warning.code))}`,
         message: warning.message,
         reason: warning.code,
       });
