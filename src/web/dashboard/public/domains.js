@@ -1,7 +1,7 @@
 // @ts-check
 import { announce, copyText, errorBanner, h, replaceChildren } from './dom.js';
 import { addDomainForm } from './domain-add-form.js';
-import { domainCard } from './domain-card.js';
+import { domainList } from './domain-list.js';
 import { startPolling } from './domain-poller.js';
 import { domainSettingsForm } from './domain-settings-form.js';
 import { lowerFirst, reasonLabel, STATUS_LABELS } from './domain-words.js';
@@ -15,9 +15,9 @@ import { loadProject, pageTitle, projectHeader } from './views.js';
  * failure with its remedy, the primary domain and redirects as a form, and the YAML
  * configuration as an export. The API's `status` is the word shown (the mapping lives on the
  * server, src/platform/domains/domain-status.ts); the page polls with back-off so changes show
- * without a reload. This module holds the page's state and wires the parts:
- * domain-add-form.js, domain-card.js (with domain-menu.js and remove-dialog.js),
- * domain-settings-form.js, domain-poller.js, domain-words.js, domains-api.js.
+ * without a reload. This module holds the page's state and wires the parts: domain-add-form.js,
+ * domain-list.js (cards from domain-card.js, domain-records.js, domain-menu.js),
+ * remove-dialog.js, domain-settings-form.js, domain-poller.js, domain-words.js, domains-api.js.
  */
 
 export { POLL } from './domain-poller.js';
@@ -27,8 +27,6 @@ export { STATUS_LABELS };
 /** @typedef {import('./domains-api.js').DomainConfig} DomainConfig */
 /** @typedef {import('./domains-api.js').Me} Me */
 /** @typedef {import('./domain-card.js').Notice} Notice */
-
-let cardIds = 0;
 
 /**
  * @param {{ main: HTMLElement, me: Me | null, navigate: (path: string, options?: { replace?: boolean }) => void }} context
@@ -46,19 +44,17 @@ export async function renderDomains({ main, me, navigate }, slug) {
     domains: null,
     /** @type {DomainConfig | null} */
     config: null,
-    /** @type {Map<string, { element: HTMLElement, key: string, status: string, id: number }>} */
-    cards: new Map(),
     /** @type {Map<string, Notice>} */
     notices: new Map(),
     /** @type {Set<string>} */
     busy: new Set(),
   };
 
-  const listSlot = h(
-    'div',
-    { class: 'domain-list', id: 'domain-list', 'aria-busy': 'true' },
-    h('p', { class: 'loading' }, 'Loading domains…'),
-  );
+  const list = domainList({
+    defaultHost: project.defaultHost,
+    onCheck: check,
+    onRemove: (domain, trigger) => dialog.open(domain, trigger),
+  });
   const pollSlot = h('div', { class: 'poll-status' });
   const yamlCode = h('code', {}, '');
   const yamlCopy = h(
@@ -89,10 +85,7 @@ export async function renderDomains({ main, me, navigate }, slug) {
     removed: () => {
       refresh(true).catch(() => renderList());
     },
-    menuButtonOf: (hostname) =>
-      /** @type {HTMLElement | null | undefined} */ (
-        page.cards.get(hostname)?.element.querySelector('[data-focus="menu"]')
-      ),
+    menuButtonOf: list.menuButtonOf,
     afterRemove: () => adding.input,
   });
 
@@ -113,7 +106,7 @@ export async function renderDomains({ main, me, navigate }, slug) {
       adding.form,
     ),
     pollSlot,
-    listSlot,
+    list.element,
     settings.section,
     h(
       'section',
@@ -162,9 +155,7 @@ export async function renderDomains({ main, me, navigate }, slug) {
     await refresh(true);
     const records = domain.records.length === 1 ? 'the DNS record shown' : 'the DNS records shown';
     announce(`${domain.unicode} added. Create ${records}, then click Verify.`);
-    /** @type {HTMLElement | null | undefined} */ (
-      page.cards.get(domain.hostname)?.element.querySelector('h3')
-    )?.focus();
+    list.headingOf(domain.hostname)?.focus();
   }
 
   /**
@@ -206,95 +197,8 @@ export async function renderDomains({ main, me, navigate }, slug) {
     announce(said);
   }
 
-  /** What a domain does for the project, from the saved configuration. */
-  /** @param {Domain} domain */
-  function roleOf(domain) {
-    const redirect = page.config?.redirects.find((r) => r.from === domain.hostname);
-    const target = redirect && page.domains?.find((d) => d.hostname === redirect.to);
-    return {
-      primary: page.config?.primary === domain.hostname,
-      redirect: redirect ? { to: target?.unicode ?? redirect.to, status: redirect.status } : null,
-      defaultHost: project?.defaultHost ?? '',
-    };
-  }
-
   function renderList() {
-    const domains = page.domains ?? [];
-    listSlot.removeAttribute('aria-busy');
-    if (domains.length === 0) {
-      for (const card of page.cards.values()) card.element.remove();
-      page.cards.clear();
-      replaceChildren(
-        listSlot,
-        h(
-          'div',
-          { class: 'empty' },
-          h('p', { class: 'empty-title' }, 'No custom domains yet'),
-          h(
-            'p',
-            {},
-            'Add one above. Until then the project is served at ',
-            h('code', {}, project?.defaultHost),
-            '.',
-          ),
-        ),
-      );
-      return;
-    }
-    listSlot.querySelector('.empty, .loading')?.remove();
-    const seen = new Set();
-    /** @type {HTMLElement | null} */
-    let previous = null;
-    for (const domain of domains) {
-      seen.add(domain.hostname);
-      const notice = page.notices.get(domain.hostname);
-      const role = roleOf(domain);
-      const busy = page.busy.has(domain.hostname);
-      const key = JSON.stringify([domain, notice, busy, role]);
-      let card = page.cards.get(domain.hostname);
-      if (!card || card.key !== key) {
-        if (card && card.status !== domain.status)
-          announce(`${domain.unicode}: ${STATUS_LABELS[domain.status]}`);
-        const id = card?.id ?? ++cardIds;
-        const element = domainCard({
-          domain,
-          role,
-          notice,
-          busy,
-          id,
-          onCheck: check,
-          onRemove: (d, trigger) => dialog.open(d, trigger),
-        });
-        if (card) redraw(card.element, element);
-        card = { element, key, status: domain.status, id };
-        page.cards.set(domain.hostname, card);
-      }
-      if (card.element.previousElementSibling !== previous || card.element.parentNode !== listSlot) {
-        if (previous) previous.after(card.element);
-        else listSlot.prepend(card.element);
-      }
-      previous = card.element;
-    }
-    for (const [hostname, card] of page.cards) {
-      if (!seen.has(hostname)) {
-        card.element.remove();
-        page.cards.delete(hostname);
-        page.notices.delete(hostname);
-      }
-    }
-  }
-
-  /**
-   * Replaces a card, keeping focus on the same control when it had it.
-   * @param {HTMLElement} old
-   * @param {HTMLElement} fresh
-   */
-  function redraw(old, fresh) {
-    const active = /** @type {HTMLElement | null} */ (document.activeElement);
-    const focusKey = active?.closest('.domain') === old ? active.dataset.focus : undefined;
-    old.replaceWith(fresh);
-    if (focusKey)
-      /** @type {HTMLElement | null} */ (fresh.querySelector(`[data-focus="${focusKey}"]`))?.focus();
+    list.render({ domains: page.domains ?? [], config: page.config, notices: page.notices, busy: page.busy });
   }
 
   /** Loads the domains and the configuration; redraws what changed. True when something changed. */
@@ -324,7 +228,7 @@ export async function renderDomains({ main, me, navigate }, slug) {
   try {
     await refresh();
   } catch (error) {
-    replaceChildren(listSlot, errorBanner(error, 'The domains could not be loaded'));
+    replaceChildren(list.element, errorBanner(error, 'The domains could not be loaded'));
   }
   polling = startPolling({
     refresh: () => refresh(),
