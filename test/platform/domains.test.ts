@@ -69,8 +69,17 @@ for (const dialect of testDialects()) {
         addDomain(p.ctx, owner, 'petstore', 'shop.example.test'),
         'plan_required',
         403,
-        /Pro plan or above/,
+        new RegExp(`Pro plan or above; .* Ask a platform admin to move team ${teamId} to the Pro plan\\.$`),
       );
+      // A platform admin is told how to change the plan, not to ask a platform admin.
+      await assert.rejects(addDomain(p.ctx, admin, 'petstore', 'shop.example.test'), (error: Error) => {
+        assert.doesNotMatch(error.message, /ask a platform admin/i);
+        assert.match(
+          error.message,
+          new RegExp(`PUT /api/v1/teams/${teamId}/plan .*kennel teams set-plan ${teamId} pro`),
+        );
+        return true;
+      });
       await setPlan(p.ctx, admin, teamId, 'pro');
       await rejects(
         addDomain(p.ctx, owner, 'petstore', 'shop.example.test'),
@@ -139,6 +148,15 @@ for (const dialect of testDialects()) {
       let view = (await inspectDomain(p.ctx, owner, 'petstore', 'later.example.test')).domain;
       assert.equal(view.reason, 'not_found_yet');
       assert.equal(view.nextCheckAt, new Date(p.clock.now().getTime() + 60_000).toISOString());
+      // On a plan without custom domains the checker skips the claim: no next check is shown.
+      await setPlan(p.ctx, admin, teamId, 'free');
+      const skipped = (await inspectDomain(p.ctx, owner, 'petstore', 'later.example.test')).domain;
+      await setPlan(p.ctx, admin, teamId, 'pro');
+      assert.equal(skipped.nextCheckAt, null);
+      assert.equal(
+        (await inspectDomain(p.ctx, owner, 'petstore', 'later.example.test')).domain.nextCheckAt,
+        view.nextCheckAt,
+      );
       await dns.addRecord('example.test', { name: 'later', type: 'CNAME', value: 'petstore.platform.test' });
       p.clock.advance(30_000);
       await checkDueDomains(p.ctx);

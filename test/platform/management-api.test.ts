@@ -168,6 +168,8 @@ for (const dialect of testDialects()) {
       assert.equal((verified.body.domain as { state: string }).state, 'verified');
       const exported = await owner('GET', '/api/v1/projects/petstore/domain-config');
       assert.match(String(exported.body.yaml), /names:\n {4}- shop\.example\.test/);
+      // The same configuration as values, for the dashboard's form.
+      assert.deepEqual([exported.body.primary, exported.body.redirects], [null, []]);
       const tokens = await owner('GET', '/api/v1/tokens');
       ids.tokenId = Number((tokens.body as unknown as { id: number }[])[0]?.id);
     });

@@ -243,12 +243,27 @@ for (const dialect of testDialects()) {
       await page.getByLabel('Hostname').fill('legacy.example.test');
       await page.getByRole('button', { name: 'Add domain' }).click();
       await waitForStatus('legacy.example.test', 'Unverified');
+      // Already at Add, in words (acronyms kept).
+      assert.equal(
+        await textOf(card('legacy.example.test').locator('[data-testid="notice"] .banner-title')),
+        'DNS already shows a problem: a conflicting record blocks the CNAME',
+      );
       await card('legacy.example.test').getByRole('button', { name: 'Verify', exact: true }).click();
       await waitForStatus('legacy.example.test', 'Failed');
       const failure = card('legacy.example.test').locator('[data-testid="failure"]');
       const text = await textOf(failure);
-      assert.match(text, /conflicting_record/);
-      assert.ok(text.includes(DNS_CHECK_REASONS.conflicting_record.remedy), text);
+      // In words; the machine-readable reason is an attribute, not text.
+      assert.match(text, /A conflicting record blocks the CNAME/);
+      assert.doesNotMatch(text, /conflicting_record/);
+      assert.equal(await failure.getAttribute('data-reason'), 'conflicting_record');
+      // The remedy names this page's record ("shown below"), not "the dashboard" the user is in.
+      assert.ok(
+        text.includes(
+          DNS_CHECK_REASONS.conflicting_record.remedy.replace('shown in the dashboard', 'shown below'),
+        ),
+        text,
+      );
+      assert.doesNotMatch(text, /in the dashboard/);
       assert.match(text, /192\.0\.2\.10/);
       assert.deepEqual(await accessibilityViolations(page), []);
       await page.screenshot({ path: screenshotPath('dashboard-domains-failed'), fullPage: true });
@@ -267,7 +282,10 @@ for (const dialect of testDialects()) {
       await waitForStatus('never.example.test', 'Failed');
       const text = await textOf(card('never.example.test').locator('[data-testid="failure"]'));
       assert.match(text, /Automatic checks stopped/);
-      assert.match(text, /checks_stopped/);
+      assert.equal(
+        await card('never.example.test').locator('[data-testid="failure"]').getAttribute('data-reason'),
+        'checks_stopped',
+      );
       assert.ok(text.includes(DOMAIN_REASONS.checks_stopped.remedy), text);
       assert.doesNotMatch(text, /retried automatically/);
     });
@@ -280,10 +298,13 @@ for (const dialect of testDialects()) {
       await card('api.example.test').getByRole('button', { name: 'Verify', exact: true }).click();
       await waitForStatus('api.example.test', 'Certificate being issued');
       const reverify = card('api.example.test').getByRole('button', { name: 'Re-verify' });
-      assert.equal(await reverify.count(), 0, 'not offered while the certificate may still come');
-      assert.match(await textOf(card('api.example.test')), /Re-verify will be offered here/);
+      assert.equal(await reverify.isDisabled(), true, 'not offered while the certificate may still come');
+      assert.match(
+        await textOf(card('api.example.test').locator('[data-testid="reverify-at"]')),
+        /^Available from .+, if no certificate has come by then\.$/,
+      );
       p.clock.advance(31 * 60_000);
-      await reverify.waitFor(WAIT);
+      await card('api.example.test').locator('button[data-focus="reverify"]:enabled').waitFor(WAIT);
       await reverify.click();
       await card('api.example.test').getByText('a fresh certificate attempt has started').waitFor(WAIT);
       assert.deepEqual(await issueDueCertificates(), ['api.example.test']);

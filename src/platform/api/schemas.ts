@@ -434,7 +434,9 @@ export const platformSchemas: Record<string, JsonSchema> = {
       records: { type: 'array', items: ref('DnsRecord') },
       verifiedAt: nullableText('When it was verified'),
       lastCheckedAt: nullableText('Last DNS check'),
-      nextCheckAt: nullableText('Next background check'),
+      nextCheckAt: nullableText(
+        'When the background checker next checks this domain (it looks for due checks every DOMAIN_CHECK_EVERY, 15 s by default). Unverified: 1 min after the last check, doubling to 1 h, until checksUntil; verified: every DOMAIN_RECHECK_INTERVAL (6 h). Null when no automatic check is scheduled: the propagation window closed (Verify restarts the checks) or the team’s plan no longer includes custom domains.',
+      ),
       checksUntil: nullableText('Background checks stop then'),
       createdAt: text('When it was added'),
       status: {
@@ -555,13 +557,33 @@ export const platformSchemas: Record<string, JsonSchema> = {
       prune: { type: 'boolean', default: false, description: 'Also remove domains the file does not name' },
     },
   },
+  Redirect: {
+    type: 'object',
+    required: ['from', 'to', 'status'],
+    properties: {
+      from: text('The custom domain that redirects (ASCII)'),
+      to: text("Where it redirects: another custom domain of the project, or the project's default address"),
+      status: { type: 'integer', enum: [301, 302, 307, 308], description: 'The HTTP redirect status' },
+    },
+  },
+  DomainConfig: {
+    type: 'object',
+    required: ['yaml', 'primary', 'redirects'],
+    properties: {
+      yaml: text('The configuration as YAML, as export prints it and apply accepts'),
+      primary: nullableText('The primary domain (ASCII), or null'),
+      redirects: { type: 'array', items: ref('Redirect'), description: 'The redirects, by from' },
+    },
+  },
   ApplyResult: {
     type: 'object',
-    required: ['added', 'removed', 'yaml'],
+    required: ['added', 'removed', 'yaml', 'primary', 'redirects'],
     properties: {
       added: { type: 'array', items: { type: 'string' } },
       removed: { type: 'array', items: { type: 'string' } },
       yaml: text('The configuration now, as export prints it'),
+      primary: nullableText('The primary domain now (ASCII), or null'),
+      redirects: { type: 'array', items: ref('Redirect'), description: 'The redirects now, by from' },
     },
   },
 };

@@ -29,19 +29,25 @@ const REFUSALS = {
   platform_domain: 'hostname_platform_domain',
 } as const;
 
-/** Checks the prerequisites of seed 001: a paid plan and a successful deploy. */
-export function requireDomainPrerequisites(project: Project): void {
+/**
+ * Checks the prerequisites of seed 001: a paid plan and a successful deploy. The plan message
+ * depends on who asks: a platform admin can change the plan, anyone else asks one.
+ */
+export function requireDomainPrerequisites(project: Project, actor: Actor): void {
   const plan = PLANS[project.plan];
   if (!plan.customDomains) {
+    const upgrade = actor.isAdmin
+      ? `As a platform admin, move team ${project.teamId} to Pro: PUT /api/v1/teams/${project.teamId}/plan with {"plan":"pro"} (kennel teams set-plan ${project.teamId} pro, or the button on the project's Domains page in the dashboard).`
+      : `Ask a platform admin to move team ${project.teamId} to the Pro plan.`;
     throw platformErrors.error(
       'plan_required',
-      `Custom domains need the Pro plan or above; project ${project.slug}'s team is on ${plan.title}. Ask a platform admin to upgrade the team.`,
+      `Custom domains need the Pro plan or above; project ${project.slug}'s team is on ${plan.title}. ${upgrade}`,
     );
   }
   if (project.activeDeployId === null) {
     throw platformErrors.error(
       'deploy_required',
-      `Project ${project.slug} has no successful deploy yet. Deploy its OpenAPI document first (kennel deploy), then add the domain.`,
+      `Project ${project.slug} has no successful deploy yet. Deploy its OpenAPI document first (POST /api/v1/projects/${project.slug}/deploys, or kennel deploy ${project.slug} FILE), then add the domain.`,
     );
   }
 }
@@ -81,7 +87,7 @@ export async function addDomain(
   input: string,
 ): Promise<AddedDomain> {
   const project = await projectFor(ctx, actor, slug);
-  requireDomainPrerequisites(project);
+  requireDomainPrerequisites(project, actor);
   const parsed = parseHostname(input, { platformDomains: [ctx.config.platformDomain] });
   if (!parsed.ok) throw platformErrors.error(REFUSALS[parsed.reason], parsed.message);
 
@@ -138,7 +144,7 @@ export async function insertDomain(
   if (existing.some((d) => d.hostname === parsed.hostname)) {
     throw platformErrors.error(
       'domain_already_added',
-      `${parsed.hostname} is already a domain of ${project.slug}. Inspect it with kennel domains inspect ${parsed.hostname}.`,
+      `${parsed.hostname} is already a domain of ${project.slug}. Inspect it with GET /api/v1/projects/${project.slug}/domains/${parsed.hostname} (kennel domains inspect ${project.slug} ${parsed.hostname}).`,
     );
   }
   const plan = PLANS[project.plan];

@@ -53,8 +53,18 @@ async function currentConfig(ctx: PlatformContext, project: Project): Promise<Do
 
 /** `export`: the project's domains as YAML that `apply` accepts unchanged. */
 export async function exportDomainConfig(ctx: PlatformContext, actor: Actor, slug: string): Promise<string> {
+  return (await readDomainConfig(ctx, actor, slug)).yaml;
+}
+
+/** The configuration as YAML and as values: the dashboard's form reads the values. */
+export async function readDomainConfig(
+  ctx: PlatformContext,
+  actor: Actor,
+  slug: string,
+): Promise<{ yaml: string; primary: string | null; redirects: Redirect[] }> {
   const project = await projectFor(ctx, actor, slug);
-  return renderDomainConfig(await currentConfig(ctx, project));
+  const config = await currentConfig(ctx, project);
+  return { yaml: renderDomainConfig(config), primary: config.primary, redirects: config.redirects };
 }
 
 /**
@@ -85,7 +95,7 @@ export async function applyDomainConfig(
   const { config } = parsed;
   const added = config.names.filter((n) => !existing.includes(n));
   const removed = options.prune ? existing.filter((n) => !config.names.includes(n)) : [];
-  if (added.length > 0) requireDomainPrerequisites(project);
+  if (added.length > 0) requireDomainPrerequisites(project, actor);
   // Counted before any insert: the error states the project's real count and what the file adds,
   // not the count reached part-way through the transaction.
   const plan = PLANS[project.plan];

@@ -4,6 +4,7 @@ import type { CertificateStatus } from '../certificates/certificate-status.ts';
 import type { Actor, PlatformContext, PlatformDb } from '../context.ts';
 import type { PlatformTables } from '../db-schema.ts';
 import { platformErrors } from '../errors.ts';
+import { PLANS } from '../plans.ts';
 import type { Project } from '../projects/projects.ts';
 import { platformOutbox } from '../webhooks/webhook-events.ts';
 import { DNS_CHECK_REASONS, type DnsCheckReason } from './dns-check.ts';
@@ -124,7 +125,9 @@ export function toView(
     ),
     verifiedAt: row.verified_at,
     lastCheckedAt: row.last_checked_at,
-    nextCheckAt: row.next_check_at,
+    // The checker skips unverified claims of a team whose plan has no custom domains
+    // (check-due-domains.ts): no automatic check is coming, whatever the row says.
+    nextCheckAt: row.state === 'unverified' && !PLANS[project.plan].customDomains ? null : row.next_check_at,
     checksUntil: row.checks_until,
     createdAt: row.created_at,
     reverifyAvailableAt,

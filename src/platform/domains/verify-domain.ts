@@ -243,7 +243,7 @@ export async function verifyDomain(
   hostname: string,
 ): Promise<CheckResult> {
   const project = await projectFor(ctx, actor, slug);
-  requireDomainPrerequisites(project);
+  requireDomainPrerequisites(project, actor);
   const row = await liveDomain(ctx.db, project, normalizeHostname(hostname));
   return checkForPerson(ctx, actor, project, row, 'verify');
 }

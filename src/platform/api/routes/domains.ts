@@ -1,7 +1,7 @@
 import { defineOperation, ref } from '../../../lib/http-api/index.ts';
 import type { PlatformContext } from '../../context.ts';
 import { addDomain } from '../../domains/add-domain.ts';
-import { applyDomainConfig, exportDomainConfig } from '../../domains/apply-domain-config.ts';
+import { applyDomainConfig, readDomainConfig } from '../../domains/apply-domain-config.ts';
 import { inspectDomain, listDomains } from '../../domains/read-domains.ts';
 import { removeDomain } from '../../domains/remove-domain.ts';
 import { reverifyDomain, verifyDomain } from '../../domains/verify-domain.ts';
@@ -122,18 +122,12 @@ export const domainRoutes = [
     path: '/api/v1/projects/{slug}/domain-config',
     tags: TAG,
     summary: 'Export the domain configuration',
-    description: 'The YAML configuration (primary, redirects, names) that apply accepts unchanged.',
+    description:
+      'The YAML configuration (primary, redirects, names) that apply accepts unchanged, and the primary and redirects as values.',
     parameters: [slugParam],
-    responses: {
-      200: {
-        description: 'The configuration',
-        schema: { type: 'object', required: ['yaml'], properties: { yaml: { type: 'string' } } },
-      },
-    },
+    responses: { 200: { description: 'The configuration', schema: ref('DomainConfig') } },
     errors: ['unauthenticated', 'project_not_found'],
-    handler: async ({ caller, params }, _reply, ctx) => ({
-      yaml: await exportDomainConfig(ctx, actorOf(caller), params.slug),
-    }),
+    handler: ({ caller, params }, _reply, ctx) => readDomainConfig(ctx, actorOf(caller), params.slug),
   }),
   defineOperation<PlatformContext, { slug: string }, unknown, { yaml: string; prune?: boolean }>({
     operationId: 'applyDomainConfig',
@@ -163,7 +157,7 @@ export const domainRoutes = [
       return {
         added: result.added,
         removed: result.removed,
-        yaml: await exportDomainConfig(ctx, actor, params.slug),
+        ...(await readDomainConfig(ctx, actor, params.slug)),
       };
     },
   }),

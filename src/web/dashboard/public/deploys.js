@@ -1,8 +1,8 @@
 // @ts-check
 import { api, slugPath } from './api.js';
 import { announce, errorBanner, h, replaceChildren, time } from './dom.js';
-import { formField } from './form-field.js';
 import { addressOf, loadProject, pageTitle, projectHeader } from './views.js';
+import { formField } from './widgets.js';
 
 /**
  * A project's Deploys page: upload an OpenAPI document (file, drag-and-drop or paste), deploy it

@@ -1,8 +1,8 @@
 // @ts-check
 import { api } from './api.js';
 import { announce, errorBanner, h, replaceChildren } from './dom.js';
-import { formField } from './form-field.js';
 import { heading, pageTitle } from './views.js';
+import { formField } from './widgets.js';
 
 /**
  * New project: name, slug, origin and team, created with POST /api/v1/projects. The API does the

@@ -1,9 +1,8 @@
 // @ts-check
 import { ApiError, api } from './api.js';
-import { confirmDialog } from './confirm-dialog.js';
 import { announce, copyText, errorBanner, h, replaceChildren, time } from './dom.js';
-import { formField } from './form-field.js';
 import { heading, pageTitle, teamHeader } from './views.js';
+import { confirmAction, formField } from './widgets.js';
 
 /**
  * A team's settings: its plan (everyone in the team sees it; platform admins change it) and its
@@ -424,46 +423,40 @@ export async function renderTeamSettings({ main, me: signedIn, reloadTeams }, te
     }
 
     async function rotate() {
-      const confirmed = await confirmDialog({
+      replaceChildren(noticeSlot);
+      await confirmAction({
         title: 'Rotate the signing secret?',
         body: 'A new secret is made and shown once. The current one stops signing at once: your receiver rejects new deliveries until it has the new secret.',
-        confirmLabel: 'Rotate secret',
-        danger: true,
+        confirm: 'Rotate secret',
+        busy: 'Rotating…',
+        action: async () => {
+          /** @type {WebhookEndpointSet} */
+          const rotated = await api('POST', `${base}/webhook/secret`);
+          endpoint = rotated.endpoint;
+          showEndpoint();
+          if (rotated.secret) showSecret(rotated.secret, 'Secret rotated: here is the new one');
+          announce('Signing secret rotated. Copy the new secret now.');
+        },
       });
-      if (!confirmed) return;
-      replaceChildren(noticeSlot);
-      try {
-        /** @type {WebhookEndpointSet} */
-        const rotated = await api('POST', `${base}/webhook/secret`);
-        endpoint = rotated.endpoint;
-        showEndpoint();
-        if (rotated.secret) showSecret(rotated.secret, 'Secret rotated: here is the new one');
-        announce('Signing secret rotated. Copy the new secret now.');
-      } catch (error) {
-        replaceChildren(noticeSlot, errorBanner(error, 'The secret was not rotated'));
-      }
     }
 
     async function remove() {
-      const confirmed = await confirmDialog({
+      replaceChildren(noticeSlot);
+      const removed = await confirmAction({
         title: 'Remove the webhook endpoint?',
         body: 'Events stop at once, and messages not yet delivered fail. You can set an endpoint again later; it gets a new secret.',
-        confirmLabel: 'Remove endpoint',
-        danger: true,
+        confirm: 'Remove endpoint',
+        busy: 'Removing…',
+        action: async () => {
+          await api('DELETE', `${base}/webhook`);
+          endpoint = null;
+          replaceChildren(secretSlot);
+          showEndpoint();
+          replaceChildren(noticeSlot, notice('Endpoint removed: no more events are sent.'));
+          announce('Webhook endpoint removed.');
+        },
       });
-      if (!confirmed) return;
-      replaceChildren(noticeSlot);
-      try {
-        await api('DELETE', `${base}/webhook`);
-        endpoint = null;
-        replaceChildren(secretSlot);
-        showEndpoint();
-        replaceChildren(noticeSlot, notice('Endpoint removed: no more events are sent.'));
-        announce('Webhook endpoint removed.');
-        url.control.focus();
-      } catch (error) {
-        replaceChildren(noticeSlot, errorBanner(error, 'The endpoint was not removed'));
-      }
+      if (removed) url.control.focus();
     }
 
     /** @param {WebhookDelivery} delivery @param {HTMLButtonElement} button */

@@ -1,32 +1,62 @@
 // @ts-check
 import { announce, copyText, errorBanner, h, replaceChildren, time } from './dom.js';
 
-/** Form fields, the one-time secret box and the confirmation dialog the people pages share. */
+/** Form fields, the one-time secret box and the confirmation dialog the dashboard's pages share. */
 
 /**
- * A labelled input with an optional hint (tied to it by aria-describedby).
+ * A labelled form field with its hint and an error slot tied to the control
+ * (aria-describedby, aria-invalid), so an API error can be shown next to the field it is about.
+ * @param {{ id: string, label: string, control: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement,
+ *   hint?: import('./dom.js').Child, extra?: import('./dom.js').Child }} options
+ */
+export function formField({ id, label, control, hint, extra }) {
+  const hintId = `${id}-hint`;
+  const errorId = `${id}-error`;
+  control.id = id;
+  control.setAttribute('aria-describedby', hint ? `${hintId} ${errorId}` : errorId);
+  const errorSlot = h('div', { id: errorId, class: 'field-error' });
+  const element = h(
+    'div',
+    { class: 'field' },
+    h('label', { for: id }, label),
+    extra ? h('div', { class: 'input-row' }, control, extra) : control,
+    hint ? h('p', { id: hintId, class: 'hint' }, hint) : null,
+    errorSlot,
+  );
+  return {
+    element,
+    control,
+    /** @param {{ message?: string, code?: string }} error */
+    showError(error) {
+      control.setAttribute('aria-invalid', 'true');
+      replaceChildren(
+        errorSlot,
+        h(
+          'p',
+          { role: 'alert' },
+          error.message ?? String(error),
+          error.code ? [' ', h('span', { class: 'code-tag' }, error.code)] : null,
+        ),
+      );
+    },
+    clear() {
+      control.removeAttribute('aria-invalid');
+      replaceChildren(errorSlot);
+    },
+  };
+}
+
+/**
+ * A labelled input with an optional hint: formField around a new <input>.
  * @param {string} id
  * @param {string} label
  * @param {Record<string, unknown>} attributes
  * @param {string} [hint]
  */
 export function field(id, label, attributes, hint) {
-  const input = h('input', {
-    id,
-    name: id,
-    'aria-describedby': hint ? `${id}-hint` : null,
-    ...attributes,
-  });
-  return {
-    input,
-    element: h(
-      'div',
-      { class: 'field' },
-      h('label', { for: id }, label),
-      input,
-      hint ? h('p', { class: 'hint', id: `${id}-hint` }, hint) : null,
-    ),
-  };
+  const input = h('input', { name: id, ...attributes });
+  const built = formField({ id, label, control: input, hint });
+  return { ...built, input };
 }
 
 /**
