@@ -76,11 +76,18 @@ export interface CliServer {
   close(): Promise<void>;
 }
 
-/** The management API on a fresh database, listening on a free loopback port, with three accounts. */
-export async function startCliServer(dialect: Dialect, env: Record<string, string> = {}): Promise<CliServer> {
+/**
+ * The management API on a fresh database, listening on a free loopback port, with three accounts.
+ * `host` '::' listens on every address, IPv4 and IPv6 (the url is then `http://[::]:port`).
+ */
+export async function startCliServer(
+  dialect: Dialect,
+  env: Record<string, string> = {},
+  host: '127.0.0.1' | '::' = '127.0.0.1',
+): Promise<CliServer> {
   const platform = await startPlatformContext(dialect, env);
   const app = buildManagementApp(platform.ctx);
-  const url = await app.listen({ port: 0, host: '127.0.0.1' });
+  const url = await app.listen({ port: 0, host });
   await createUser(platform.ctx, { ...USERS.admin, isAdmin: true });
   await createUser(platform.ctx, USERS.owner);
   await createUser(platform.ctx, USERS.member);
