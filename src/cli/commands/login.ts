@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { ApiClient, path } from '../api-client.ts';
-import type { CreatedToken, SessionBody } from '../api-types.ts';
+import type { CreatedToken, Session } from '../api-types.ts';
 import { defineCommand } from '../command.ts';
 import { saveCredentials } from '../credentials.ts';
 import { CliError, EXIT } from '../errors.ts';
@@ -55,7 +55,7 @@ On a terminal, the email and password are asked for (the password without echo).
     const client = call.anonymous();
     const signIn = await call.progress.during(
       `Signing in to ${target.server}…`,
-      client.shaped<SessionBody>(
+      client.shaped<Session>(
         'POST',
         '/api/v1/session',
         (b) => typeof b?.email === 'string' && typeof b.csrfToken === 'string',
