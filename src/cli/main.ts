@@ -5,6 +5,7 @@ import type { Call, CommandSpec, GroupSpec, OptionSpec } from './command.ts';
 import { ApiFailure, CliError, EXIT, UsageError } from './errors.ts';
 import { commandHelp, GLOBAL_OPTIONS, groupHelp, mainHelp, usageLine } from './help.ts';
 import { type CliIo, processIo } from './io.ts';
+import { nextStepFor } from './next-steps.ts';
 import { Output } from './output.ts';
 import { Progress } from './progress.ts';
 import { allCommands, COMMANDS, isGroup } from './registry.ts';
@@ -196,7 +197,15 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
     anonymous: () => new ApiClient({ server: target.server, userAgent: USER_AGENT }),
     usage: (message) => new UsageError(message, command.name),
   };
-  return (await command.run(call)) ?? EXIT.ok;
+  try {
+    return (await command.run(call)) ?? EXIT.ok;
+  } catch (error) {
+    if (error instanceof ApiFailure && error.next === undefined) {
+      const next = nextStepFor(error.body, call.args);
+      if (next) throw new ApiFailure(error.body, next);
+    }
+    throw error;
+  }
 }
 
 /** Prints a failure once, on stderr (and the API's error body on stdout with --json). */
@@ -208,6 +217,7 @@ function report(error: unknown, io: CliIo, json: boolean): number {
   const [first = '', ...rest] = error.message.split('\n');
   const code = error.code ? ` (${error.code})` : '';
   io.stderr.write(`error: ${first}${code}\n${rest.map((line) => `  ${line}\n`).join('')}`);
+  if (error instanceof ApiFailure && error.next) io.stderr.write(`  Next: ${error.next}\n`);
   if (error instanceof UsageError) {
     const command = error.command ? allCommands().find((c) => c.name === error.command) : undefined;
     if (command) io.stderr.write(`usage: ${usageLine(command)}\n`);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { createUser } from '../../src/platform/accounts/users.ts';
 import { buildManagementApp } from '../../src/platform/api/app.ts';
+import type { Actor } from '../../src/platform/context.ts';
 import type { Dialect } from '../../src/storage/index.ts';
 import { startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
@@ -71,6 +72,8 @@ export const USERS = {
 
 export interface CliServer {
   readonly platform: TestPlatform;
+  /** The accounts of USERS, for setting up state through the platform's modules. */
+  readonly actors: Readonly<Record<keyof typeof USERS, Actor>>;
   readonly app: FastifyInstance;
   readonly url: string;
   close(): Promise<void>;
@@ -88,11 +91,14 @@ export async function startCliServer(
   const platform = await startPlatformContext(dialect, env);
   const app = buildManagementApp(platform.ctx);
   const url = await app.listen({ port: 0, host });
-  await createUser(platform.ctx, { ...USERS.admin, isAdmin: true });
-  await createUser(platform.ctx, USERS.owner);
-  await createUser(platform.ctx, USERS.member);
+  const actors = {
+    admin: await createUser(platform.ctx, { ...USERS.admin, isAdmin: true }),
+    owner: await createUser(platform.ctx, USERS.owner),
+    member: await createUser(platform.ctx, USERS.member),
+  };
   return {
     platform,
+    actors,
     app,
     url,
     async close() {

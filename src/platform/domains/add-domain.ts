@@ -41,7 +41,7 @@ export function requireDomainPrerequisites(project: Project): void {
   if (project.activeDeployId === null) {
     throw platformErrors.error(
       'deploy_required',
-      `Project ${project.slug} has no successful deploy yet. Deploy its OpenAPI document first (kennel deploy), then add the domain.`,
+      `Project ${project.slug} has no successful deploy yet. Deploy its OpenAPI document first, then add the domain.`,
     );
   }
 }
@@ -138,7 +138,7 @@ export async function insertDomain(
   if (existing.some((d) => d.hostname === parsed.hostname)) {
     throw platformErrors.error(
       'domain_already_added',
-      `${parsed.hostname} is already a domain of ${project.slug}. Inspect it with kennel domains inspect ${parsed.hostname}.`,
+      `${parsed.hostname} is already a domain of ${project.slug}: open it to see its state and records.`,
     );
   }
   const plan = PLANS[project.plan];
