@@ -177,30 +177,38 @@ export class ApiClient {
         parsed = undefined;
       }
     }
-    const type = response.headers.get('content-type') ?? 'no content type';
-    const isJson = /^application\/(?:[\w.+-]+\+)?json\b/i.test(type);
+    const type = (response.headers.get('content-type') ?? 'no content type').split(';')[0]?.trim() ?? '';
+    const isJson = /^application\/(?:[\w.+-]+\+)?json$/i.test(type);
+    const oddity = { method, route, answered: `${response.status} (${type})` };
     if (response.status >= 400) {
       if (isErrorBody(parsed)) {
         // Another API built like this one answers a route it lacks with a well-formed 404.
         if (parsed.code === 'route_not_found' || parsed.code === 'method_not_allowed') {
-          throw await this.wrongServer({ method, route, answered: `${response.status} ${parsed.code}` });
+          const lacking = { method, route, answered: `${response.status} ${parsed.code}` };
+          throw await this.wrongServer(lacking, this.#versionMismatch(lacking));
         }
         throw new ApiFailure(parsed);
       }
-      const oddity = { method, route, answered: `${response.status} (${type})` };
-      if (response.status < 500) throw await this.wrongServer(oddity);
-      // A proxy in front of the platform fails like this too: "not Kennel" only on evidence.
-      throw await this.wrongServer(
-        oddity,
-        new ApiFailure({
-          code: `http_${response.status}`,
-          message: `${method} ${url} answered ${response.status} ${response.statusText} without a Kennel API error: the server, or a proxy in front of it, failed. Try again later.`,
-          status: response.status,
-        }),
-      );
+      // Not the API's answer: another server, or a proxy in front of the platform.
+      const fromProxy = new ApiFailure({
+        code: `http_${response.status}`,
+        message:
+          response.status >= 500
+            ? `${method} ${url} answered ${response.status} ${response.statusText} without a Kennel API error: the server, or a proxy in front of it, failed. Try again later.`
+            : `${method} ${url} answered ${response.status} ${response.statusText} without a Kennel API error: a proxy in front of the platform refused the request.`,
+        status: response.status,
+      });
+      throw await this.wrongServer(oddity, fromProxy, response.status >= 500 ? fromProxy : undefined);
     }
     if (text !== '' && (parsed === undefined || !isJson)) {
-      throw await this.wrongServer({ method, route, answered: `${response.status} (${type})` });
+      throw await this.wrongServer(
+        oddity,
+        new CliError(
+          `${method} ${url} answered ${response.status} with something that is not JSON (${type}): a proxy in front of the platform answered instead.`,
+          EXIT.unreachable,
+          'not_the_api',
+        ),
+      );
     }
     return { status: response.status, headers: response.headers, body: parsed as T };
   }
@@ -217,29 +225,31 @@ export class ApiClient {
   ): Promise<ApiAnswer<T>> {
     const answer = await this.request<T>(method, route, body);
     if (looksRight(answer.body as Partial<T> | null | undefined)) return answer;
-    throw await this.wrongServer({ method, route, answered: `${answer.status} with JSON of another shape` });
+    const oddity = { method, route, answered: `${answer.status} with JSON of another shape` };
+    throw await this.wrongServer(oddity, this.#versionMismatch(oddity));
+  }
+
+  #versionMismatch(oddity: Oddity): CliError {
+    return new CliError(
+      `${this.server} is ${this.#identity.name}, but ${oddity.method} ${oddity.route} answered ${oddity.answered}: the server is older or newer than this CLI (${this.#userAgent.split(' ')[0]}). Use a CLI of the server's version.`,
+      EXIT.failed,
+      'version_mismatch',
+    );
   }
 
   /**
-   * The error for an answer that is not this API's, from the server's OpenAPI document: "not
-   * <identity>" when it describes another API or there is none; a version mismatch when it is
-   * this API (a CLI newer than the platform); `otherwise` (or "not <identity>") when the document
-   * could not be fetched either.
+   * The error for an answer that is not this API's, told by the server's OpenAPI document: "not
+   * <identity>" when it describes another API or there is none; `ifSame` when it is this API
+   * (a proxy answered, or the versions differ); `ifUnknown` (else "not <identity>") when the
+   * document could not be fetched either.
    */
-  async wrongServer(oddity: Oddity, otherwise?: CliError): Promise<CliError> {
+  async wrongServer(oddity: Oddity, ifSame: CliError, ifUnknown?: CliError): Promise<CliError> {
     const identity = this.#identity;
-    const seen = `${oddity.method} ${oddity.route} answered ${oddity.answered}`;
     const probe = await this.#probe();
-    if (probe.is === 'same') {
-      return new CliError(
-        `${this.server} is ${identity.name}, but ${seen}: the server is older or newer than this CLI (${this.#userAgent.split(' ')[0]}). Use a CLI of the server's version.`,
-        EXIT.failed,
-        'version_mismatch',
-      );
-    }
-    if (probe.is === 'unknown' && otherwise) return otherwise;
+    if (probe.is === 'same') return ifSame;
+    if (probe.is === 'unknown' && ifUnknown) return ifUnknown;
     return new CliError(
-      `${this.server} is not ${identity.name}: ${seen}, and ${probe.is === 'other' ? probe.what : `GET ${identity.documentPath} did not answer either`}. Check the address (--server, or the variable that sets it) and its port.`,
+      `${this.server} is not ${identity.name}: ${oddity.method} ${oddity.route} answered ${oddity.answered}, and ${probe.is === 'other' ? probe.what : `GET ${identity.documentPath} did not answer either`}. Check the address (--server, or the variable that sets it) and its port.`,
       EXIT.unreachable,
       identity === KENNEL_PLATFORM ? 'not_kennel' : 'not_the_api',
     );

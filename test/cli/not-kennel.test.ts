@@ -34,6 +34,7 @@ describe('kennel against a server that is not Kennel', () => {
   let html404 = '';
   let otherJson = '';
   let otherApi = '';
+  let proxied = '';
 
   before(async () => {
     const html = await plainServer((_req, res) => {
@@ -49,8 +50,18 @@ describe('kennel against a server that is not Kennel', () => {
           .end('{"openapi":"3.0.3","info":{"title":"Billing API","version":"2"},"paths":{}}');
       } else res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
     });
-    servers.push(html.server, json.server, api.server);
-    [html404, otherJson, otherApi] = [html.address, json.address, api.address];
+    // A proxy in front of a real platform: its document passes through, its own pages do not.
+    const fronted = await plainServer((req, res) => {
+      if (req.url === '/api/v1/openapi.json') {
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end('{"openapi":"3.0.3","info":{"title":"Kennel management API","version":"1.0.0"},"paths":{}}');
+      } else if (req.url === '/api/v1/teams') {
+        res.writeHead(200, { 'content-type': 'text/html' }).end('<h1>Please sign in to the VPN</h1>');
+      } else res.writeHead(413, { 'content-type': 'text/html' }).end('<h1>413 Request Entity Too Large</h1>');
+    });
+    servers.push(html.server, json.server, api.server, fronted.server);
+    [html404, otherJson, otherApi, proxied] = [html.address, json.address, api.address, fronted.address];
   });
   after(() => {
     for (const server of servers) server.close();
@@ -95,6 +106,22 @@ describe('kennel against a server that is not Kennel', () => {
     assert.match(
       login.stderr,
       /is not a Kennel server: POST \/api\/v1\/session answered 401 \(application\/json\), and its \/api\/v1\/openapi\.json describes "Billing API"\./,
+    );
+  });
+
+  it('keeps blaming a proxy, not the server, when the Kennel document is there', async () => {
+    const env = { KENNEL_CONFIG_DIR: config.path, KENNEL_URL: proxied, KENNEL_TOKEN: 'knl_x' };
+    const refused = await kennel(['projects', 'list'], { env });
+    assert.equal(refused.code, 1, show(refused));
+    assert.match(
+      refused.stderr,
+      /^error: GET http:\/\/127\.0\.0\.1:\d+\/api\/v1\/projects answered 413 Payload Too Large without a Kennel API error: a proxy in front of the platform refused the request\. \(http_413\)$/m,
+    );
+    const page = await kennel(['teams', 'list'], { env });
+    assert.equal(page.code, 4, show(page));
+    assert.match(
+      page.stderr,
+      /answered 200 with something that is not JSON \(text\/html\): a proxy in front of the platform answered instead\. \(not_the_api\)/,
     );
   });
 });
