@@ -1,12 +1,46 @@
-import { type ApiErrorBody, ApiFailure, CliError, EXIT, UsageError } from './errors.ts';
+import { type ApiErrorBody, ApiFailure, CliError, EXIT } from './errors.ts';
 
 /** How long one request may take; a verification waits for DNS, so this is generous. */
 export const REQUEST_TIMEOUT_MS = 120_000;
+/** How long the OpenAPI document may take when checking which server answered. */
+const PROBE_TIMEOUT_MS = 10_000;
 
 export interface ApiAnswer<T> {
   status: number;
   headers: Headers;
   body: T;
+}
+
+/**
+ * Which server a client expects, told by its OpenAPI document's `info.title`: an answer that is
+ * not that API's (no Error body on a 4xx, not JSON, no such operation) is checked against it, so
+ * a wrong address reads "this is not a Kennel server", not the other server's own error.
+ */
+export interface ServerIdentity {
+  /** For messages: `a Kennel server`. */
+  readonly name: string;
+  readonly documentPath: string;
+  readonly title: string;
+}
+
+export const KENNEL_PLATFORM: ServerIdentity = {
+  name: 'a Kennel server',
+  documentPath: '/api/v1/openapi.json',
+  title: 'Kennel management API',
+};
+
+export const PETSTORE_API: ServerIdentity = {
+  name: 'the Petstore API',
+  documentPath: '/openapi.json',
+  title: 'Petstore API',
+};
+
+/** An answer the client could not read as its API's, before the identity check. */
+interface Oddity {
+  readonly method: string;
+  readonly route: string;
+  /** `404 (text/html)`, `200 JSON of another shape`. */
+  readonly answered: string;
 }
 
 export interface ApiClientOptions {
@@ -18,6 +52,8 @@ export interface ApiClientOptions {
   readonly headers?: Readonly<Record<string, string>>;
   readonly timeoutMs?: number;
   readonly userAgent?: string;
+  /** The API expected there (default: the Kennel platform's management API). */
+  readonly identity?: ServerIdentity;
 }
 
 /**
@@ -29,24 +65,6 @@ export function path(strings: TemplateStringsArray, ...parts: (string | number)[
     (out, s, i) => out + s + (i < parts.length ? encodeURIComponent(String(parts[i])) : ''),
     '',
   );
-}
-
-/** Checks and normalises a server address (`http(s)://host[:port][/prefix]`, no trailing slash). */
-export function normaliseServer(input: string): string {
-  let url: URL;
-  try {
-    url = new URL(input);
-  } catch {
-    throw new UsageError(`"${input}" is not a server address: give an http:// or https:// URL.`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new UsageError(`The server address must start with http:// or https:// (got ${url.protocol}).`);
-  }
-  if (url.username || url.password) {
-    throw new UsageError('Put no user name or password in the server address; sign in with kennel login.');
-  }
-  if (url.search || url.hash) throw new UsageError('The server address takes no ?query or #fragment.');
-  return url.toString().replace(/\/+$/, '');
 }
 
 function isErrorBody(value: unknown): value is ApiErrorBody {
@@ -79,6 +97,7 @@ export class ApiClient {
   readonly #headers: Readonly<Record<string, string>>;
   readonly #timeoutMs: number;
   readonly #userAgent: string;
+  readonly #identity: ServerIdentity;
 
   constructor(options: ApiClientOptions) {
     this.server = options.server;
@@ -86,6 +105,7 @@ export class ApiClient {
     this.#headers = options.headers ?? {};
     this.#timeoutMs = options.timeoutMs ?? REQUEST_TIMEOUT_MS;
     this.#userAgent = options.userAgent ?? 'kennel-cli';
+    this.#identity = options.identity ?? KENNEL_PLATFORM;
   }
 
   get hasToken(): boolean {
@@ -100,6 +120,7 @@ export class ApiClient {
       headers: options.headers,
       timeoutMs: this.#timeoutMs,
       userAgent: this.#userAgent,
+      identity: this.#identity,
     });
   }
 
@@ -156,24 +177,107 @@ export class ApiClient {
         parsed = undefined;
       }
     }
+    const type = (response.headers.get('content-type') ?? 'no content type').split(';')[0]?.trim() ?? '';
+    const isJson = /^application\/(?:[\w.+-]+\+)?json$/i.test(type);
+    const oddity = { method, route, answered: `${response.status} (${type})` };
     if (response.status >= 400) {
-      if (isErrorBody(parsed)) throw new ApiFailure(parsed);
-      throw new ApiFailure({
+      if (isErrorBody(parsed)) {
+        // Another API built like this one answers a route it lacks with a well-formed 404.
+        if (parsed.code === 'route_not_found' || parsed.code === 'method_not_allowed') {
+          const lacking = { method, route, answered: `${response.status} ${parsed.code}` };
+          throw await this.wrongServer(lacking, this.#versionMismatch(lacking));
+        }
+        throw new ApiFailure(parsed);
+      }
+      // Not the API's answer: another server, or a proxy in front of the platform.
+      const fromProxy = new ApiFailure({
         code: `http_${response.status}`,
         message:
           response.status >= 500
             ? `${method} ${url} answered ${response.status} ${response.statusText} without a Kennel API error: the server, or a proxy in front of it, failed. Try again later.`
-            : `${method} ${url} answered ${response.status} ${response.statusText}, not a Kennel API error. Is ${this.server} the Kennel platform?`,
+            : `${method} ${url} answered ${response.status} ${response.statusText} without a Kennel API error: a proxy in front of the platform refused the request.`,
         status: response.status,
       });
+      throw await this.wrongServer(oddity, fromProxy, response.status >= 500 ? fromProxy : undefined);
     }
-    if (text !== '' && parsed === undefined) {
-      throw new CliError(
-        `${method} ${url} answered ${response.status} with something that is not JSON. Is ${this.server} the Kennel platform?`,
-        EXIT.unreachable,
-        'not_the_api',
+    if (text !== '' && (parsed === undefined || !isJson)) {
+      throw await this.wrongServer(
+        oddity,
+        new CliError(
+          `${method} ${url} answered ${response.status} with something that is not JSON (${type}): a proxy in front of the platform answered instead.`,
+          EXIT.unreachable,
+          'not_the_api',
+        ),
       );
     }
     return { status: response.status, headers: response.headers, body: parsed as T };
+  }
+
+  /**
+   * A request whose answer must have a shape `looksRight` recognises: where another server's
+   * 200 JSON would otherwise be read as ours (signing in, whoami).
+   */
+  async shaped<T>(
+    method: string,
+    route: string,
+    looksRight: (body: Partial<T> | null | undefined) => boolean,
+    body?: unknown,
+  ): Promise<ApiAnswer<T>> {
+    const answer = await this.request<T>(method, route, body);
+    if (looksRight(answer.body as Partial<T> | null | undefined)) return answer;
+    const oddity = { method, route, answered: `${answer.status} with JSON of another shape` };
+    throw await this.wrongServer(oddity, this.#versionMismatch(oddity));
+  }
+
+  #versionMismatch(oddity: Oddity): CliError {
+    return new CliError(
+      `${this.server} is ${this.#identity.name}, but ${oddity.method} ${oddity.route} answered ${oddity.answered}: the server is older or newer than this CLI (${this.#userAgent.split(' ')[0]}). Use a CLI of the server's version.`,
+      EXIT.failed,
+      'version_mismatch',
+    );
+  }
+
+  /**
+   * The error for an answer that is not this API's, told by the server's OpenAPI document: "not
+   * <identity>" when it describes another API or there is none; `ifSame` when it is this API
+   * (a proxy answered, or the versions differ); `ifUnknown` (else "not <identity>") when the
+   * document could not be fetched either.
+   */
+  async wrongServer(oddity: Oddity, ifSame: CliError, ifUnknown?: CliError): Promise<CliError> {
+    const identity = this.#identity;
+    const probe = await this.#probe();
+    if (probe.is === 'same') return ifSame;
+    if (probe.is === 'unknown' && ifUnknown) return ifUnknown;
+    return new CliError(
+      `${this.server} is not ${identity.name}: ${oddity.method} ${oddity.route} answered ${oddity.answered}, and ${probe.is === 'other' ? probe.what : `GET ${identity.documentPath} did not answer either`}. Check the address (--server, or the variable that sets it) and its port.`,
+      EXIT.unreachable,
+      identity === KENNEL_PLATFORM ? 'not_kennel' : 'not_the_api',
+    );
+  }
+
+  /** What the server's OpenAPI document says it is; `unknown` when it fails or does not answer. */
+  async #probe(): Promise<{ is: 'same' } | { is: 'other'; what: string } | { is: 'unknown' }> {
+    const { documentPath, title } = this.#identity;
+    let response: Response;
+    let document: unknown;
+    try {
+      response = await fetch(`${this.server}${documentPath}`, {
+        headers: { accept: 'application/json', 'user-agent': this.#userAgent },
+        signal: AbortSignal.timeout(Math.min(this.#timeoutMs, PROBE_TIMEOUT_MS)),
+      });
+      if (response.status >= 500) return { is: 'unknown' };
+      document = await response.json().catch(() => undefined);
+    } catch {
+      return { is: 'unknown' };
+    }
+    const found = (document as { info?: { title?: unknown } } | undefined)?.info?.title;
+    if (response.ok && found === title) return { is: 'same' };
+    return {
+      is: 'other',
+      what:
+        response.ok && typeof found === 'string'
+          ? `its ${documentPath} describes "${found}"`
+          : `GET ${documentPath} answered ${response.status}, not the ${title}'s document`,
+    };
   }
 }

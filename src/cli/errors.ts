@@ -55,8 +55,10 @@ export interface ApiErrorBody {
 export class ApiFailure extends CliError {
   readonly status: number;
   readonly body: ApiErrorBody;
+  /** The CLI command that helps (src/cli/next-steps.ts), printed under the message. */
+  readonly next: string | undefined;
 
-  constructor(body: ApiErrorBody) {
+  constructor(body: ApiErrorBody, next?: string) {
     super(
       body.message,
       body.status === 401 ? EXIT.auth : body.status >= 500 ? EXIT.unreachable : EXIT.failed,
@@ -65,5 +67,6 @@ export class ApiFailure extends CliError {
     this.name = 'ApiFailure';
     this.status = body.status;
     this.body = body;
+    this.next = next;
   }
 }

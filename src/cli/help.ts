@@ -6,8 +6,9 @@ import { allCommands, COMMANDS } from './registry.ts';
 export const GLOBAL_OPTIONS: Readonly<Record<string, OptionSpec>> = {
   server: {
     type: 'string',
-    value: 'URL',
-    description: 'The Kennel server (else KENNEL_URL, else the saved one, else http://localhost:8080)',
+    value: 'ADDRESS',
+    description:
+      'The Kennel server: a URL, or host:port (http for localhost, https otherwise); else KENNEL_URL, else the saved one, else http://localhost:8080',
   },
   json: { type: 'boolean', description: "Print the API's JSON answer on stdout, and nothing else" },
   help: { type: 'boolean', short: 'h', description: 'Show help for the command' },

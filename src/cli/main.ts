@@ -5,10 +5,12 @@ import type { Call, CommandSpec, GroupSpec, OptionSpec } from './command.ts';
 import { ApiFailure, CliError, EXIT, UsageError } from './errors.ts';
 import { commandHelp, GLOBAL_OPTIONS, groupHelp, mainHelp, usageLine } from './help.ts';
 import { type CliIo, processIo } from './io.ts';
+import { nextStepFor } from './next-steps.ts';
 import { Output } from './output.ts';
 import { Progress } from './progress.ts';
 import { allCommands, COMMANDS, isGroup } from './registry.ts';
 import { resolveTarget, signedInClient } from './session.ts';
+import { closest } from './suggest.ts';
 
 export const VERSION = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -36,28 +38,27 @@ function everyOption(): ParseOptions {
   return all;
 }
 
-/** The closest name within two edits, for "did you mean". */
-function closest(word: string, names: readonly string[]): string | undefined {
-  const distance = (a: string, b: string): number => {
-    const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-    for (let i = 1; i <= a.length; i++) {
-      let previous = row[0] ?? 0;
-      row[0] = i;
-      for (let j = 1; j <= b.length; j++) {
-        const current = row[j] ?? 0;
-        row[j] = Math.min(current + 1, (row[j - 1] ?? 0) + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
-        previous = current;
-      }
-    }
-    return row[b.length] ?? Number.POSITIVE_INFINITY;
-  };
-  const best = names.map((name) => ({ name, d: distance(word, name) })).sort((x, y) => x.d - y.d)[0];
-  return best && best.d <= 2 ? best.name : undefined;
-}
-
 function unknown(what: string, word: string, names: readonly string[], within?: string): UsageError {
   const guess = closest(word, names);
   return new UsageError(`unknown ${what} "${word}"${guess ? `; did you mean "${guess}"?` : '.'}`, within);
+}
+
+/**
+ * An unknown first word: a near top-level name (`domian` → `domains`), else a group's command
+ * typed without its group (`verify` → `domains verify`).
+ */
+function unknownTop(word: string): UsageError {
+  const guess = closest(
+    word,
+    COMMANDS.map((c) => c.name),
+  );
+  if (guess) return new UsageError(`unknown command "${word}"; did you mean "kennel ${guess}"?`);
+  const groups = COMMANDS.filter(isGroup).filter((g) =>
+    g.commands.some((c) => c.name === `${g.name} ${word.toLowerCase()}`),
+  );
+  if (groups.length === 0) return new UsageError(`unknown command "${word}".`);
+  const group = groups.length === 1 ? groups[0]?.name : `<${groups.map((g) => g.name).join('|')}>`;
+  return new UsageError(`unknown command "${word}"; did you mean "kennel ${group} ${word.toLowerCase()}"?`);
 }
 
 interface Resolved {
@@ -71,20 +72,17 @@ function resolve(words: readonly { value: string; index: number }[]): Resolved {
   const [first, second] = words;
   if (first === undefined) return { entry: undefined, consumed: [] };
   const top = COMMANDS.find((c) => c.name === first.value);
-  if (top === undefined)
-    throw unknown(
-      'command',
-      first.value,
-      COMMANDS.map((c) => c.name),
-    );
+  if (top === undefined) throw unknownTop(first.value);
   if (!isGroup(top)) return { entry: top, consumed: [first.index] };
   if (second === undefined) return { entry: top, consumed: [first.index] };
   const sub = top.commands.find((c) => c.name === `${top.name} ${second.value}`);
   if (sub === undefined) {
-    throw unknown(
-      `${top.name} command`,
+    const guess = closest(
       second.value,
       top.commands.map((c) => c.name.slice(top.name.length + 1)),
+    );
+    throw new UsageError(
+      `unknown ${top.name} command "${second.value}"${guess ? `; did you mean "kennel ${top.name} ${guess}"?` : '.'}`,
       top.name,
     );
   }
@@ -199,7 +197,15 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
     anonymous: () => new ApiClient({ server: target.server, userAgent: USER_AGENT }),
     usage: (message) => new UsageError(message, command.name),
   };
-  return (await command.run(call)) ?? EXIT.ok;
+  try {
+    return (await command.run(call)) ?? EXIT.ok;
+  } catch (error) {
+    if (error instanceof ApiFailure && error.next === undefined) {
+      const next = nextStepFor(error.body, call.args);
+      if (next) throw new ApiFailure(error.body, next);
+    }
+    throw error;
+  }
 }
 
 /** Prints a failure once, on stderr (and the API's error body on stdout with --json). */
@@ -211,6 +217,7 @@ function report(error: unknown, io: CliIo, json: boolean): number {
   const [first = '', ...rest] = error.message.split('\n');
   const code = error.code ? ` (${error.code})` : '';
   io.stderr.write(`error: ${first}${code}\n${rest.map((line) => `  ${line}\n`).join('')}`);
+  if (error instanceof ApiFailure && error.next) io.stderr.write(`  Next: ${error.next}\n`);
   if (error instanceof UsageError) {
     const command = error.command ? allCommands().find((c) => c.name === error.command) : undefined;
     if (command) io.stderr.write(`usage: ${usageLine(command)}\n`);

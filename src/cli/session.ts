@@ -1,6 +1,7 @@
-import { ApiClient, normaliseServer } from './api-client.ts';
+import { ApiClient } from './api-client.ts';
 import { credentialsPath, readCredentials, type SavedCredentials } from './credentials.ts';
 import { CliError, EXIT } from './errors.ts';
+import { normaliseServer } from './server-address.ts';
 
 export const DEFAULT_SERVER = 'http://localhost:8080';
 
@@ -16,6 +17,14 @@ export interface Target {
   /** A credentials file that could not be read: reported only when a token is needed. */
   readonly savedError: CliError | undefined;
 }
+
+/** How a usage error names the place a bad address came from. */
+const SOURCE_NAMES: Record<Target['serverSource'], string> = {
+  '--server': '--server',
+  KENNEL_URL: 'KENNEL_URL',
+  credentials: 'The server saved in credentials.json',
+  default: 'The default server',
+};
 
 /**
  * Server: `--server`, else `KENNEL_URL`, else the saved server, else http://localhost:8080.
@@ -39,7 +48,7 @@ export async function resolveTarget(flagServer: string | undefined, env: NodeJS.
         : saved
           ? ([saved.server, 'credentials'] as const)
           : ([DEFAULT_SERVER, 'default'] as const);
-  const server = normaliseServer(raw);
+  const server = normaliseServer(raw, SOURCE_NAMES[serverSource]);
   if (env.KENNEL_TOKEN) {
     return { server, serverSource, token: env.KENNEL_TOKEN, tokenSource: 'KENNEL_TOKEN', saved, savedError };
   }

@@ -109,6 +109,17 @@ export function isLocalhostName(host: string): boolean {
   return LOCALHOST_NAME.test(host);
 }
 
+/**
+ * Loopback by name or address (`localhost`, `127.0.0.0/8`, `[::1]`): where plain http is fine,
+ * because nothing leaves the host (webhook targets, the CLI's scheme-less server address).
+ */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '');
+  if (isLocalhostName(bare)) return true;
+  if (isIP(bare) === 4) return bare.startsWith('127.');
+  return bare === '::1';
+}
+
 /** The operator's allowlist: origins reached whatever their address. */
 export interface OriginPolicy {
   /** Origins such as `http://127.0.0.1:4010`, normalised by `normaliseOrigin`. */

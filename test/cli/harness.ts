@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { createUser } from '../../src/platform/accounts/users.ts';
 import { buildManagementApp } from '../../src/platform/api/app.ts';
+import type { Actor } from '../../src/platform/context.ts';
 import type { Dialect } from '../../src/storage/index.ts';
 import { startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
@@ -71,21 +72,33 @@ export const USERS = {
 
 export interface CliServer {
   readonly platform: TestPlatform;
+  /** The accounts of USERS, for setting up state through the platform's modules. */
+  readonly actors: Readonly<Record<keyof typeof USERS, Actor>>;
   readonly app: FastifyInstance;
   readonly url: string;
   close(): Promise<void>;
 }
 
-/** The management API on a fresh database, listening on a free loopback port, with three accounts. */
-export async function startCliServer(dialect: Dialect, env: Record<string, string> = {}): Promise<CliServer> {
+/**
+ * The management API on a fresh database, listening on a free loopback port, with three accounts.
+ * `host` '::' listens on every address, IPv4 and IPv6 (the url is then `http://[::]:port`).
+ */
+export async function startCliServer(
+  dialect: Dialect,
+  env: Record<string, string> = {},
+  host: '127.0.0.1' | '::' = '127.0.0.1',
+): Promise<CliServer> {
   const platform = await startPlatformContext(dialect, env);
   const app = buildManagementApp(platform.ctx);
-  const url = await app.listen({ port: 0, host: '127.0.0.1' });
-  await createUser(platform.ctx, { ...USERS.admin, isAdmin: true });
-  await createUser(platform.ctx, USERS.owner);
-  await createUser(platform.ctx, USERS.member);
+  const url = await app.listen({ port: 0, host });
+  const actors = {
+    admin: await createUser(platform.ctx, { ...USERS.admin, isAdmin: true }),
+    owner: await createUser(platform.ctx, USERS.owner),
+    member: await createUser(platform.ctx, USERS.member),
+  };
   return {
     platform,
+    actors,
     app,
     url,
     async close() {

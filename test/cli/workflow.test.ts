@@ -390,7 +390,7 @@ for (const dialect of testDialects()) {
       assert.match(inspected.stdout, /^Reason:\s+caa_forbids$/m);
       assert.match(
         inspected.stdout,
-        /^Remedy:\s+Fix the CAA records: .* then click Verify: it retries the certificate at once\.$/m,
+        /^Remedy:\s+Fix the CAA records: .* then verify again: it retries the certificate at once\.$/m,
       );
       const listed = await asOwner(['domains', 'list', 'petstore']);
       assert.match(listed.stdout, /^shop\.example\.test\s+verified\s+caa_forbids\s+failed\s+failed\s+/m);
@@ -398,7 +398,7 @@ for (const dialect of testDialects()) {
       assert.equal(early.code, 1, show(early));
       assert.match(
         early.stderr,
-        /failed \(a CAA record forbids the certificate authority\)\. .*click Verify to retry now\. Re-verify is offered from /,
+        /failed \(a CAA record forbids the certificate authority\)\. .*verify again to retry now\. Re-verify is offered from /,
       );
       const verified = await asOwner(['domains', 'verify', 'petstore', 'shop.example.test']);
       assert.equal(verified.code, 0, show(verified));

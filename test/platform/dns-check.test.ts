@@ -74,7 +74,7 @@ describe('DNS checks against NSD', () => {
       );
       assert.match(
         outcome.remedy,
-        /Remove the conflicting A\/AAAA record and create the CNAME shown in the dashboard/,
+        /Remove the conflicting A\/AAAA record and create the CNAME listed for this domain, then verify again\./,
       );
       assert.deepEqual(outcome.found, { name: 'shop.example.test', a: ['203.0.113.9'], aaaa: [] });
     });
@@ -169,7 +169,7 @@ describe('DNS checks against NSD', () => {
       assertOutcome(outcome, 'ownership_token_missing');
       assert.equal(
         outcome.message,
-        'example.test points at the platform, but _kennel-challenge.example.test has no TXT record shown in the dashboard.',
+        'example.test points at the platform, but _kennel-challenge.example.test has no TXT record with the ownership token.',
       );
     });
 
@@ -233,7 +233,7 @@ describe('DNS checks against NSD', () => {
       // Verify retries a failed certificate at once (issue 17): no 30-minute wait after a CAA fix.
       assert.equal(
         outcome.remedy,
-        "Fix the CAA records: add one allowing the platform's certificate authority (or remove those that exclude it), then click Verify: it retries the certificate at once.",
+        "Fix the CAA records: add one allowing the platform's certificate authority (or remove those that exclude it), then verify again: it retries the certificate at once.",
       );
     });
 

@@ -420,12 +420,12 @@ for (const dialect of testDialects()) {
       const failed = (await inspectDomain(p.ctx, alice, 'alpha', 'www.caa.test')).domain;
       assert.equal(failed.status, 'failed');
       assert.deepEqual(failed.failure?.reason, 'caa_forbids');
-      assert.match(failed.failure?.remedy ?? '', /click Verify/);
+      assert.match(failed.failure?.remedy ?? '', /verify again/);
       // Re-verify before its 30 minutes says why, and what to do now.
       await assert.rejects(reverifyDomain(p.ctx, alice, 'alpha', 'www.caa.test'), (error: Error) => {
         assert.match(
           error.message,
-          /failed \(a CAA record forbids the certificate authority\)\. The platform does not retry on its own: fix the cause, then click Verify to retry now\. Re-verify is offered from \S+ \(30 minutes after verification\)\./,
+          /failed \(a CAA record forbids the certificate authority\)\. The platform does not retry on its own: fix the cause, then verify again to retry now\. Re-verify is offered from \S+ \(30 minutes after verification\)\./,
         );
         return true;
       });
@@ -497,7 +497,7 @@ for (const dialect of testDialects()) {
         [null, 'checks_stopped', 'failed', 'checks_stopped'],
       );
       assert.doesNotMatch(view.remedy ?? '', /retried automatically/);
-      assert.match(view.remedy ?? '', /click Verify: it checks at once and restarts the automatic checks/);
+      assert.match(view.remedy ?? '', /verify again: it checks at once and restarts the automatic checks/);
       assert.equal(view.failure?.remedy, view.remedy);
       const listed = (await listDomains(p.ctx, bob, 'beta')).find((d) => d.hostname === 'never.example.test');
       assert.equal(listed?.reason, 'checks_stopped');

@@ -45,6 +45,21 @@ function duration(call: Call, option: string, fallback: string): number {
 /** The outcome of Verify or Re-verify, for people. */
 function printCheck(out: Output, result: CheckResult, verified: boolean, extra?: string): void {
   const { domain, outcome } = result;
+  if (verified && domain.status === 'live') {
+    // Nothing to verify: say so, with what a person checks next (the certificate's expiry).
+    const until = domain.certificate?.notAfter;
+    out.line(
+      `✓ ${displayName(domain)} is live: served over HTTPS${until ? ` with a certificate valid until ${until}` : ''}. There is nothing to verify.`,
+    );
+    out.fields(
+      [
+        ['DNS', outcome.message],
+        ['Renewal', 'automatic, before the certificate expires'],
+      ],
+      '  ',
+    );
+    return;
+  }
   if (verified) {
     out.line(`✓ ${displayName(domain)} is verified.`);
     out.fields(
@@ -75,6 +90,7 @@ function printCheck(out: Output, result: CheckResult, verified: boolean, extra?:
     out.line('  Records to create:');
     printRecords(out, domain.records, '    ');
   }
+  out.line(`  Then: kennel domains verify ${domain.project} ${domain.hostname} --wait`);
 }
 
 /**

@@ -1,6 +1,7 @@
-import { ApiClient, normaliseServer, path } from '../api-client.ts';
+import { ApiClient, PETSTORE_API, path } from '../api-client.ts';
 import { type Call, defineCommand, type GroupSpec, positiveInteger } from '../command.ts';
 import { CliError, EXIT } from '../errors.ts';
+import { normaliseServer } from '../server-address.ts';
 
 /**
  * API keys of a Petstore API. These talk to the Petstore itself (`--url`, default
@@ -36,7 +37,13 @@ const connection = {
 } as const;
 
 function petstore(call: Call): ApiClient {
-  const url = call.string('url') ?? call.io.env.PETSTORE_URL ?? DEFAULT_URL;
+  const flag = call.string('url');
+  const [url, from] =
+    flag !== undefined
+      ? [flag, '--url']
+      : call.io.env.PETSTORE_URL
+        ? [call.io.env.PETSTORE_URL, 'PETSTORE_URL']
+        : [DEFAULT_URL, 'The default Petstore address'];
   const key = call.string('key') ?? call.io.env.PETSTORE_API_KEY;
   if (key === undefined || key === '') {
     throw new CliError(
@@ -45,7 +52,12 @@ function petstore(call: Call): ApiClient {
       'not_signed_in',
     );
   }
-  return new ApiClient({ server: normaliseServer(url), token: key, userAgent: 'kennel-cli' });
+  return new ApiClient({
+    server: normaliseServer(url, from),
+    token: key,
+    userAgent: 'kennel-cli',
+    identity: PETSTORE_API,
+  });
 }
 
 export const keysGroup: GroupSpec = {

@@ -1,10 +1,11 @@
 import { hostname } from 'node:os';
-import { ApiClient, normaliseServer, path } from '../api-client.ts';
-import type { CreatedToken, SessionBody } from '../api-types.ts';
+import { ApiClient, path } from '../api-client.ts';
+import type { CreatedToken, Session } from '../api-types.ts';
 import { defineCommand } from '../command.ts';
 import { saveCredentials } from '../credentials.ts';
 import { CliError, EXIT } from '../errors.ts';
 import { ask, askHidden, readStdin } from '../prompt.ts';
+import { normaliseServer } from '../server-address.ts';
 
 /** The platform's session cookie: `__Host-`-prefixed over HTTPS, the plain name over HTTP. */
 const SESSION_COOKIES = ['__Host-kennel_session', 'kennel_session'];
@@ -54,7 +55,12 @@ On a terminal, the email and password are asked for (the password without echo).
     const client = call.anonymous();
     const signIn = await call.progress.during(
       `Signing in to ${target.server}…`,
-      client.request<SessionBody>('POST', '/api/v1/session', { email, password }),
+      client.shaped<Session>(
+        'POST',
+        '/api/v1/session',
+        (b) => typeof b?.email === 'string' && typeof b.csrfToken === 'string',
+        { email, password },
+      ),
     );
     const cookie = signIn.headers
       .getSetCookie()

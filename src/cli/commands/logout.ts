@@ -1,5 +1,5 @@
 import { ApiClient, path } from '../api-client.ts';
-import type { TokenInfo } from '../api-types.ts';
+import type { Token } from '../api-types.ts';
 import { defineCommand } from '../command.ts';
 import { credentialsPath, deleteCredentials } from '../credentials.ts';
 import { ApiFailure, CliError, EXIT } from '../errors.ts';
@@ -31,7 +31,7 @@ export const logoutCommand = defineCommand({
       const id =
         saved.tokenId ??
         singleMatch(
-          (await client.get<TokenInfo[]>('/api/v1/tokens')).filter((t) => saved.token.startsWith(t.prefix)),
+          (await client.get<Token[]>('/api/v1/tokens')).filter((t) => saved.token.startsWith(t.prefix)),
         );
       if (id !== undefined) {
         await client.delete(path`/api/v1/tokens/${id}`);
@@ -62,6 +62,6 @@ export const logoutCommand = defineCommand({
   },
 });
 
-function singleMatch(tokens: TokenInfo[]): number | undefined {
+function singleMatch(tokens: Token[]): number | undefined {
   return tokens.length === 1 ? tokens[0]?.id : undefined;
 }

@@ -8,7 +8,9 @@ export const whoamiCommand = defineCommand({
   examples: ['kennel whoami', 'kennel whoami --json'],
   async run(call) {
     const { out, target, io } = call;
-    const me = await call.api().get<Me>('/api/v1/me');
+    const { body: me } = await call
+      .api()
+      .shaped<Me>('GET', '/api/v1/me', (b) => typeof b?.email === 'string' && typeof b.isAdmin === 'boolean');
     out.result(me, () => {
       out.line(`${me.email}${me.isAdmin ? ' (platform admin)' : ''}`);
       out.fields([

@@ -1,8 +1,8 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
-import { isLocalhostName, isPublicAddress } from '../address-policy.ts';
+import { isLoopbackHost, isPublicAddress } from '../address-policy.ts';
 
-export { isPublicAddress };
+export { isLoopbackHost, isPublicAddress };
 
 /**
  * Which addresses a webhook may reach. A webhook URL is chosen by a tenant, and the platform
@@ -13,14 +13,6 @@ export { isPublicAddress };
 export interface TargetPolicy {
   /** Loopback, private (RFC 1918, ULA), link-local and carrier-grade NAT addresses allowed. */
   readonly allowPrivate: boolean;
-}
-
-/** Loopback by name or address: the one place plain http is allowed (nothing leaves the host). */
-export function isLoopbackHost(host: string): boolean {
-  const bare = host.replace(/^\[|\]$/g, '');
-  if (isLocalhostName(bare)) return true;
-  if (isIP(bare) === 4) return bare.startsWith('127.');
-  return bare === '::1';
 }
 
 export type UrlCheck = { ok: true; url: string } | { ok: false; problem: string };

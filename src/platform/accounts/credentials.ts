@@ -60,7 +60,7 @@ export async function revokeToken(ctx: PlatformContext, actor: Actor, id: number
   if (result.numUpdatedRows === 0n) {
     throw platformErrors.error(
       'token_not_found',
-      `You have no API token with id ${id}. List them with GET /api/v1/tokens.`,
+      `You have no API token with id ${id}: check the id against the list of your tokens.`,
     );
   }
 }

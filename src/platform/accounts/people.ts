@@ -89,7 +89,7 @@ export async function listMembers(ctx: PlatformContext, actor: Actor, teamId: nu
 const memberNotFound = (teamId: number, userId: number) =>
   platformErrors.error(
     'member_not_found',
-    `Team ${teamId} has no member with user id ${userId}. List them with kennel members list.`,
+    `Team ${teamId} has no member with user id ${userId}: check the id against the team's members.`,
   );
 
 /**
@@ -308,7 +308,7 @@ export async function revokeInvitation(
   if (result.numUpdatedRows === 0n) {
     throw platformErrors.error(
       'invitation_not_found',
-      `Team ${teamId} has no pending invitation with id ${invitationId}. List them with kennel invitations list.`,
+      `Team ${teamId} has no pending invitation with id ${invitationId}: check the id against the team's invitations.`,
     );
   }
 }

@@ -16,7 +16,7 @@ export interface Team {
 const notFound = (id: number) =>
   platformErrors.error(
     'team_not_found',
-    `No team with id ${id} is visible to you. List yours with GET /api/v1/teams.`,
+    `No team with id ${id} is visible to you: check the id against the list of your teams.`,
   );
 
 export async function createTeam(

@@ -61,7 +61,7 @@ export function authenticator(ctx: PlatformContext) {
       const actor = match?.[1] ? await actorForToken(ctx, match[1]) : undefined;
       if (!actor)
         throw unauthenticated(
-          'The API token is not valid (revoked, or mistyped). Create one with kennel login.',
+          'The API token is not valid (revoked, or mistyped): sign in again to create a new one.',
         );
       caller = { actor };
     } else {

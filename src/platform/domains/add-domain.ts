@@ -37,7 +37,7 @@ export function requireDomainPrerequisites(project: Project, actor: Actor): void
   const plan = PLANS[project.plan];
   if (!plan.customDomains) {
     const upgrade = actor.isAdmin
-      ? `As a platform admin, move team ${project.teamId} to Pro: PUT /api/v1/teams/${project.teamId}/plan with {"plan":"pro"} (kennel teams set-plan ${project.teamId} pro, or the button on the project's Domains page in the dashboard).`
+      ? `As a platform admin, you can move team ${project.teamId} to the Pro plan yourself.`
       : `Ask a platform admin to move team ${project.teamId} to the Pro plan.`;
     throw platformErrors.error(
       'plan_required',
@@ -47,7 +47,7 @@ export function requireDomainPrerequisites(project: Project, actor: Actor): void
   if (project.activeDeployId === null) {
     throw platformErrors.error(
       'deploy_required',
-      `Project ${project.slug} has no successful deploy yet. Deploy its OpenAPI document first (POST /api/v1/projects/${project.slug}/deploys, or kennel deploy ${project.slug} FILE), then add the domain.`,
+      `Project ${project.slug} has no successful deploy yet. Deploy its OpenAPI document first, then add the domain.`,
     );
   }
 }
@@ -144,7 +144,7 @@ export async function insertDomain(
   if (existing.some((d) => d.hostname === parsed.hostname)) {
     throw platformErrors.error(
       'domain_already_added',
-      `${parsed.hostname} is already a domain of ${project.slug}. Inspect it with GET /api/v1/projects/${project.slug}/domains/${parsed.hostname} (kennel domains inspect ${project.slug} ${parsed.hostname}).`,
+      `${parsed.hostname} is already a domain of ${project.slug}: open it to see its state and records.`,
     );
   }
   const plan = PLANS[project.plan];

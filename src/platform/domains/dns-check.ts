@@ -31,35 +31,35 @@ export const DNS_CHECK_REASONS = {
     ok: false,
     retryable: true,
     remedy:
-      'Create the DNS record shown in the dashboard. If you already have, wait: DNS changes can take up to 48 hours to propagate (most resolve within minutes), and verification is retried automatically.',
+      'Create the DNS record listed for this domain. If you already have, wait: DNS changes can take up to 48 hours to propagate (most resolve within minutes), and verification is retried automatically.',
   },
   cname_mismatch: {
     ok: false,
     retryable: false,
-    remedy: 'Change the CNAME value to exactly the one shown in the dashboard, then click Verify.',
+    remedy: 'Change the CNAME value to exactly the one listed for this domain, then verify again.',
   },
   conflicting_record: {
     ok: false,
     retryable: false,
     remedy:
-      'Remove the conflicting A/AAAA record and create the CNAME shown in the dashboard, then click Verify.',
+      'Remove the conflicting A/AAAA record and create the CNAME listed for this domain, then verify again.',
   },
   address_mismatch: {
     ok: false,
     retryable: false,
     remedy:
-      'Point the ALIAS/ANAME record at the value shown in the dashboard and remove A/AAAA records that point elsewhere, then click Verify.',
+      'Point the ALIAS/ANAME record at the value listed for this domain and remove A/AAAA records that point elsewhere, then verify again.',
   },
   ownership_token_missing: {
     ok: false,
     retryable: false,
-    remedy: 'Add the TXT record shown in the dashboard (name and ownership token), then click Verify.',
+    remedy: 'Add the TXT record listed for this domain (name and ownership token), then verify again.',
   },
   caa_forbids: {
     ok: false,
     retryable: false,
     remedy:
-      "Fix the CAA records: add one allowing the platform's certificate authority (or remove those that exclude it), then click Verify: it retries the certificate at once.",
+      "Fix the CAA records: add one allowing the platform's certificate authority (or remove those that exclude it), then verify again: it retries the certificate at once.",
   },
   dns_error: {
     ok: false,
@@ -209,10 +209,13 @@ export async function checkApex(
       parts.join(''),
     );
     if (!txt.some((text) => text.includes(ownershipToken))) {
-      const what = txt.length === 0 ? 'no TXT record' : 'TXT records, but none with the ownership token';
+      const what =
+        txt.length === 0
+          ? 'no TXT record with the ownership token'
+          : 'TXT records, but none with the ownership token';
       return outcome(
         'ownership_token_missing',
-        `${shown} points at the platform, but ${display(txtName)} has ${what} shown in the dashboard.`,
+        `${shown} points at the platform, but ${display(txtName)} has ${what}.`,
         { name, a, aaaa, txt },
       );
     }

@@ -112,7 +112,7 @@ export function parseDomainConfig(text: string, context: ConfigContext): Parsed 
   }
   const known = new Set([...context.existing, ...names]);
   const notOurs = (name: string) =>
-    `${name} is not a domain of this project: add it to domains.names (or with kennel domains add) first.`;
+    `${name} is not a domain of this project: add it to domains.names (or add the domain) first.`;
 
   let primary: string | null = null;
   const primaryNode = domains.get('primary', true) as Node | undefined;

@@ -89,7 +89,7 @@ export function domainStatus(
 }
 
 export const CERTIFICATE_FAILED_REMEDY =
-  'The certificate authority did not issue the certificate; the platform retries automatically at the next attempt shown. To retry sooner, confirm the domain still points here and its CAA records allow the certificate authority, then click Verify (a wait the certificate authority asked for is kept).';
+  'The certificate authority did not issue the certificate; the platform retries automatically at the next attempt shown. To retry sooner, confirm the domain still points here and its CAA records allow the certificate authority, then verify again (a wait the certificate authority asked for is kept).';
 
 /** The failure to show with a `failed` status: the DNS reason, or the certificate's. */
 export function domainFailure(

@@ -25,7 +25,7 @@ export const servedStates = SERVED_STATES.map((state) => sql.lit(state));
 export const DOMAIN_REASONS = {
   hostname_taken: {
     remedy:
-      'Another project serves this hostname. To move it here, add the TXT ownership record shown, then click Verify.',
+      'Another project serves this hostname. To move it here, add the TXT ownership record listed for this domain, then verify again.',
   },
   taken_over: {
     remedy:
@@ -33,7 +33,7 @@ export const DOMAIN_REASONS = {
   },
   checks_stopped: {
     remedy:
-      'DNS did not show the records within the propagation window, so the platform stopped checking on its own. Create or fix the records shown, then click Verify: it checks at once and restarts the automatic checks.',
+      'DNS did not show the records within the propagation window, so the platform stopped checking on its own. Create or fix the records listed for this domain, then verify again: it checks at once and restarts the automatic checks.',
   },
 } as const;
 
@@ -177,7 +177,7 @@ export async function liveDomain(
   if (!row) {
     throw platformErrors.error(
       'domain_not_found',
-      `Project ${project.slug} has no domain ${hostname}. List its domains with GET /api/v1/projects/${project.slug}/domains.`,
+      `Project ${project.slug} has no domain ${hostname}: check the hostname against the project's list of domains.`,
     );
   }
   return row as DomainRow;

@@ -264,9 +264,9 @@ function reverifyTooEarly(
         ? 'a CAA record forbids the certificate authority'
         : certificate.reason;
     const next = !certificate.nextAttemptAt
-      ? 'The platform does not retry on its own: fix the cause, then click Verify to retry now.'
+      ? 'The platform does not retry on its own: fix the cause, then verify again to retry now.'
       : verifyRetries
-        ? `The platform retries at ${certificate.nextAttemptAt}; to retry now, fix the cause and click Verify.`
+        ? `The platform retries at ${certificate.nextAttemptAt}; to retry now, fix the cause and verify again.`
         : `The certificate authority asked to wait: the platform retries at ${certificate.nextAttemptAt}.`;
     return `The last certificate attempt for ${hostname} failed (${why}). ${next} ${from}`;
   }

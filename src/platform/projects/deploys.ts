@@ -173,7 +173,7 @@ export async function readDeploy(
   if (!row) {
     throw platformErrors.error(
       'deploy_not_found',
-      `Project ${slug} has no deploy ${id}. List them with GET /api/v1/projects/${slug}/deploys.`,
+      `Project ${slug} has no deploy ${id}: check the id against the project's list of deploys.`,
     );
   }
   return toDeploy(slug, project.activeDeployId, row);

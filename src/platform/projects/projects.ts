@@ -25,7 +25,7 @@ const RESERVED_SLUGS = new Set(['www', 'api', 'admin', 'dashboard', 'app', 'stat
 const notFound = (slug: string) =>
   platformErrors.error(
     'project_not_found',
-    `No project "${slug}" is visible to you. List yours with GET /api/v1/projects.`,
+    `No project "${slug}" is visible to you: check the slug against the list of your projects.`,
   );
 
 export function checkOriginUrl(url: string): string {

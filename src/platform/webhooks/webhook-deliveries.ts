@@ -13,7 +13,7 @@ async function requireEndpoint(ctx: PlatformContext, teamId: number): Promise<vo
   if (!row) {
     throw platformErrors.error(
       'webhook_not_found',
-      `Team ${teamId} has no webhook endpoint. Set one with PUT /api/v1/teams/${teamId}/webhook.`,
+      `Team ${teamId} has no webhook endpoint: set its URL first.`,
     );
   }
 }
@@ -45,7 +45,7 @@ export async function redeliverMessage(
   if (!message || message.endpointKey !== endpointKey(teamId)) {
     throw platformErrors.error(
       'delivery_not_found',
-      `Team ${teamId} has no webhook message ${messageId}. List them with GET /api/v1/teams/${teamId}/webhook/deliveries.`,
+      `Team ${teamId} has no webhook message ${messageId}: check the id against the team's delivery log.`,
     );
   }
   await requireEndpoint(ctx, teamId);

@@ -44,7 +44,7 @@ async function endpointRow(db: PlatformDb, teamId: number) {
 function notSet(teamId: number) {
   return platformErrors.error(
     'webhook_not_found',
-    `Team ${teamId} has no webhook endpoint. Set one with PUT /api/v1/teams/${teamId}/webhook.`,
+    `Team ${teamId} has no webhook endpoint: set its URL first.`,
   );
 }
 
