@@ -14,6 +14,7 @@ import { buildManagementApp } from '../../src/platform/api/app.ts';
 import { deployProject } from '../../src/platform/projects/deploys.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
 import type { Dialect } from '../../src/storage/index.ts';
+import { referenceAssets, renderReferencePage } from '../../src/web/reference/index.ts';
 import { launchChromium, screenshotPath, type TestBrowser } from '../support/chromium.ts';
 import { createTestStorage, testDialects } from '../support/databases.ts';
 import { exampleRequest, operationIds } from '../support/example-requests.ts';
@@ -161,6 +162,17 @@ for (const dialect of testDialects()) {
   });
 }
 
+describe('the reference page', () => {
+  it('has an Authorize button in its header only when the document declares a security scheme', () => {
+    const withSchemes = renderReferencePage(petstoreDocument(TEST_DEPRECATION), referenceAssets());
+    assert.match(withSchemes, /<button type="button" class="kennel-authorize" hidden>Authorize<\/button>/);
+    const open = { openapi: '3.0.3', info: { title: 'Open', version: '1' }, paths: {} };
+    assert.doesNotMatch(renderReferencePage(open, referenceAssets()), /kennel-authorize/);
+    const empty = { ...open, components: { securitySchemes: {} } };
+    assert.doesNotMatch(renderReferencePage(empty, referenceAssets()), /kennel-authorize/);
+  });
+});
+
 /**
  * axe-core's WCAG 2.1 A/AA and best-practice rules, injected through the DevTools protocol (the
  * page's CSP does not apply to it), as test/web/dashboard.test.ts does, on what Kennel adds to
@@ -269,6 +281,10 @@ describe('the reference of a fresh Petstore in Chromium', () => {
           true,
           'focus moved into the dialog',
         );
+        // Escape closes it and gives focus back to the button that opened it.
+        await page.keyboard.press('Escape');
+        await dialog.waitFor({ state: 'detached' });
+        assert.equal(await authorize.evaluate((el) => el.ownerDocument.activeElement === el), true);
       } finally {
         await context.close();
       }

@@ -167,20 +167,30 @@
 
   const authorize = document.querySelector('.kennel-authorize');
   if (authorize instanceof HTMLButtonElement && ui?.authActions && ui.authSelectors) {
+    // As a dialog opened from a button should: focus moves into it (it renders on the next
+    // frame), Escape closes it, and focus comes back to the button when it closes.
+    let openedHere = false;
     authorize.addEventListener('click', () => {
+      openedHere = true;
       ui.authActions.showDefinitions(ui.authSelectors.definitionsToAuthorize());
-      // Into the dialog (it renders on the next frame), as a dialog opened from a button should.
       requestAnimationFrame(() => {
         const first = root.querySelector('.dialog-ux input, .dialog-ux button');
         if (first instanceof HTMLElement) first.focus();
       });
     });
-    // "Authorized" once a key is given, as Swagger UI's own button shows with its padlock.
-    const label = () => {
+    document.addEventListener('keydown', (event) => {
+      if (event.key === 'Escape' && ui.authSelectors.shownDefinitions())
+        ui.authActions.showDefinitions(false);
+    });
+    ui.getStore().subscribe(() => {
+      // "Authorized" once a key is given, as Swagger UI's own button shows with its padlock.
       const text = ui.authSelectors.authorized().size > 0 ? 'Authorized' : 'Authorize';
       if (authorize.textContent !== text) authorize.textContent = text;
-    };
-    ui.getStore().subscribe(label);
+      if (openedHere && !ui.authSelectors.shownDefinitions()) {
+        openedHere = false;
+        requestAnimationFrame(() => authorize.focus());
+      }
+    });
     authorize.hidden = false;
   }
 })();
