@@ -4,6 +4,7 @@ import { petstoreErrors } from './errors.ts';
 import { PETSTORE_EVENT_TYPES } from './events/event-types.ts';
 import { INTERFACE_VERSION } from './interface-version.ts';
 import { DEFAULT_LIMITS, type PetstoreLimits } from './limits.ts';
+import { applyRequestExamples } from './request-examples.ts';
 import type { PetstoreDeps } from './routes/index.ts';
 import { petstoreOperations } from './routes/index.ts';
 import { MAX_PAGE_SIZE } from './routes/shared.ts';
@@ -24,6 +25,10 @@ function description(limits: PetstoreLimits): string {
     return `| ${t.from ?? '(none)'} | ${t.event} | ${t.to} | ${delta(t.stockDelta)} | ${delta(t.reservedDelta)} | ${t.also} |`;
   }).join('\n');
   return `Pets, their categories, orders for them and a stock inventory per pet.
+
+## Trying it
+
+The examples work on a fresh Petstore, in order: create a category, a pet in it, then an order for it. A fresh Petstore gives the first of each id 1, and the examples name id 1; key 1 is the admin key the first start printed (authorize with it), so the example that revokes a key names key 2, the one the create-key example makes. A pet with orders cannot be deleted, nor its category: to try the deletes, cancel the order instead of completing it.
 
 ## Stock, orders and statuses
 
@@ -120,6 +125,7 @@ export function petstoreDocument(
       response.headers = { ...response.headers, ...GUARD_HEADERS, ...(STATUS_HEADERS[status] ?? {}) };
     }
   }
+  applyRequestExamples(paths);
   const subscribe = paths['/webhooks']?.post;
   if (subscribe) subscribe.callbacks = eventCallbacks();
   return document;

@@ -16,7 +16,8 @@ const id = (description: string): JsonSchema => ({
   minimum: 1,
   maximum: MAX_ID,
   description,
-  example: 42,
+  // The id a fresh Petstore gives its first resource of each kind (see request-examples.ts).
+  example: 1,
 });
 
 const name = (description: string, example: string): JsonSchema => ({

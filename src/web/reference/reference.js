@@ -3,7 +3,11 @@
 // adds what Swagger UI does not do by itself:
 // - a console button named "Test it"; none on operations marked `x-hideTryItPanel: true`;
 // - the sunset date (`x-sunset`) next to a deprecated operation;
-// - a note when a live answer carries `Deprecation` or `Sunset` headers.
+// - a note when a live answer carries `Deprecation` or `Sunset` headers;
+// - the header's Authorize button, which opens Swagger UI's authorization dialog (its own button
+//   sits below the document's description, screens down);
+// - a scrolling box around every table in rendered Markdown, so a wide table scrolls by itself on
+//   a phone instead of squeezing its columns or widening the page.
 // Plain browser JavaScript, no build step; the page's CSP allows only scripts from this site.
 (() => {
   const source = document.getElementById('kennel-openapi');
@@ -112,7 +116,30 @@
     };
   }
 
-  window.SwaggerUIBundle({
+  /**
+   * Markdown tables (the description's state and error tables) go in a focusable, labelled
+   * region that scrolls sideways: keyboard users can scroll it too. Swagger UI writes Markdown as
+   * inner HTML that React leaves alone until the text changes, so wrapping in place is safe; a
+   * re-render brings a bare table back and this wraps it again.
+   */
+  let tableCount = 0;
+  function wrapTables() {
+    for (const table of root.querySelectorAll('.renderedMarkdown table, .markdown table')) {
+      if (table.parentElement?.classList.contains('kennel-table-scroll')) continue;
+      const headings = [...table.querySelectorAll('thead th')].map((th) => th.textContent?.trim()).join(', ');
+      const box = document.createElement('div');
+      box.className = 'kennel-table-scroll';
+      box.tabIndex = 0;
+      box.setAttribute('role', 'region');
+      // Landmark names must differ: the count tells two tables with the same columns apart.
+      tableCount += 1;
+      box.setAttribute('aria-label', `Table ${tableCount}${headings ? `: ${headings}` : ''}`);
+      table.replaceWith(box);
+      box.append(table);
+    }
+  }
+
+  const ui = window.SwaggerUIBundle({
     domNode: root,
     spec,
     plugins: [KennelReferencePlugin],
@@ -134,4 +161,36 @@
       performance.mark('kennel-reference-ready');
     },
   });
+
+  wrapTables();
+  new MutationObserver(wrapTables).observe(root, { childList: true, subtree: true });
+
+  const authorize = document.querySelector('.kennel-authorize');
+  if (authorize instanceof HTMLButtonElement && ui?.authActions && ui.authSelectors) {
+    // As a dialog opened from a button should: focus moves into it (it renders on the next
+    // frame), Escape closes it, and focus comes back to the button when it closes.
+    let openedHere = false;
+    authorize.addEventListener('click', () => {
+      openedHere = true;
+      ui.authActions.showDefinitions(ui.authSelectors.definitionsToAuthorize());
+      requestAnimationFrame(() => {
+        const first = root.querySelector('.dialog-ux input, .dialog-ux button');
+        if (first instanceof HTMLElement) first.focus();
+      });
+    });
+    document.addEventListener('keydown', (event) => {
+      if (event.key === 'Escape' && ui.authSelectors.shownDefinitions())
+        ui.authActions.showDefinitions(false);
+    });
+    ui.getStore().subscribe(() => {
+      // "Authorized" once a key is given, as Swagger UI's own button shows with its padlock.
+      const text = ui.authSelectors.authorized().size > 0 ? 'Authorized' : 'Authorize';
+      if (authorize.textContent !== text) authorize.textContent = text;
+      if (openedHere && !ui.authSelectors.shownDefinitions()) {
+        openedHere = false;
+        requestAnimationFrame(() => authorize.focus());
+      }
+    });
+    authorize.hidden = false;
+  }
 })();

@@ -63,6 +63,17 @@ function operationList(document: Record<string, unknown>): string {
 }
 
 /**
+ * Whether the reference needs an Authorize control: the document declares a security scheme.
+ * Swagger UI's own button sits below the document's description, which can be screens long;
+ * the header's copy (shown by reference.js once Swagger UI runs) opens the same dialog.
+ */
+function declaresSecurity(document: Record<string, unknown>): boolean {
+  const components = (document.components ?? {}) as { securitySchemes?: unknown };
+  const schemes = components.securitySchemes;
+  return typeof schemes === 'object' && schemes !== null && Object.keys(schemes).length > 0;
+}
+
+/**
  * A published site's front page: Swagger UI booted (by reference.js) with the deploy's document,
  * embedded so the page needs no second round trip for it. Rendered once per deploy.
  */
@@ -87,7 +98,10 @@ export function renderReferencePage(document: Record<string, unknown>, assets: R
 <header class="kennel-header">
 <div class="kennel-header-inner">
 <p class="kennel-brand">${title} <span class="kennel-version">${escapeHtml(info.version)}</span></p>
+<div class="kennel-header-actions">
 <nav aria-label="OpenAPI document"><a href="/openapi.json">openapi.json</a> <a href="/openapi.yaml">openapi.yaml</a></nav>
+${declaresSecurity(document) ? '<button type="button" class="kennel-authorize" hidden>Authorize</button>' : ''}
+</div>
 </div>
 </header>
 <main id="reference" tabindex="-1">
