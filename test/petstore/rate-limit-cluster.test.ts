@@ -36,7 +36,7 @@ async function hammer(urls: [string, string], path: string, total: number, key?:
   const worker = async () => {
     while (sent < total) {
       const n = sent++;
-      const node = n % 2;
+      const node = (n % 2) as 0 | 1;
       const response = await fetch(`${urls[node]}${path}`, {
         headers: key ? { authorization: `Bearer ${key}` } : {},
       });
