@@ -60,8 +60,8 @@ class Relay {
  * The cluster rate-limit policy when its database goes away (the decision in docs/decisions.md:
  * fail open, counted locally). The Petstore stays up; operations that need no database still
  * answer, with the RateLimit fields, counted by the process alone (the quota, then 429); those
- * that need it answer 503. A database that does not answer at all costs a request about a
- * second, not the pool's five. When the database is back, the shared count applies again.
+ * that need it answer 503. A database that does not answer at all costs a request the claim's
+ * 2 s, not the pool's 5 s. When the database is back, the shared count applies again.
  */
 describe('cluster rate limits while PostgreSQL is unreachable (postgres)', {
   skip: !testDialects().includes('postgres') && 'TEST_DATABASE excludes postgres',
@@ -143,7 +143,7 @@ describe('cluster rate limits while PostgreSQL is unreachable (postgres)', {
     assert.equal((await openapi()).statusCode, 429);
   });
 
-  it('a database that never answers: decided locally after about a second', async () => {
+  it('a database that never answers: decided locally after about 2 s', async () => {
     relay.set('hung');
     clock.advance(60_000);
     const started = performance.now();
@@ -151,7 +151,7 @@ describe('cluster rate limits while PostgreSQL is unreachable (postgres)', {
     const took = performance.now() - started;
     assert.equal(answer.statusCode, 200);
     assert.equal(answer.headers.ratelimit, '"address";r=2;t=55');
-    assert.ok(took >= 900 && took < 3_000, `took ${Math.round(took)} ms`);
+    assert.ok(took >= 1_900 && took < 5_000, `took ${Math.round(took)} ms`);
     // A second outage, told again (the purge of old windows at the window change may fail too).
     assert.equal(warnings.filter((w) => /unreachable/.test(w)).length, 2, warnings.join('\n'));
   });

@@ -13,8 +13,11 @@ import { SharedWindowLimiter } from './shared-window-limiter.ts';
  */
 export type RateLimitScope = 'auto' | 'node' | 'cluster';
 
-/** A claim answered later than this is an outage: the request is decided locally. */
-const CLAIM_TIMEOUT_MS = 1_000;
+/**
+ * A claim answered later than this is an outage: the request is decided locally. Generous, as a
+ * busy pool can keep a claim waiting and a false outage lets each node count alone for OUTAGE_MS.
+ */
+const CLAIM_TIMEOUT_MS = 2_000;
 /** During an outage a node counts alone this long before asking the database again. */
 const OUTAGE_MS = 5_000;
 
