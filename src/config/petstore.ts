@@ -56,6 +56,20 @@ export const petstoreSettings = {
     default: 60,
     parse: parse.integer(1, 86_400),
   },
+  rateLimitScope: {
+    env: 'PETSTORE_RATE_LIMIT_SCOPE',
+    description:
+      'Where rate limits are counted: cluster (one count shared by every process on the PostgreSQL database), node (each process alone), or auto (cluster on PostgreSQL, node on SQLite)',
+    default: 'auto' as const,
+    parse: parse.oneOf(['auto', 'node', 'cluster'] as const),
+  },
+  rateLimitLease: {
+    env: 'PETSTORE_RATE_LIMIT_LEASE',
+    description:
+      "Cluster scope: the most requests a process takes from a caller's shared count at once (at most a twentieth of the quota); at most (N − 1) × (lease − 1) of a quota can go unused across N processes",
+    default: 100,
+    parse: parse.integer(1, 1_000_000),
+  },
   rateLimit: {
     env: 'PETSTORE_RATE_LIMIT',
     description: 'on, or off to turn rate limiting off (benchmarks)',
@@ -148,6 +162,11 @@ export function loadPetstoreConfig(env: Record<string, string | undefined>): Pet
       `Invalid configuration:\n  - PETSTORE_RECEIVE_TIMEOUT_MS (${config.receiveTimeoutMs}) must be at least PETSTORE_HEADERS_TIMEOUT_MS (${config.headersTimeoutMs}): the whole request includes its headers`,
     );
   }
+  if (config.rateLimitScope === 'cluster' && config.databaseUrl === undefined) {
+    throw new ConfigError(
+      'Invalid configuration:\n  - PETSTORE_RATE_LIMIT_SCOPE=cluster needs a PostgreSQL database shared by the processes: set DATABASE_URL, or use node (or auto) on SQLite',
+    );
+  }
   return config;
 }
 
@@ -158,6 +177,7 @@ export function petstoreAppSettings(config: PetstoreConfig) {
     limits: {
       perKey: { quota: config.rateLimitPerKey, windowSeconds },
       perAddress: { quota: config.rateLimitPerAddress, windowSeconds },
+      rateLimitLease: config.rateLimitLease,
       requestTimeoutMs: config.requestTimeoutMs,
       headersTimeoutMs: config.headersTimeoutMs,
       receiveTimeoutMs: config.receiveTimeoutMs,
@@ -165,6 +185,7 @@ export function petstoreAppSettings(config: PetstoreConfig) {
       keyCacheMs: config.keyCacheSeconds * 1000,
     },
     rateLimit: config.rateLimit === 'on',
+    rateLimitScope: config.rateLimitScope,
     authentication: config.authentication === 'on',
   };
 }

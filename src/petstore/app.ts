@@ -12,6 +12,7 @@ import { schemas } from './schemas.ts';
 import { installDeadline } from './security/install-deadline.ts';
 import { installGuard } from './security/install-guard.ts';
 import { KeyService } from './security/key-service.ts';
+import { createRateLimiters, type RateLimitScope } from './security/rate-limiters.ts';
 import { purgeExpiredIdempotency } from './store/idempotency.ts';
 import { createPetstoreStore } from './store/index.ts';
 
@@ -24,6 +25,8 @@ export interface PetstoreAppOptions {
   readonly limits?: PetstoreLimits;
   /** false: no rate limiting (benchmarks compare with and without). */
   readonly rateLimit?: boolean;
+  /** Where limits are counted; `auto` (the default): shared by all nodes on PostgreSQL. */
+  readonly rateLimitScope?: RateLimitScope;
   /** false: every operation public, no key checked. For benchmarks only. */
   readonly authentication?: boolean;
   /** Take the client address from X-Forwarded-For when the peer is loopback (behind the edge). */
@@ -82,9 +85,18 @@ export function buildPetstoreApp(options: PetstoreAppOptions): FastifyInstance {
     bodyLimit: BODY_LIMIT_BYTES,
     isDatabaseUnavailable: isConnectionLost,
   });
-  installGuard(app, operations, keys, options.clock, {
+  installGuard(app, operations, keys, {
     authentication: options.authentication ?? true,
-    rateLimit: options.rateLimit === false ? false : { perKey: limits.perKey, perAddress: limits.perAddress },
+    rateLimit:
+      options.rateLimit === false
+        ? false
+        : createRateLimiters(
+            options.rateLimitScope ?? 'auto',
+            options.database,
+            options.clock,
+            limits,
+            app.log,
+          ),
     trustLoopbackProxy: options.trustLoopbackProxy ?? false,
     interfaceVersion: INTERFACE_VERSION,
   });

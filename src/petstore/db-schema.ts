@@ -85,6 +85,22 @@ export interface PetstoreTables {
     description: string | null;
     created_at: string;
   };
+  /**
+   * PostgreSQL only (migration 0005): the cluster rate-limit count, one row per policy, window
+   * and caller (src/petstore/security/shared-window-limiter.ts).
+   */
+  petstore_rate_limits: {
+    /** `key` or `address`. */
+    policy: string;
+    /** Start of the fixed window, epoch milliseconds. */
+    window_start: number;
+    /** The key id or the client address. */
+    caller: string;
+    /** Requests of the window handed out to nodes, at most the quota. */
+    claimed: number;
+    /** What the last claim granted (how the claim learns its grant in one statement). */
+    granted: number;
+  };
 }
 
 export const petstoreMigrations: Record<string, DialectMigration> = {
@@ -186,6 +202,27 @@ export const petstoreMigrations: Record<string, DialectMigration> = {
           .addColumn('version', 'integer', (c) => c.notNull().defaultTo(1))
           .execute();
       }
+    },
+  },
+  '0005_rate_limit_windows': {
+    // The cluster rate-limit policy's shared count (issue 16). UNLOGGED: a count that lasts a
+    // window needs no WAL, and losing it in a crash only restarts the windows. A low fillfactor
+    // leaves room on each page for the row's next version, so updates stay HOT (no index
+    // change). SQLite keeps counting in memory: no table there.
+    async up(db, dialect) {
+      if (dialect !== 'postgres') return;
+      await db.schema
+        .createTable('petstore_rate_limits')
+        .modifyFront(sql`unlogged`)
+        .addColumn('policy', 'text', (c) => c.notNull())
+        .addColumn('window_start', 'bigint', (c) => c.notNull())
+        .addColumn('caller', 'text', (c) => c.notNull())
+        .addColumn('claimed', 'integer', (c) => c.notNull())
+        .addColumn('granted', 'integer', (c) => c.notNull())
+        // Policy and window first: old windows are purged by a range of the primary key.
+        .addPrimaryKeyConstraint('petstore_rate_limits_pk', ['policy', 'window_start', 'caller'])
+        .modifyEnd(sql`with (fillfactor = 50)`)
+        .execute();
     },
   },
 };

@@ -6,6 +6,12 @@ export interface PetstoreLimits {
   readonly perKey: RateLimitPolicy;
   /** Requests per window for each client address sending no (known) key. */
   readonly perAddress: RateLimitPolicy;
+  /**
+   * Cluster policy: the most requests a process takes from a caller's shared count at once (a
+   * twentieth of the quota when that is smaller). Larger asks the database less often and leaves
+   * more unused when a caller stops sending to a process.
+   */
+  readonly rateLimitLease: number;
   /** How long a request may run before it is answered 503 `request_timeout`. */
   readonly requestTimeoutMs: number;
   /** How long a client may take to send the request headers before it is answered 408. */
@@ -21,6 +27,7 @@ export interface PetstoreLimits {
 export const DEFAULT_LIMITS: PetstoreLimits = {
   perKey: { quota: 600, windowSeconds: 60 },
   perAddress: { quota: 60, windowSeconds: 60 },
+  rateLimitLease: 100,
   requestTimeoutMs: 10_000,
   headersTimeoutMs: 10_000,
   receiveTimeoutMs: 30_000,

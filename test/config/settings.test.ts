@@ -67,6 +67,18 @@ describe('Petstore configuration', () => {
       { PETSTORE_HEADERS_TIMEOUT_MS: '20000', PETSTORE_RECEIVE_TIMEOUT_MS: '15000' },
       /PETSTORE_RECEIVE_TIMEOUT_MS \(15000\) must be at least PETSTORE_HEADERS_TIMEOUT_MS \(20000\)/,
     ],
+    [
+      { PETSTORE_RATE_LIMIT_SCOPE: 'cluster' },
+      /PETSTORE_RATE_LIMIT_SCOPE=cluster needs a PostgreSQL database shared by the processes: set DATABASE_URL/,
+    ],
+    [
+      { PETSTORE_RATE_LIMIT_SCOPE: 'global' },
+      /PETSTORE_RATE_LIMIT_SCOPE="global" is not valid: expected one of: auto, node, cluster/,
+    ],
+    [
+      { PETSTORE_RATE_LIMIT_LEASE: '0' },
+      /PETSTORE_RATE_LIMIT_LEASE="0" is not valid: expected a whole number from 1/,
+    ],
   ];
   for (const [env, message] of bad) {
     it(`refuses ${JSON.stringify(env)}`, () => {

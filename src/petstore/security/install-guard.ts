@@ -1,10 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Clock } from '../../lib/clock.ts';
 import { type AnyOperation, fastifyPath } from '../../lib/http-api/index.ts';
 import { petstoreErrors } from '../errors.ts';
 import type { ApiKey, Scope } from '../store/keys.ts';
 import type { KeyService } from './key-service.ts';
-import { FixedWindowLimiter, type RateLimitPolicy } from './rate-limiter.ts';
+import type { RateLimitDecision, RateLimiter } from './rate-limiter.ts';
 
 /** Who may call an operation: anyone, or a key holding this scope. */
 export type Access = 'public' | Scope;
@@ -12,8 +11,8 @@ export type Access = 'public' | Scope;
 export interface GuardOptions {
   /** false turns authentication off (every operation public): for benchmarks only. */
   readonly authentication: boolean;
-  /** false turns rate limiting off; otherwise one policy per key and one per client address. */
-  readonly rateLimit: false | { readonly perKey: RateLimitPolicy; readonly perAddress: RateLimitPolicy };
+  /** false turns rate limiting off; otherwise one limiter per key and one per client address. */
+  readonly rateLimit: false | { readonly perKey: RateLimiter; readonly perAddress: RateLimiter };
   /**
    * Trust `X-Forwarded-For` from a loopback peer (the platform's edge runs the Petstore behind
    * it): the client address is then the last address the proxy added.
@@ -50,7 +49,6 @@ export function installGuard<Deps>(
   app: FastifyInstance,
   operations: readonly AnyOperation<Deps>[],
   keys: KeyService,
-  clock: Clock,
   options: GuardOptions,
 ): void {
   const byRoute = new Map<string, Access>();
@@ -66,32 +64,67 @@ export function installGuard<Deps>(
 
   const limits = options.rateLimit
     ? {
-        key: limiter('key', options.rateLimit.perKey, clock),
-        address: limiter('address', options.rateLimit.perAddress, clock),
+        key: limiter('key', options.rateLimit.perKey),
+        address: limiter('address', options.rateLimit.perAddress),
       }
     : undefined;
   const version = options.interfaceVersion;
 
+  /** The rate-limit fields, and 429 when the caller is past its quota. */
+  const applyLimit = (
+    reply: FastifyReply,
+    limit: NamedLimiter,
+    decision: RateLimitDecision,
+    key: ApiKey | undefined,
+  ): void => {
+    reply.header('ratelimit-policy', limit.policyHeader);
+    reply.header('ratelimit', `${limit.name};r=${decision.remaining};t=${decision.resetSeconds}`);
+    if (!decision.allowed) {
+      throw petstoreErrors.error(
+        'rate_limited',
+        `Too many requests: this ${key ? 'API key' : 'client address'} may send ${limit.limiter.policy.quota} per ${limit.limiter.policy.windowSeconds} s. Try again in ${decision.resetSeconds} s.`,
+        { headers: { 'retry-after': String(decision.resetSeconds) } },
+      );
+    }
+  };
+
+  /** Counts the request (synchronously when the limiter can), then checks access; calls `done`. */
   const finish = (
     request: FastifyRequest,
     reply: FastifyReply,
     access: Access,
     key: ApiKey | undefined,
     sentKey: boolean,
+    done: (error?: Error) => void,
   ): void => {
-    if (limits) {
-      const limit = key ? limits.key : limits.address;
-      const decision = limit.limiter.take(key ? key.id : clientAddress(request, options.trustLoopbackProxy));
-      reply.header('ratelimit-policy', limit.policyHeader);
-      reply.header('ratelimit', `${limit.name};r=${decision.remaining};t=${decision.resetSeconds}`);
-      if (!decision.allowed) {
-        throw petstoreErrors.error(
-          'rate_limited',
-          `Too many requests: this ${key ? 'API key' : 'client address'} may send ${limit.limiter.policy.quota} per ${limit.limiter.policy.windowSeconds} s. Try again in ${decision.resetSeconds} s.`,
-          { headers: { 'retry-after': String(decision.resetSeconds) } },
+    try {
+      if (limits) {
+        const limit = key ? limits.key : limits.address;
+        const decision = limit.limiter.take(
+          key ? key.id : clientAddress(request, options.trustLoopbackProxy),
         );
+        if (decision instanceof Promise) {
+          decision.then((settled) => {
+            try {
+              applyLimit(reply, limit, settled, key);
+              authorize(access, key, sentKey);
+              done();
+            } catch (error) {
+              done(error as Error);
+            }
+          }, done);
+          return;
+        }
+        applyLimit(reply, limit, decision, key);
       }
+      authorize(access, key, sentKey);
+      done();
+    } catch (error) {
+      done(error as Error);
     }
+  };
+
+  const authorize = (access: Access, key: ApiKey | undefined, sentKey: boolean): void => {
     if (access === 'public') return;
     if (!key) {
       throw petstoreErrors.error(
@@ -141,23 +174,11 @@ export function installGuard<Deps>(
       // rather than the address (and a wrong key there is simply ignored).
       const known = secret === undefined ? undefined : keys.cached(secret);
       if (known !== undefined || secret === undefined || (!limits && access === 'public')) {
-        try {
-          finish(request, reply, access, known, secret !== undefined);
-          done();
-        } catch (error) {
-          done(error as Error);
-        }
+        finish(request, reply, access, known, secret !== undefined, done);
         return;
       }
       keys.resolve(secret).then(
-        (key) => {
-          try {
-            finish(request, reply, access, key, true);
-            done();
-          } catch (error) {
-            done(error as Error);
-          }
-        },
+        (key) => finish(request, reply, access, key, true, done),
         (error: Error) => done(error),
       );
     };
@@ -176,13 +197,17 @@ function acceptsVersion(asked: string | string[], major: string): boolean {
   return match !== null && match[1] === major;
 }
 
-function limiter(name: string, policy: RateLimitPolicy, clock: Clock) {
+interface NamedLimiter {
+  /** The policy's name as the RateLimit fields quote it. */
+  readonly name: string;
+  readonly limiter: RateLimiter;
+  readonly policyHeader: string;
+}
+
+function limiter(name: string, limiter: RateLimiter): NamedLimiter {
   const quoted = `"${name}"`;
-  return {
-    name: quoted,
-    limiter: new FixedWindowLimiter(policy, clock),
-    policyHeader: `${quoted};q=${policy.quota};w=${policy.windowSeconds}`,
-  };
+  const { policy } = limiter;
+  return { name: quoted, limiter, policyHeader: `${quoted};q=${policy.quota};w=${policy.windowSeconds}` };
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);

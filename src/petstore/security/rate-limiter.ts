@@ -15,6 +15,21 @@ export interface RateLimitDecision {
 }
 
 /**
+ * Counts one request of a caller (a key id or a client address) against one policy. The answer
+ * is synchronous when the process can decide alone (the usual case) and a promise when it must
+ * ask a shared count first, so the hot path allocates no promise.
+ */
+export interface RateLimiter {
+  readonly policy: RateLimitPolicy;
+  take(caller: string | number): RateLimitDecision | Promise<RateLimitDecision>;
+}
+
+/** Whole seconds from `now` to the end of `window` (windows of `windowMs`), at least 1. */
+export function secondsToReset(window: number, windowMs: number, now: number): number {
+  return Math.max(1, Math.ceil(((window + 1) * windowMs - now) / 1000));
+}
+
+/**
  * A fixed-window counter in this process's memory: windows start at multiples of the window
  * length on the injected clock, every caller's count restarts at each window. Fixed windows are
  * what the IETF `RateLimit` fields describe exactly (`r` left, `t` seconds to the reset), cost
@@ -22,7 +37,7 @@ export interface RateLimitDecision {
  * bounded by the callers of one window. The price is a possible burst of 2×quota across a
  * window boundary, accepted (docs/decisions.md).
  */
-export class FixedWindowLimiter {
+export class FixedWindowLimiter implements RateLimiter {
   readonly policy: RateLimitPolicy;
   readonly #clock: Clock;
   readonly #windowMs: number;
@@ -44,7 +59,7 @@ export class FixedWindowLimiter {
       this.#counts = new Map();
     }
     const used = (this.#counts.get(caller) ?? 0) + 1;
-    const resetSeconds = Math.max(1, Math.ceil(((window + 1) * this.#windowMs - now) / 1000));
+    const resetSeconds = secondsToReset(window, this.#windowMs, now);
     if (used > this.policy.quota) return { allowed: false, remaining: 0, resetSeconds };
     this.#counts.set(caller, used);
     return { allowed: true, remaining: this.policy.quota - used, resetSeconds };
