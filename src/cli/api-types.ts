@@ -88,6 +88,8 @@ export interface Invitation {
 export interface CreatedInvitation extends Invitation {
   /** The one-time invitation token (kin_…), shown only here */
   token: string;
+  /** The dashboard link that accepts it, on the platform address the request came to: <address>/invitations/accept#token=kin_… (the token in the fragment, which browsers never send to a server) */
+  url: string;
   /** Whether it was mailed (SMTP_URL set and the server took it); otherwise pass the token on */
   mailed: boolean;
 }
@@ -107,6 +109,8 @@ export interface PasswordResetLink {
   email: string;
   /** The one-time reset token (krs_…), shown only here */
   token: string;
+  /** The dashboard link that uses it: <address>/reset-password#token=krs_… (the token in the fragment) */
+  url: string;
   /** When the token stops working */
   expiresAt: string;
 }
@@ -174,7 +178,7 @@ export interface Domain {
   verifiedAt?: string | null;
   /** Last DNS check */
   lastCheckedAt?: string | null;
-  /** Next background check */
+  /** When the background checker next checks this domain (it looks for due checks every DOMAIN_CHECK_EVERY, 15 s by default). Unverified: 1 min after the last check, doubling to 1 h, until checksUntil; verified: every DOMAIN_RECHECK_INTERVAL (6 h). Null when no automatic check is scheduled: the propagation window closed (Verify restarts the checks) or the team’s plan no longer includes custom domains. */
   nextCheckAt?: string | null;
   /** Background checks stop then */
   checksUntil?: string | null;
@@ -271,6 +275,10 @@ export interface ApplyResult {
   removed: string[];
   /** The configuration now, as export prints it */
   yaml: string;
+  /** The primary domain now (ASCII), or null */
+  primary: string | null;
+  /** The redirects now, by from */
+  redirects: Redirect[];
 }
 
 export interface WebhookEndpoint {
@@ -323,4 +331,13 @@ export interface WebhookDelivery {
     error: string | null;
     ok: boolean;
   }[];
+}
+
+export interface Redirect {
+  /** The custom domain that redirects (ASCII) */
+  from: string;
+  /** Where it redirects: another custom domain of the project, or the project's default address */
+  to: string;
+  /** The HTTP redirect status */
+  status: 301 | 302 | 307 | 308;
 }

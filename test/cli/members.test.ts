@@ -44,6 +44,11 @@ describe('kennel members and kennel password', () => {
     assert.equal(invited.code, 0, show(invited));
     const token = /^ {2}(kin_[\w-]{43})$/m.exec(invited.stdout)?.[1];
     assert.ok(token, show(invited));
+    // The dashboard's link carries the same token in its fragment.
+    assert.match(
+      invited.stdout,
+      new RegExp(`^They accept in a browser at http://[^/]+/invitations/accept#token=${token}$`, 'm'),
+    );
     assert.match(
       invited.stdout,
       /^Invited ana@x\.test to team \d+ \(invitation \d+, until 2026-11-29T12:00:00\.000Z\)\.$/m,

@@ -56,8 +56,9 @@ export const membersGroup: GroupSpec = {
               : 'Invitation token (shown this once; send it to them):',
           );
           call.out.line(`  ${invitation.token}`);
+          call.out.line(`They accept in a browser at ${invitation.url}`);
           call.out.line(
-            `They accept with: kennel members accept ${invitation.token} --server ${call.target.server}`,
+            `or with: kennel members accept ${invitation.token} --server ${call.target.server}`,
           );
         });
         return 0;
@@ -185,8 +186,9 @@ export const membersGroup: GroupSpec = {
             `Password reset token for ${reset.email} (shown this once; valid until ${reset.expiresAt}):`,
           );
           call.out.line(`  ${reset.token}`);
+          call.out.line(`They set a new password in a browser at ${reset.url}`);
           call.out.line(
-            `They set a new password with: kennel password reset ${reset.token} --server ${call.target.server}`,
+            `or with: kennel password reset ${reset.token} --server ${call.target.server}`,
           );
         });
         return 0;
