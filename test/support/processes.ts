@@ -44,7 +44,11 @@ export async function startProcess(entry: string, env: Record<string, string>): 
   let output = '';
   const exited = once(child, 'exit');
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${entry} did not start in 15 s:\n${output}`)), 15_000);
+    // A start that misses the limit is killed, so a slow machine never leaves it running.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${entry} did not start in 30 s:\n${output}`));
+    }, 30_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const match = /"address":"(http:\/\/[^"]+)"/.exec(output);

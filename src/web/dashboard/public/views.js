@@ -420,7 +420,7 @@ export async function renderOverview({ main }, slug) {
         ),
         fact('Plan', h('span', { class: 'plan' }, project.plan)),
         fact('Primary domain', project.primaryDomain ? h('code', {}, project.primaryDomain) : 'None'),
-        fact('Origin', h('code', { class: 'break' }, project.originUrl)),
+        fact('Origin', h('code', { class: 'break', 'data-testid': 'origin' }, project.originUrl)),
       ),
     ),
     h(
