@@ -1,4 +1,4 @@
-import { transact } from '../../storage/index.ts';
+import { prepareQuery, transact } from '../../storage/index.ts';
 import { petstoreErrors } from '../errors.ts';
 import { emitEvents } from '../events/emit-event.ts';
 import {
@@ -18,14 +18,22 @@ const notFound = (petId: number) =>
     `No pet has id ${petId}, so there is no inventory entry. List pets with GET /pets.`,
   );
 
-export async function readInventory(ctx: StoreContext, petId: number): Promise<Versioned<InventoryItem>> {
-  const row = await ctx.db
-    .selectFrom('inventory')
-    .select(['pet_id', 'quantity', 'status', 'version'])
-    .where('pet_id', '=', petId)
-    .executeTakeFirst();
-  if (!row) throw notFound(petId);
-  return { resource: toInventoryItem(row), version: row.version };
+/** Reads one inventory entry: a hot read (store staff poll it), compiled once per database. */
+export function inventoryReader(ctx: StoreContext): (petId: number) => Promise<Versioned<InventoryItem>> {
+  const query = prepareQuery(
+    ctx.database,
+    (petId: number) =>
+      ctx.db
+        .selectFrom('inventory')
+        .select(['pet_id', 'quantity', 'status', 'version'])
+        .where('pet_id', '=', petId),
+    [0],
+  );
+  return async (petId) => {
+    const [row] = await query(petId);
+    if (!row) throw notFound(petId);
+    return { resource: toInventoryItem(row), version: row.version };
+  };
 }
 
 export async function listInventory(
