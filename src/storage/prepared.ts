@@ -41,7 +41,11 @@ export function prepareQuery<Row, Args extends unknown[]>(
     // track of which have it), then only bound and executed.
     const name = `k_${createHash('sha256').update(compiled.sql).digest('hex').slice(0, 24)}`;
     return async (...args: Args) => {
-      const result = await pgPool.query<QueryResultRow, unknown[]>({ name, text: compiled.sql, values: args });
+      const result = await pgPool.query<QueryResultRow, unknown[]>({
+        name,
+        text: compiled.sql,
+        values: args,
+      });
       return result.rows as Row[];
     };
   }
