@@ -155,3 +155,25 @@ export async function expectSameAnswers(
     }
   }
 }
+
+/**
+ * Checks that `url` answers the reference's GETs with the same status and body bytes (headers
+ * aside): the minimal PostgreSQL service sends only the body, and a Petstore with rate limiting
+ * off no rate-limit headers.
+ */
+export async function expectSameBodies(
+  url: string,
+  reference: Reference,
+  who: string,
+  keys: readonly EndpointKey[],
+): Promise<void> {
+  for (const key of keys) {
+    const { method, path, answer: expected } = reference[key];
+    const actual = await call(url, method, path);
+    if (actual.status !== expected.status || actual.body !== expected.body) {
+      throw new Error(
+        `${who} answers ${method} ${path} differently from the Petstore on SQLite:\n  expected ${expected.status} ${expected.body}\n  got      ${actual.status} ${actual.body}`,
+      );
+    }
+  }
+}

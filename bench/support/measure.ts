@@ -34,6 +34,12 @@ export interface RunSpec {
   readonly databaseNames?: readonly string[];
   /** Processes working for the server (a proxy's origin): their CPU is not "other" CPU. */
   readonly companionPids?: readonly number[];
+  /**
+   * More nodes of the same service (on the same database): wrk runs against `server` and each of
+   * these at once, the connections shared out, and the figures are the sums (p99: the worst).
+   * Their CPU counts as the server's.
+   */
+  readonly moreNodes?: readonly RunningServer[];
   /** Request headers wrk sends (e.g. Host). */
   readonly headers?: Readonly<Record<string, string>>;
   /** Runs before each attempt (e.g. resetting stock). */
@@ -66,35 +72,59 @@ async function measureOnce(config: BenchConfig, spec: RunSpec, attempt: number):
   await spec.prepare?.();
   // Lets the server settle (closed sockets, GC) and the rest of the machine calm down.
   await waitForQuiet(config.noiseLimitCores, config.quietWaitSeconds * 1000, spec.server.pid);
-  const snapshot = () => cpuSnapshot(spec.server.pid, spec.databaseNames, spec.companionPids);
+  const nodes = [spec.server, ...(spec.moreNodes ?? [])];
+  const nodePids = nodes.slice(1).map((node) => node.pid);
+  const snapshot = () =>
+    cpuSnapshot(spec.server.pid, spec.databaseNames, [...(spec.companionPids ?? []), ...nodePids]);
+  const nodeSnapshot = () => (nodePids.length > 0 ? cpuSnapshot(-1, [], nodePids) : undefined);
   const before = snapshot();
+  const nodesBefore = nodeSnapshot();
   let wrk: { requestsPerSecond: number; p99Ms: number; requests: number };
   let problem: string | null;
   try {
-    const result = await runWrk({
-      url: `${spec.server.url}${spec.path}`,
-      connections: config.connections,
-      durationSeconds: spec.seconds,
-      cpu: config.loadCpu,
-      script: spec.script,
-      headers: spec.headers,
-    });
-    wrk = result;
-    problem = wrkProblem(result);
+    const results = await Promise.all(
+      nodes.map((node, i) =>
+        runWrk({
+          url: `${node.url}${spec.path}`,
+          // Shared out so the total stays `connections`, as against one node.
+          connections:
+            Math.floor(config.connections / nodes.length) + (i < config.connections % nodes.length ? 1 : 0),
+          durationSeconds: spec.seconds,
+          cpu: config.loadCpu,
+          script: spec.script,
+          headers: spec.headers,
+        }),
+      ),
+    );
+    wrk = {
+      requestsPerSecond: results.reduce((sum, r) => sum + r.requestsPerSecond, 0),
+      p99Ms: Math.max(...results.map((r) => r.p99Ms)),
+      requests: results.reduce((sum, r) => sum + r.requests, 0),
+    };
+    const problems = results
+      .map((r, i) => [r, i] as const)
+      .flatMap(([r, i]) => {
+        const found = wrkProblem(r);
+        return found ? [nodes.length > 1 ? `node ${i + 1}: ${found}` : found] : [];
+      });
+    problem = problems.length > 0 ? problems.join('; ') : null;
   } catch (error) {
     wrk = NAN_FIGURES;
     problem = (error as Error).message;
   }
   const use = cpuUse(before, snapshot());
+  const nodesAfter = nodeSnapshot();
+  // The other nodes were watched as companions: their CPU is the server's.
+  const moreNodesSeconds = nodesBefore && nodesAfter ? cpuUse(nodesBefore, nodesAfter).companionSeconds : 0;
   if (!problem && spec.verify) problem = await spec.verify({ requests: wrk.requests });
   const perRequest = (seconds: number) => (wrk.requests > 0 ? (seconds * 1e6) / wrk.requests : Number.NaN);
   return {
     requestsPerSecond: wrk.requestsPerSecond,
     p99Ms: wrk.p99Ms,
     requests: wrk.requests,
-    serverUsPerRequest: perRequest(use.serverSeconds),
+    serverUsPerRequest: perRequest(use.serverSeconds + moreNodesSeconds),
     databaseUsPerRequest: perRequest(use.databaseSeconds),
-    companionUsPerRequest: perRequest(use.companionSeconds),
+    companionUsPerRequest: perRequest(use.companionSeconds - moreNodesSeconds),
     otherCores: use.otherCores,
     stealCores: use.stealCores,
     attempts: attempt,

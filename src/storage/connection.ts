@@ -37,6 +37,8 @@ export interface Database<Schema> {
    * Kysely's connection lock so no Kysely transaction interleaves with it.
    */
   readonly sqlite?: SqliteSync;
+  /** PostgreSQL only: the pool, for reads run as named prepared statements (prepared.ts). */
+  readonly pgPool?: pg.Pool;
   close(): Promise<void>;
 }
 
@@ -109,7 +111,7 @@ export function openDatabase<Schema>(location: StorageLocation): Database<Schema
     client.on('error', () => {});
   });
   const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
-  return { dialect: 'postgres', db, close: () => db.destroy() };
+  return { dialect: 'postgres', db, pgPool: pool, close: () => db.destroy() };
 }
 
 export function quoteIdentifier(name: string): string {

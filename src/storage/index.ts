@@ -8,6 +8,7 @@ export {
 export { isConnectionLost, isForeignKeyViolation, isUniqueViolation } from './errors.ts';
 export { booleanColumnType, type DialectMigration, idColumnType, migrateToLatest } from './migrate.ts';
 export { prepareQuery } from './prepared.ts';
+export { batchReads, shareReads } from './read-batch.ts';
 export { transact } from './transact.ts';
 export { type DeliveryView, deliveryView } from './webhook-delivery-view.ts';
 export {

@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import type { Compilable, CompiledQuery } from 'kysely';
+import type { QueryResultRow } from 'pg';
 import type { Database, SQLInputValue } from './connection.ts';
 
 /**
@@ -31,6 +33,20 @@ export function prepareQuery<Row, Args extends unknown[]>(
       } catch (error) {
         return Promise.reject(error);
       }
+    };
+  }
+  const { pgPool } = database;
+  if (pgPool) {
+    // PostgreSQL: a named statement, parsed and planned once per pooled connection (pg keeps
+    // track of which have it), then only bound and executed.
+    const name = `k_${createHash('sha256').update(compiled.sql).digest('hex').slice(0, 24)}`;
+    return async (...args: Args) => {
+      const result = await pgPool.query<QueryResultRow, unknown[]>({
+        name,
+        text: compiled.sql,
+        values: args,
+      });
+      return result.rows as Row[];
     };
   }
   return async (...args: Args) => {

@@ -10,7 +10,7 @@ import {
 } from './categories.ts';
 import type { StoreContext } from './context.ts';
 import { runIdempotent } from './idempotency.ts';
-import { listInventory, readInventory, setStock } from './inventory.ts';
+import { inventoryReader, listInventory, setStock } from './inventory.ts';
 import { cancelOrder, completeOrder, listOrders, placeOrder, readOrder } from './orders.ts';
 import { createPet, deletePet, petLister, petReader, updatePet } from './pets.ts';
 
@@ -73,7 +73,7 @@ export function createPetstoreStore(
     listOrders: bind(ctx, listOrders),
     completeOrder: w(bind(ctx, completeOrder)),
     cancelOrder: w(bind(ctx, cancelOrder)),
-    readInventory: bind(ctx, readInventory),
+    readInventory: inventoryReader(ctx),
     listInventory: bind(ctx, listInventory),
     setStock: w(bind(ctx, setStock)),
     runIdempotent: w(bind(ctx, runIdempotent)),

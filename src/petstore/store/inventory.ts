@@ -1,4 +1,4 @@
-import { transact } from '../../storage/index.ts';
+import { batchReads, prepareQuery, transact } from '../../storage/index.ts';
 import { petstoreErrors } from '../errors.ts';
 import { emitEvents } from '../events/emit-event.ts';
 import {
@@ -18,14 +18,31 @@ const notFound = (petId: number) =>
     `No pet has id ${petId}, so there is no inventory entry. List pets with GET /pets.`,
   );
 
-export async function readInventory(ctx: StoreContext, petId: number): Promise<Versioned<InventoryItem>> {
-  const row = await ctx.db
-    .selectFrom('inventory')
-    .select(['pet_id', 'quantity', 'status', 'version'])
-    .where('pet_id', '=', petId)
-    .executeTakeFirst();
-  if (!row) throw notFound(petId);
-  return { resource: toInventoryItem(row), version: row.version };
+/**
+ * Reads one inventory entry: a hot read (store staff poll it), compiled once per database and,
+ * on PostgreSQL, batched with the reads that arrive together (as petReader).
+ */
+export function inventoryReader(ctx: StoreContext): (petId: number) => Promise<Versioned<InventoryItem>> {
+  const select = () => ctx.db.selectFrom('inventory').select(['pet_id', 'quantity', 'status', 'version']);
+  let read: (
+    petId: number,
+  ) => Promise<{ pet_id: number; quantity: number; status: string; version: number } | undefined>;
+  if (ctx.dialect === 'postgres') {
+    const many = prepareQuery(
+      ctx.database,
+      (petIds: number[]) => select().where((eb) => eb('pet_id', '=', eb.fn.any(eb.val(petIds)))),
+      [[]],
+    );
+    read = batchReads(many, (row) => row.pet_id);
+  } else {
+    const one = prepareQuery(ctx.database, (petId: number) => select().where('pet_id', '=', petId), [0]);
+    read = (petId) => one(petId).then((rows) => rows[0]);
+  }
+  return async (petId) => {
+    const row = await read(petId);
+    if (!row) throw notFound(petId);
+    return { resource: toInventoryItem(row), version: row.version };
+  };
 }
 
 export async function listInventory(

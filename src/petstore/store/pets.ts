@@ -1,4 +1,10 @@
-import { isForeignKeyViolation, prepareQuery, transact } from '../../storage/index.ts';
+import {
+  batchReads,
+  isForeignKeyViolation,
+  prepareQuery,
+  shareReads,
+  transact,
+} from '../../storage/index.ts';
 import { petstoreErrors } from '../errors.ts';
 import { emitEvents } from '../events/emit-event.ts';
 import { INITIAL_STOCK_BY_STATUS, type PetStatus, statusOf } from '../stock-rules.ts';
@@ -79,26 +85,44 @@ export async function createPet(ctx: StoreContext, input: NewPet, outer?: Petsto
   }
 }
 
-/** The hot read: compiled once per database. */
+/**
+ * The hot read, compiled once per database. On PostgreSQL the reads that arrive together share
+ * one query (batchReads: a round trip costs more than the rows); on SQLite each runs on its own,
+ * synchronously.
+ */
 export function petReader(ctx: StoreContext): (id: number) => Promise<Versioned<Pet>> {
-  const query = prepareQuery(
-    ctx.database,
-    (id: number) =>
-      ctx.db
-        .selectFrom('pets')
-        .innerJoin('inventory', 'inventory.pet_id', 'pets.id')
-        .select(['pets.id', 'pets.name', 'pets.category_id', 'inventory.status', 'pets.version'])
-        .where('pets.id', '=', id),
-    [0],
-  );
+  const select = () =>
+    ctx.db
+      .selectFrom('pets')
+      .innerJoin('inventory', 'inventory.pet_id', 'pets.id')
+      .select(['pets.id', 'pets.name', 'pets.category_id', 'inventory.status', 'pets.version']);
+  let read: (
+    id: number,
+  ) => Promise<
+    { id: number; name: string; category_id: number; status: string; version: number } | undefined
+  >;
+  if (ctx.dialect === 'postgres') {
+    const many = prepareQuery(
+      ctx.database,
+      (ids: number[]) => select().where((eb) => eb('pets.id', '=', eb.fn.any(eb.val(ids)))),
+      [[]],
+    );
+    read = batchReads(many, (row) => row.id);
+  } else {
+    const one = prepareQuery(ctx.database, (id: number) => select().where('pets.id', '=', id), [0]);
+    read = (id) => one(id).then((rows) => rows[0]);
+  }
   return async (id) => {
-    const [row] = await query(id);
+    const row = await read(id);
     if (!row) throw petNotFound(id);
     return { resource: toPet(row), version: row.version };
   };
 }
 
-/** Lists pets; the unfiltered list (the common case) runs a query compiled once. */
+/**
+ * Lists pets; the unfiltered list (the common case) runs a query compiled once, and on
+ * PostgreSQL identical pages asked together share it (shareReads).
+ */
 export function petLister(ctx: StoreContext): (filter: PetFilter) => Promise<Page<Pet>> {
   const unfiltered = prepareQuery(
     ctx.database,
@@ -112,13 +136,25 @@ export function petLister(ctx: StoreContext): (filter: PetFilter) => Promise<Pag
         .limit(limit),
     [0, 1],
   );
+  const page = (after: number, limit: number) =>
+    unfiltered(after, limit + 1).then((rows) => {
+      const page = pageOf(rows, limit, (r) => r.id);
+      return { items: page.items.map(toPet), next: page.next };
+    });
+  // Keyed by the page's start and size; the items are sent, never changed.
+  const shared =
+    ctx.dialect === 'postgres'
+      ? shareReads((key: string) => {
+          const [after, limit] = key.split(':').map(Number) as [number, number];
+          return page(after, limit);
+        })
+      : undefined;
   return async (filter) => {
     if (filter.status !== undefined || filter.categoryId !== undefined || filter.ids !== undefined) {
       return listPets(ctx, filter);
     }
-    const rows = await unfiltered(decodeCursor(filter.cursor), filter.limit + 1);
-    const page = pageOf(rows, filter.limit, (r) => r.id);
-    return { items: page.items.map(toPet), next: page.next };
+    const after = decodeCursor(filter.cursor);
+    return shared ? shared(`${after}:${filter.limit}`) : page(after, filter.limit);
   };
 }
 
