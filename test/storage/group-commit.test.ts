@@ -149,6 +149,18 @@ for (const dialect of testDialects()) {
       const admin = new pg.Pool({ connectionString: TEST_POSTGRES_URL, max: 1 });
       after(() => admin.end());
 
+      /** The cut left dead sessions in the pool (one per idle client): retried past them. */
+      async function dropSlowCommit(): Promise<void> {
+        for (let attempt = 1; ; attempt++) {
+          try {
+            await sql.raw('DROP TRIGGER slow_commit ON items; DROP FUNCTION slow_commit()').execute(db);
+            return;
+          } catch (error) {
+            if (!isConnectionLost(error) || attempt >= 12) throw error;
+          }
+        }
+      }
+
       it('a batch whose session is cut before COMMIT runs again on a new session, and commits once', async () => {
         const place = inserter();
         // The first attempt ends its own session mid-transaction (as an administrator would).
@@ -195,15 +207,7 @@ for (const dialect of testDialects()) {
           }
           assert.deepEqual(batches, [3], 'not run again: it may have committed');
         } finally {
-          // The cut left dead sessions in the pool (one per idle client): retried past them.
-          for (let attempt = 1; ; attempt++) {
-            try {
-              await sql.raw('DROP TRIGGER slow_commit ON items; DROP FUNCTION slow_commit()').execute(db);
-              break;
-            } catch (error) {
-              if (!isConnectionLost(error) || attempt >= 12) throw error;
-            }
-          }
+          await dropSlowCommit();
         }
         // The writer connects afresh for the next batch.
         assert.equal(await inserter()('after'), 'after');

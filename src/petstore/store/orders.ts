@@ -1,7 +1,5 @@
 import {
-  compileOnce,
   compileRowsOnce,
-  type Dialect,
   type Outcome,
   rowsOf,
   runStepsIn,
@@ -16,19 +14,23 @@ import {
   type OrderState,
   orderTransition,
   type PetStatus,
-  statusOf,
 } from '../stock-rules.ts';
 import {
   decodeCursor,
+  lockStock,
+  moveLedger,
   type Order,
   type Page,
   type PetstoreDb,
   type PetstoreTrx,
   pageOf,
+  type StockLedger,
   type StoreContext,
   shiftStock,
+  stockStatementsOf,
   toOrder,
   type Versioned,
+  writeStock,
 } from './context.ts';
 
 export interface NewOrder {
@@ -63,8 +65,8 @@ const PLACE = orderTransition(null, 'place');
 if (!PLACE) throw new Error('the state table has no row for placing an order');
 const placing = PLACE;
 
-/** The statements placing orders runs, compiled once per database. */
-function orderStatements(db: PetstoreDb, dialect: Dialect) {
+/** The INSERT of a batch's orders, compiled once per database and row count. */
+function orderInsert(db: PetstoreDb) {
   type NewRow = {
     pet_id: number;
     quantity: number;
@@ -72,71 +74,15 @@ function orderStatements(db: PetstoreDb, dialect: Dialect) {
     complete: number;
     created_at: string;
   };
-  return {
-    /** A pet's stock levels, its row locked until the transaction ends (SQLite's writer holds the whole file). */
-    lockStock: compileOnce(
-      (petId: number) =>
-        db
-          .selectFrom('inventory')
-          .select(['quantity', 'reserved', 'status'])
-          .where('pet_id', '=', petId)
-          .$if(dialect === 'postgres', (q) => q.forUpdate()),
-      [0],
-    ),
-    /** Moves the levels by the batch's net deltas, guarded as shiftStock is, and writes the status. */
-    moveStock: compileOnce(
-      (
-        stockDelta: number,
-        reservedDelta: number,
-        moves: number,
-        status: string,
-        petId: number,
-        guard: number,
-      ) =>
-        db
-          .updateTable('inventory')
-          .set((eb) => ({
-            quantity: eb('quantity', '+', stockDelta),
-            reserved: eb('reserved', '+', reservedDelta),
-            version: eb('version', '+', moves),
-            status,
-          }))
-          .where('pet_id', '=', petId)
-          .where((eb) => eb(eb('quantity', '+', guard), '>=', eb.lit(0)))
-          .returning('pet_id'),
-      [0, 0, 0, '', 0, 0],
-    ),
-    /** A pet shows its status, so its version moves with it (its ETag changes when what it shows does). */
-    touchPet: compileOnce(
-      (petId: number) =>
-        db
-          .updateTable('pets')
-          .set((eb) => ({ version: eb('version', '+', eb.lit(1)) }))
-          .where('id', '=', petId),
-      [0],
-    ),
-    insertOrders: compileRowsOnce(
-      (rows: readonly NewRow[]) =>
-        db
-          .insertInto('orders')
-          .values([...rows])
-          .returning(['id', 'pet_id', 'quantity', 'ship_date', 'complete']),
-      { pet_id: 0, quantity: 0, ship_date: '' as string | null, complete: 0, created_at: '' },
-      (row) => [row.pet_id, row.quantity, row.ship_date, row.complete, row.created_at],
-    ),
-  };
-}
-type OrderStatements = ReturnType<typeof orderStatements>;
-
-/** A pet's stock levels as the batch moves them; `was` is the status the row had. */
-interface Ledger {
-  stock: number;
-  reserved: number;
-  status: PetStatus;
-  readonly was: string;
-  stockDelta: number;
-  reservedDelta: number;
-  moves: number;
+  return compileRowsOnce(
+    (rows: readonly NewRow[]) =>
+      db
+        .insertInto('orders')
+        .values([...rows])
+        .returning(['id', 'pet_id', 'quantity', 'ship_date', 'complete']),
+    { pet_id: 0, quantity: 0, ship_date: '' as string | null, complete: 0, created_at: '' },
+    (row) => [row.pet_id, row.quantity, row.ship_date, row.complete, row.created_at],
+  );
 }
 
 /**
@@ -150,25 +96,15 @@ interface Ledger {
  */
 function* placeOrders(
   ctx: StoreContext,
-  statements: OrderStatements,
+  insertOrders: ReturnType<typeof orderInsert>,
   inputs: readonly NewOrder[],
 ): Steps<Outcome<Order>[]> {
-  const ledgers = new Map<number, Ledger>();
+  const statements = stockStatementsOf(ctx.db, ctx.dialect);
+  const ledgers = new Map<number, StockLedger>();
   // In pet id order: two batches (on two nodes) lock rows in the same order, so never in a cycle.
   for (const petId of [...new Set(inputs.map((o) => o.petId))].sort((a, b) => a - b)) {
-    const [row] = yield* rowsOf(statements.lockStock(petId));
-    if (row) {
-      const status = row.status as PetStatus;
-      ledgers.set(petId, {
-        stock: row.quantity,
-        reserved: row.reserved,
-        status,
-        was: status,
-        stockDelta: 0,
-        reservedDelta: 0,
-        moves: 0,
-      });
-    }
+    const ledger = yield* lockStock(statements, petId);
+    if (ledger) ledgers.set(petId, ledger);
   }
   const outcomes: Outcome<Order>[] = new Array(inputs.length);
   const accepted: { index: number; input: NewOrder; stock: number; status: PetStatus }[] = [];
@@ -176,37 +112,20 @@ function* placeOrders(
     const ledger = ledgers.get(input.petId);
     if (!ledger) {
       outcomes[index] = { ok: false, error: unknownPet(input.petId) };
-      return;
-    }
-    const stockDelta = placing.stockDelta(input.quantity);
-    const reservedDelta = placing.reservedDelta(input.quantity);
-    if (ledger.stock + stockDelta < 0) {
+    } else if (
+      !moveLedger(ledger, placing.stockDelta(input.quantity), placing.reservedDelta(input.quantity))
+    ) {
       outcomes[index] = { ok: false, error: insufficientStock(input.petId, ledger.stock, input.quantity) };
-      return;
+    } else {
+      accepted.push({ index, input, stock: ledger.stock, status: ledger.status });
     }
-    ledger.stock += stockDelta;
-    ledger.reserved += reservedDelta;
-    ledger.stockDelta += stockDelta;
-    ledger.reservedDelta += reservedDelta;
-    ledger.moves++;
-    ledger.status = statusOf(ledger);
-    accepted.push({ index, input, stock: ledger.stock, status: ledger.status });
   });
   if (accepted.length === 0) return outcomes;
 
-  for (const [petId, ledger] of ledgers) {
-    if (ledger.moves === 0) continue;
-    const { stockDelta, reservedDelta, moves, status } = ledger;
-    const moved = yield* rowsOf(
-      statements.moveStock(stockDelta, reservedDelta, moves, status, petId, stockDelta),
-    );
-    // The row is locked since it was read: the guard cannot refuse what the ledger allowed.
-    if (moved.length !== 1) throw new Error(`the stock of pet ${petId} changed under its lock`);
-    if (status !== ledger.was) yield statements.touchPet(petId);
-  }
+  for (const [petId, ledger] of ledgers) yield* writeStock(statements, petId, ledger);
   const createdAt = ctx.clock.now().toISOString();
   const rows = yield* rowsOf(
-    statements.insertOrders(
+    insertOrders(
       accepted.map(({ input }) => ({
         pet_id: input.petId,
         quantity: input.quantity,
@@ -239,8 +158,8 @@ function* placeOrders(
  * (an idempotent request) the same rule runs there, for that order alone.
  */
 export function orderPlacer(ctx: StoreContext): (input: NewOrder, outer?: PetstoreTrx) => Promise<Order> {
-  const statements = orderStatements(ctx.db, ctx.dialect);
-  const work = (inputs: readonly NewOrder[]) => placeOrders(ctx, statements, inputs);
+  const insertOrders = orderInsert(ctx.db);
+  const work = (inputs: readonly NewOrder[]) => placeOrders(ctx, insertOrders, inputs);
   const grouped = ctx.database.groupCommit.batched(work);
   return async (input, outer) => {
     if (!outer) return grouped(input);
@@ -314,6 +233,7 @@ async function moveOrder(ctx: StoreContext, id: number, event: OrderEvent): Prom
       );
     }
     const levels = await shiftStock(
+      ctx,
       trx,
       row.pet_id,
       transition.stockDelta(row.quantity),
