@@ -125,6 +125,17 @@ export function sqliteGroupCommit(
  * loss (503 database_unavailable). Deadlocks and serialization failures are run again too.
  */
 export function postgresGroupCommit(writer: pg.Pool, attempts = 5): GroupCommit {
+  // The steps' statements are compiled once, so their texts repeat: each runs as a named
+  // prepared statement, parsed and planned once per connection rather than once per batch.
+  const names = new Map<string, string>();
+  const nameOf = (text: string) => {
+    let name = names.get(text);
+    if (!name && names.size < 1_000) {
+      name = `kennel_gc_${names.size + 1}`;
+      names.set(text, name);
+    }
+    return name;
+  };
   async function commit<T>(steps: () => Steps<T>): Promise<T> {
     const started = performance.now();
     for (let attempt = 1; ; attempt++) {
@@ -135,7 +146,11 @@ export function postgresGroupCommit(writer: pg.Pool, attempts = 5): GroupCommit 
         const connection = client;
         await connection.query('BEGIN');
         const result = await runSteps(steps(), async (query) => {
-          const answer = await connection.query(query.sql, query.parameters as unknown[]);
+          const answer = await connection.query({
+            name: nameOf(query.sql),
+            text: query.sql,
+            values: query.parameters as unknown[],
+          });
           return answer.rows;
         });
         committing = true;
