@@ -1,8 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { backup, type DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
+import { backup, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
+import { type GroupCommit, postgresGroupCommit, sqliteGroupCommit } from './group-commit.ts';
 import { createPrivately, openSqliteFile } from './sqlite-adapter.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -32,10 +33,11 @@ export interface Database<Schema> {
   readonly dialect: Dialect;
   readonly db: Kysely<Schema>;
   /**
-   * SQLite only: synchronous access for the hottest paths. `readNow` reads between
-   * transactions; `writeSync` runs a whole transaction in one tick on the writer, holding
-   * Kysely's connection lock so no Kysely transaction interleaves with it.
+   * Group commit for hot writes, on both dialects: work queued together shares one transaction
+   * (on SQLite run synchronously on the writer, on PostgreSQL on a connection of its own).
    */
+  readonly groupCommit: GroupCommit;
+  /** SQLite only: synchronous reads for the hottest paths (`readNow` reads between transactions). */
   readonly sqlite?: SqliteSync;
   /** PostgreSQL only: the pool, for reads run as named prepared statements (prepared.ts). */
   readonly pgPool?: pg.Pool;
@@ -48,7 +50,6 @@ export interface SqliteSync {
    * transaction holds it (then read through Kysely, which waits for the transaction).
    */
   readNow(sql: string): StatementSync | undefined;
-  writeSync<T>(work: (statement: (sql: string) => StatementSync) => T): Promise<T>;
   /**
    * Copies the database, consistent as of the end of the copy, into a new file with SQLite's
    * online backup (a few pages per event-loop turn, so the server keeps serving). The only way to
@@ -67,10 +68,8 @@ export function openDatabase<Schema>(location: StorageLocation): Database<Schema
     if (location.file !== ':memory:') mkdirSync(dirname(location.file), { recursive: true, mode: 0o700 });
     const writer = openSqliteFile(location.file);
     const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: writer.kysely }) });
-    const groupCommit = new GroupCommit(db, writer);
     const sqlite: SqliteSync = {
       readNow: (sql) => (writer.raw.isTransaction ? undefined : writer.statement(sql)),
-      writeSync: (work) => groupCommit.run(work),
       backupTo: async (file) => {
         // A backup holds everything the database does: as private as the database itself.
         createPrivately(file);
@@ -80,15 +79,33 @@ export function openDatabase<Schema>(location: StorageLocation): Database<Schema
     return {
       dialect: 'sqlite',
       db,
+      groupCommit: sqliteGroupCommit(db, writer),
       sqlite,
       close: async () => {
         await db.destroy();
       },
     };
   }
+  const pool = postgresPool(location, location.poolSize ?? 10);
+  const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
+  // Group commit's batches run one at a time on a connection of their own, so they never wait
+  // for a pooled client behind the requests they would unblock.
+  const writer = postgresPool(location, 1);
+  return {
+    dialect: 'postgres',
+    db,
+    groupCommit: postgresGroupCommit(writer),
+    pgPool: pool,
+    close: async () => {
+      await Promise.all([db.destroy(), writer.end()]);
+    },
+  };
+}
+
+function postgresPool(location: Extract<StorageLocation, { kind: 'postgres' }>, max: number): pg.Pool {
   const pool = new pg.Pool({
     connectionString: location.url,
-    max: location.poolSize ?? 10,
+    max,
     fallback_application_name: location.applicationName ?? 'kennel',
     // Bounds both connecting and waiting for a free pooled client: a server that does not answer
     // (or a pool stuck behind one) fails the request (503) rather than holding it forever.
@@ -110,81 +127,9 @@ export function openDatabase<Schema>(location: StorageLocation): Database<Schema
   pool.on('connect', (client) => {
     client.on('error', () => {});
   });
-  const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
-  return { dialect: 'postgres', db, pgPool: pool, close: () => db.destroy() };
+  return pool;
 }
 
 export function quoteIdentifier(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
-}
-
-type Statement = (sql: string) => StatementSync;
-
-/**
- * Group commit: the synchronous writes that arrive in one turn of the event loop share one
- * transaction, each inside its own savepoint, so one that throws undoes only itself. Nobody's
- * promise settles before COMMIT returns, so an answer still means "durable". A commit costs far
- * more than the statements, so under load this multiplies the write rate.
- */
-class GroupCommit {
-  /** Only its connection lock is used, so any schema will do. */
-  readonly #db: { connection(): { execute<T>(fn: () => Promise<T>): Promise<T> } };
-  readonly #writer: { raw: DatabaseSync; statement: Statement };
-  #queue: {
-    work: (statement: Statement) => unknown;
-    resolve: (value: unknown) => void;
-    reject: (error: unknown) => void;
-  }[] = [];
-
-  constructor(
-    db: { connection(): { execute<T>(fn: () => Promise<T>): Promise<T> } },
-    writer: { raw: DatabaseSync; statement: Statement },
-  ) {
-    this.#db = db;
-    this.#writer = writer;
-  }
-
-  run<T>(work: (statement: Statement) => T): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      if (this.#queue.length === 0) setImmediate(() => void this.#flush());
-      this.#queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
-    });
-  }
-
-  async #flush(): Promise<void> {
-    const batch = this.#queue;
-    this.#queue = [];
-    const results: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
-    try {
-      await this.#db.connection().execute(async () => {
-        const raw = this.#writer.raw;
-        raw.exec('BEGIN IMMEDIATE');
-        try {
-          for (const item of batch) {
-            raw.exec('SAVEPOINT item');
-            try {
-              results.push({ ok: true, value: item.work(this.#writer.statement) });
-              raw.exec('RELEASE item');
-            } catch (error) {
-              raw.exec('ROLLBACK TO item');
-              raw.exec('RELEASE item');
-              results.push({ ok: false, error });
-            }
-          }
-          raw.exec('COMMIT');
-        } catch (error) {
-          if (raw.isTransaction) raw.exec('ROLLBACK');
-          throw error;
-        }
-      });
-    } catch (error) {
-      for (const item of batch) item.reject(error);
-      return;
-    }
-    batch.forEach((item, i) => {
-      const result = results[i];
-      if (result?.ok) item.resolve(result.value);
-      else item.reject(result?.error);
-    });
-  }
 }

@@ -6,9 +6,11 @@ export {
   type StorageLocation,
 } from './connection.ts';
 export { isConnectionLost, isForeignKeyViolation, isUniqueViolation } from './errors.ts';
+export { type BatchWork, type GroupCommit, MAX_BATCH, type Outcome } from './group-commit.ts';
 export { booleanColumnType, type DialectMigration, idColumnType, migrateToLatest } from './migrate.ts';
-export { prepareQuery } from './prepared.ts';
+export { compileOnce, compileRowsOnce, prepareQuery } from './prepared.ts';
 export { batchReads, shareReads } from './read-batch.ts';
+export { rowsOf, runSteps, runStepsIn, runStepsSync, type Steps } from './steps.ts';
 export { transact } from './transact.ts';
 export { type DeliveryView, deliveryView } from './webhook-delivery-view.ts';
 export {

@@ -4,10 +4,55 @@ import type { QueryResultRow } from 'pg';
 import type { Database, SQLInputValue } from './connection.ts';
 
 /**
- * A query built and compiled once, run many times with new parameters. Building and compiling a
- * Kysely query costs more than a point read on SQLite, so hot paths use this. The builder is
- * called with placeholder values; each run substitutes the parameters positionally, so the
- * builder must use every placeholder exactly once and in order.
+ * A query built and compiled once; each call gives it with new parameters. Building and
+ * compiling a Kysely query costs more than a point read on SQLite, so hot paths use this. The
+ * builder is called with placeholder values; each call substitutes the parameters positionally,
+ * so the builder must use every placeholder exactly once and in order.
+ */
+export function compileOnce<Row, Args extends unknown[]>(
+  build: (...placeholders: Args) => Compilable<Row>,
+  placeholders: Args,
+): (...args: Args) => CompiledQuery<Row> {
+  const compiled: CompiledQuery<Row> = build(...placeholders).compile();
+  if (compiled.parameters.length !== placeholders.length) {
+    throw new Error(
+      `compileOnce: the query binds ${compiled.parameters.length} parameters, ${placeholders.length} placeholders were given`,
+    );
+  }
+  return (...args: Args) => ({ ...compiled, parameters: args });
+}
+
+/**
+ * A multi-row statement (an INSERT of n rows) compiled once per row count: `build` is given n
+ * placeholder rows and must bind each row's values in the order `values` lists them, row after
+ * row, and nothing else.
+ */
+export function compileRowsOnce<Row, Input>(
+  build: (rows: readonly Input[]) => Compilable<Row>,
+  placeholder: Input,
+  values: (input: Input) => readonly unknown[],
+): (rows: readonly Input[]) => CompiledQuery<Row> {
+  const byCount = new Map<number, CompiledQuery<Row>>();
+  const width = values(placeholder).length;
+  return (rows) => {
+    let compiled = byCount.get(rows.length);
+    if (!compiled) {
+      compiled = build(Array.from({ length: rows.length }, () => placeholder)).compile();
+      if (compiled.parameters.length !== rows.length * width) {
+        throw new Error(
+          `compileRowsOnce: ${rows.length} rows bind ${compiled.parameters.length} parameters, expected ${rows.length * width}`,
+        );
+      }
+      // Batches are capped, so this holds a bounded number of shapes.
+      byCount.set(rows.length, compiled);
+    }
+    return { ...compiled, parameters: rows.flatMap(values) };
+  };
+}
+
+/**
+ * A read compiled once (see compileOnce) and run: on SQLite synchronously when no transaction
+ * holds the connection, else through Kysely.
  */
 export function prepareQuery<Row, Args extends unknown[]>(
   // biome-ignore lint/suspicious/noExplicitAny: any schema; only executeQuery is used
@@ -15,19 +60,13 @@ export function prepareQuery<Row, Args extends unknown[]>(
   build: (...placeholders: Args) => Compilable<Row>,
   placeholders: Args,
 ): (...args: Args) => Promise<Row[]> {
-  const compiled: CompiledQuery<Row> = build(...placeholders).compile();
-  if (compiled.parameters.length !== placeholders.length) {
-    throw new Error(
-      `prepareQuery: the query binds ${compiled.parameters.length} parameters, ${placeholders.length} placeholders were given`,
-    );
-  }
+  const query = compileOnce(build, placeholders);
+  const { sql } = query(...placeholders);
   const { sqlite, db } = database;
   if (sqlite) {
-    // SQLite: a synchronous read when no transaction holds the connection, else through Kysely.
     return (...args: Args) => {
-      const statement = sqlite.readNow(compiled.sql);
-      if (!statement)
-        return db.executeQuery<Row>({ ...compiled, parameters: args }).then((r) => r.rows as Row[]);
+      const statement = sqlite.readNow(sql);
+      if (!statement) return db.executeQuery<Row>(query(...args)).then((r) => r.rows as Row[]);
       try {
         return Promise.resolve(statement.all(...(args as SQLInputValue[])) as Row[]);
       } catch (error) {
@@ -39,18 +78,23 @@ export function prepareQuery<Row, Args extends unknown[]>(
   if (pgPool) {
     // PostgreSQL: a named statement, parsed and planned once per pooled connection (pg keeps
     // track of which have it), then only bound and executed.
-    const name = `k_${createHash('sha256').update(compiled.sql).digest('hex').slice(0, 24)}`;
+    const name = statementName(sql);
     return async (...args: Args) => {
-      const result = await pgPool.query<QueryResultRow, unknown[]>({
-        name,
-        text: compiled.sql,
-        values: args,
-      });
+      const result = await pgPool.query<QueryResultRow, unknown[]>({ name, text: sql, values: args });
       return result.rows as Row[];
     };
   }
   return async (...args: Args) => {
-    const result = await db.executeQuery<Row>({ ...compiled, parameters: args });
+    const result = await db.executeQuery<Row>(query(...args));
     return result.rows as Row[];
   };
+}
+
+/**
+ * The name of a PostgreSQL prepared statement for this text: the same text gets the same name on
+ * every connection and in every process. Only compiled-once statements are named, so the texts,
+ * and the statements each connection keeps, are bounded.
+ */
+export function statementName(sql: string): string {
+  return `k_${createHash('sha256').update(sql).digest('hex').slice(0, 24)}`;
 }

@@ -5,7 +5,13 @@ import { isConnectionLost } from './errors.ts';
 /** PostgreSQL's "try again" failures: serialization failure and deadlock. */
 const RETRYABLE = new Set(['40001', '40P01']);
 /** How long a request keeps retrying a transaction whose connection was cut. */
-const RETRY_LOST_WITHIN_MS = 1_000;
+export const RETRY_LOST_WITHIN_MS = 1_000;
+
+/** A transaction PostgreSQL aborted to break a deadlock or a serialization conflict: it changed nothing. */
+export function isRetryable(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && RETRYABLE.has(code);
+}
 
 /**
  * Runs `work` in one transaction: all of it commits or none of it does. A transaction PostgreSQL
@@ -31,8 +37,7 @@ export async function transact<Schema, T>(
       });
     } catch (error) {
       if (attempt >= attempts) throw error;
-      const code = (error as { code?: unknown }).code;
-      if (typeof code === 'string' && RETRYABLE.has(code)) continue;
+      if (isRetryable(error)) continue;
       if (committing || !isConnectionLost(error)) throw error;
       // A server that is down or does not answer will not be back within this request.
       if (performance.now() - started > RETRY_LOST_WITHIN_MS) throw error;

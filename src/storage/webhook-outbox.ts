@@ -1,8 +1,17 @@
-import { type Generated, type Kysely, type Selectable, sql, type Transaction } from 'kysely';
+import {
+  type CompiledQuery,
+  type Generated,
+  type Kysely,
+  type Selectable,
+  sql,
+  type Transaction,
+} from 'kysely';
 import type { DeliveryResult } from '../lib/webhooks/index.ts';
 import { createEnvelope, newMessageId, RETRY_SCHEDULE, retryDelay } from '../lib/webhooks/index.ts';
 import type { Dialect } from './connection.ts';
 import { idColumnType } from './migrate.ts';
+import { compileRowsOnce } from './prepared.ts';
+import { runStepsIn, type Steps } from './steps.ts';
 
 /**
  * The transactional outbox of webhook messages and their delivery log, for any service: each
@@ -177,6 +186,20 @@ function toMessage(row: MessageRow): OutboxMessage {
   };
 }
 
+/** The columns written when a message is enqueued, in the order they are bound. */
+const ENQUEUED_COLUMNS = [
+  'id',
+  'endpoint_key',
+  'subject',
+  'type',
+  'body',
+  'state',
+  'attempts',
+  'next_attempt_at',
+  'created_at',
+] as const;
+type EnqueuedRow = Pick<MessageRow, (typeof ENQUEUED_COLUMNS)[number]>;
+
 function newRow(message: NewMessage, at: Date): MessageRow {
   return {
     id: newMessageId(),
@@ -201,6 +224,7 @@ export class WebhookOutbox {
   readonly #t: OutboxTables;
   readonly #schedule: readonly { readonly delayMs: number }[];
   readonly #leaseMs: number;
+  readonly #insert: (rows: readonly EnqueuedRow[]) => CompiledQuery;
 
   constructor(
     // biome-ignore lint/suspicious/noExplicitAny: any service's schema
@@ -211,6 +235,12 @@ export class WebhookOutbox {
     this.#t = options.tables;
     this.#schedule = options.schedule ?? RETRY_SCHEDULE;
     this.#leaseMs = options.leaseMs ?? 60_000;
+    const placeholder = Object.fromEntries(ENQUEUED_COLUMNS.map((c) => [c, ''])) as unknown as EnqueuedRow;
+    this.#insert = compileRowsOnce(
+      (rows: readonly EnqueuedRow[]) => db.insertInto(this.#t.messages).values([...rows]),
+      placeholder,
+      (row) => ENQUEUED_COLUMNS.map((c) => row[c]),
+    );
   }
 
   get leaseMs(): number {
@@ -218,28 +248,14 @@ export class WebhookOutbox {
   }
 
   /**
-   * Adds a message inside a synchronous SQLite transaction (`statement` runs on its connection,
-   * e.g. inside group commit's `writeSync`), for callers that must not await between statements.
+   * Adds messages, due at once, as steps of the caller's transaction (see storage/steps.ts): the
+   * messages commit or roll back with the change they describe. One statement for them all.
    */
-  enqueueSync(
-    statement: (sql: string) => { run(...values: (string | number | null)[]): unknown },
-    message: NewMessage,
-    at: Date,
-  ): OutboxMessage {
-    const row = newRow(message, at);
-    statement(
-      `INSERT INTO "${this.#t.messages}" (id, endpoint_key, subject, type, body, state, attempts, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?)`,
-    ).run(
-      row.id,
-      row.endpoint_key,
-      row.subject,
-      row.type,
-      row.body,
-      row.state,
-      row.next_attempt_at,
-      row.created_at,
-    );
-    return toMessage(row);
+  *enqueueSteps(messages: readonly NewMessage[], at: Date): Steps<OutboxMessage[]> {
+    if (messages.length === 0) return [];
+    const rows = messages.map((m) => newRow(m, at));
+    yield this.#insert(rows);
+    return rows.map(toMessage);
   }
 
   /** Adds a message inside `trx` (the caller's transaction), due at once. */
@@ -249,9 +265,8 @@ export class WebhookOutbox {
     message: NewMessage,
     at: Date,
   ): Promise<OutboxMessage> {
-    const row = newRow(message, at);
-    await trx.insertInto(this.#t.messages).values(row).execute();
-    return toMessage(row);
+    const [enqueued] = await runStepsIn(trx, this.enqueueSteps([message], at));
+    return enqueued as OutboxMessage;
   }
 
   /**

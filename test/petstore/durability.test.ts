@@ -164,3 +164,96 @@ for (const dialect of testDialects()) {
     });
   });
 }
+
+/**
+ * Two nodes on one PostgreSQL, one killed in the middle of a stream of orders: every order either
+ * node acknowledged is in the database, and the batch the dead node had in flight left no trace
+ * (every unit is in stock or in an order).
+ */
+describe('durability on two nodes, one killed (postgres)', {
+  skip: !testDialects().includes('postgres') && 'TEST_DATABASE excludes postgres',
+}, () => {
+  let storage: TestStorage;
+  const nodes: RunningProcess[] = [];
+  before(async () => {
+    storage = await createTestStorage('postgres');
+    nodes.push(await startProcess('petstore.ts', petstoreEnv(storage.location)));
+    nodes.push(await startProcess('petstore.ts', petstoreEnv(storage.location)));
+  });
+  after(async () => {
+    await Promise.all(nodes.map((node) => node.stop('SIGKILL')));
+    await storage.drop();
+  });
+
+  it('keeps every acknowledged order of the killed node and of the live one', async () => {
+    const STOCK = 100_000;
+    const [killed, live] = nodes as [RunningProcess, RunningProcess];
+    const category = await call<{ id: number }>(live.url, 'POST', '/categories', { name: 'Split' });
+    const pet = await call<{ id: number }>(live.url, 'POST', '/pets', {
+      name: 'Shared',
+      categoryId: category.body.id,
+    });
+    const petId = pet.body.id;
+    await call(live.url, 'PUT', `/store/inventory/${petId}`, { quantity: STOCK });
+
+    const acknowledged = { killed: new Set<number>(), live: new Set<number>() };
+    let stop = false;
+    const client = async (node: 'killed' | 'live', seed: number) => {
+      const base = node === 'killed' ? killed.url : live.url;
+      for (let i = 0; !stop; i++) {
+        try {
+          const placed = await call<{ id: number }>(base, 'POST', '/store/orders', {
+            petId,
+            quantity: 1 + ((seed + i) % 3),
+          });
+          if (placed.status === 201) acknowledged[node].add(placed.body.id);
+        } catch {
+          if (node === 'killed') return; // the node is gone
+          throw new Error('the live node stopped answering');
+        }
+      }
+    };
+    const clients = [
+      ...Array.from({ length: 12 }, (_, seed) => client('killed', seed)),
+      ...Array.from({ length: 12 }, (_, seed) => client('live', seed)),
+    ];
+    for (const deadline = Date.now() + 20_000; acknowledged.killed.size <= 60 && Date.now() < deadline; )
+      await sleep(25);
+    await killed.stop('SIGKILL');
+    // The live node goes on a little after the kill: its orders contend with no one now.
+    const before = acknowledged.live.size;
+    for (
+      const deadline = Date.now() + 10_000;
+      acknowledged.live.size < before + 20 && Date.now() < deadline;
+    )
+      await sleep(25);
+    stop = true;
+    await Promise.all(clients);
+    assert.ok(acknowledged.killed.size > 40, `only ${acknowledged.killed.size} orders before the kill`);
+    assert.ok(acknowledged.live.size > before, 'the live node placed no order after the kill');
+
+    const database = openDatabase<PetstoreTables>(storage.location);
+    try {
+      const orders = await database.db
+        .selectFrom('orders')
+        .select(['id', 'quantity'])
+        .where('pet_id', '=', petId)
+        .execute();
+      const ids = new Set(orders.map((o) => o.id));
+      for (const node of ['killed', 'live'] as const) {
+        const lost = [...acknowledged[node]].filter((id) => !ids.has(id));
+        assert.deepEqual(lost, [], `acknowledged by the ${node} node but not in the database`);
+      }
+      const row = await database.db
+        .selectFrom('inventory')
+        .select(['quantity', 'reserved'])
+        .where('pet_id', '=', petId)
+        .executeTakeFirstOrThrow();
+      const ordered = orders.reduce((sum, o) => sum + o.quantity, 0);
+      assert.equal(row.quantity + ordered, STOCK, 'every unit is in stock or in an order');
+      assert.equal(row.reserved, ordered);
+    } finally {
+      await database.close();
+    }
+  });
+});

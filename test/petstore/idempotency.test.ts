@@ -81,6 +81,55 @@ for (const dialect of testDialects()) {
       assert.deepEqual({ ...stock }, { quantity: 7, reserved: 3 });
     });
 
+    it('keyed orders among a rush of group-committed ones: each key places one order, every order takes its units once', async () => {
+      const pet = await ps.request<{ id: number }>('POST', '/pets', { name: 'Busy', categoryId });
+      const petId = pet.body.id;
+      await ps.request('PUT', `/store/inventory/${petId}`, { quantity: 100 });
+      const order = async (quantity: number, key?: string) => {
+        const response = await fetch(`${base}/store/orders`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            authorization: `Bearer ${ps.adminKey}`,
+            ...(key ? { 'idempotency-key': key } : {}),
+          },
+          body: JSON.stringify({ petId, quantity }),
+        });
+        return { status: response.status, id: ((await response.json()) as { id: number }).id, key };
+      };
+      // 30 orders without a key (they share transactions) interleaved with 10 retries of each of two keys.
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, (_, i) =>
+          i % 5 === 1 ? order(2, 'rush-a') : i % 5 === 3 ? order(3, 'rush-b') : order(1),
+        ),
+      );
+      assert.ok(
+        answers.every((a) => a.status === 201),
+        JSON.stringify(answers.map((a) => a.status)),
+      );
+      const idsOf = (key?: string) => new Set(answers.filter((a) => a.key === key).map((a) => a.id));
+      assert.equal(idsOf('rush-a').size, 1, 'every retry of key a answers one order');
+      assert.equal(idsOf('rush-b').size, 1, 'every retry of key b answers one order');
+      assert.equal(idsOf(undefined).size, 30);
+      const orders = await ps.database.db
+        .selectFrom('orders')
+        .select(['id', 'quantity'])
+        .where('pet_id', '=', petId)
+        .orderBy('id')
+        .execute();
+      assert.deepEqual(
+        new Set(orders.map((o) => o.id)),
+        new Set([...idsOf('rush-a'), ...idsOf('rush-b'), ...idsOf(undefined)]),
+      );
+      assert.equal(orders.length, 32);
+      const stock = await ps.database.db
+        .selectFrom('inventory')
+        .select(['quantity', 'reserved'])
+        .where('pet_id', '=', petId)
+        .executeTakeFirstOrThrow();
+      assert.deepEqual({ ...stock }, { quantity: 100 - 30 - 2 - 3, reserved: 35 });
+    });
+
     it('refuses the same key with another body (422) and forgets keys after 24 hours', async () => {
       const headers = { 'idempotency-key': 'pet-1' };
       const first = await ps.request<{ id: number }>('POST', '/pets', { name: 'Twin', categoryId }, headers);

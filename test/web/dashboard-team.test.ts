@@ -336,7 +336,10 @@ for (const dialect of testDialects()) {
       // The team chip in the header opens the team's People tab; its Plan and webhook tab is next to it.
       await owner.getByRole('banner').getByRole('link', { name: /^Shop/ }).click();
       await owner.getByRole('heading', { level: 1, name: 'Shop' }).waitFor(WAIT);
-      await owner.getByRole('navigation', { name: 'Team' }).getByRole('link', { name: 'Plan and webhook' }).click();
+      await owner
+        .getByRole('navigation', { name: 'Team' })
+        .getByRole('link', { name: 'Plan and webhook' })
+        .click();
       await owner.getByLabel('Endpoint URL').waitFor(WAIT);
       assert.equal(await textOf(owner.locator('[data-testid="plan"]')), 'Pro');
       assert.match(
@@ -475,7 +478,10 @@ for (const dialect of testDialects()) {
       // The team chip in the header opens the team's People tab; its Plan and webhook tab is next to it.
       await member.getByRole('banner').getByRole('link', { name: /^Shop/ }).click();
       await member.getByRole('heading', { level: 1, name: 'Shop' }).waitFor(WAIT);
-      await member.getByRole('navigation', { name: 'Team' }).getByRole('link', { name: 'Plan and webhook' }).click();
+      await member
+        .getByRole('navigation', { name: 'Team' })
+        .getByRole('link', { name: 'Plan and webhook' })
+        .click();
       assert.equal(await textOf(member.locator('[data-testid="plan"]')), 'Pro');
       assert.match(
         await textOf(member.locator('[data-testid="plan-who"]')),

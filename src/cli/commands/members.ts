@@ -57,9 +57,7 @@ export const membersGroup: GroupSpec = {
           );
           call.out.line(`  ${invitation.token}`);
           call.out.line(`They accept in a browser at ${invitation.url}`);
-          call.out.line(
-            `or with: kennel members accept ${invitation.token} --server ${call.target.server}`,
-          );
+          call.out.line(`or with: kennel members accept ${invitation.token} --server ${call.target.server}`);
         });
         return 0;
       },
@@ -187,9 +185,7 @@ export const membersGroup: GroupSpec = {
           );
           call.out.line(`  ${reset.token}`);
           call.out.line(`They set a new password in a browser at ${reset.url}`);
-          call.out.line(
-            `or with: kennel password reset ${reset.token} --server ${call.target.server}`,
-          );
+          call.out.line(`or with: kennel password reset ${reset.token} --server ${call.target.server}`);
         });
         return 0;
       },

@@ -1,11 +1,43 @@
-import type { StatementSync } from 'node:sqlite';
-import { WebhookOutbox } from '../../storage/index.ts';
+import type { CompiledQuery } from 'kysely';
+import {
+  compileOnce,
+  type NewMessage,
+  rowsOf,
+  runStepsIn,
+  type Steps,
+  WebhookOutbox,
+} from '../../storage/index.ts';
 import { PETSTORE_OUTBOX } from '../db-schema.ts';
 import type { PetstoreDb, PetstoreTrx, StoreContext } from '../store/context.ts';
 import { type PetstoreEventType, selects } from './event-types.ts';
 
+const outboxes = new WeakMap<PetstoreDb, WebhookOutbox>();
+
+/** The Petstore's outbox on a database (one per database: it keeps its compiled statements). */
 export function petstoreOutbox(db: PetstoreDb): WebhookOutbox {
-  return new WebhookOutbox(db, { tables: PETSTORE_OUTBOX, leaseMs: 120_000 });
+  let outbox = outboxes.get(db);
+  if (!outbox) {
+    outbox = new WebhookOutbox(db, { tables: PETSTORE_OUTBOX, leaseMs: 120_000 });
+    outboxes.set(db, outbox);
+  }
+  return outbox;
+}
+
+const subscriptionQueries = new WeakMap<
+  PetstoreDb,
+  () => CompiledQuery<{ id: number; event_types: string }>
+>();
+
+function subscriptionsQuery(db: PetstoreDb) {
+  let query = subscriptionQueries.get(db);
+  if (!query) {
+    query = compileOnce(
+      () => db.selectFrom('petstore_webhook_subscriptions').select(['id', 'event_types']).orderBy('id'),
+      [],
+    );
+    subscriptionQueries.set(db, query);
+  }
+  return query();
 }
 
 export const subscriptionKey = (id: number) => `subscription:${id}`;
@@ -25,49 +57,31 @@ export interface PetstoreEvent {
 const filtersOf = (eventTypes: string) => eventTypes.split(' ');
 
 /**
- * Enqueues the events inside `trx`, one message per subscription that selects each, so the
- * messages commit or roll back with the change. Subscriptions are read in the same transaction:
- * one created after the change commits receives later changes only.
+ * Enqueues the events as steps of the change's transaction (see storage/steps.ts), one message
+ * per subscription that selects each, so the messages commit or roll back with the change.
+ * Subscriptions are read in the same transaction: one created after the change commits receives
+ * later changes only.
  */
-export async function emitEvents(
+export function* emitEventSteps(ctx: StoreContext, events: readonly PetstoreEvent[]): Steps<void> {
+  if (events.length === 0) return;
+  const subscriptions = yield* rowsOf(subscriptionsQuery(ctx.db));
+  if (subscriptions.length === 0) return;
+  const messages: NewMessage[] = [];
+  for (const event of events) {
+    for (const sub of subscriptions) {
+      if (selects(filtersOf(sub.event_types), event.type))
+        messages.push({ endpointKey: subscriptionKey(Number(sub.id)), ...event });
+    }
+  }
+  yield* petstoreOutbox(ctx.db).enqueueSteps(messages, ctx.clock.now());
+  if (ctx.events) ctx.events.enqueued += messages.length;
+}
+
+/** The same inside `trx`, for changes written as Kysely transactions. */
+export function emitEvents(
   ctx: StoreContext,
   trx: PetstoreTrx,
   events: readonly PetstoreEvent[],
 ): Promise<void> {
-  const subscriptions = await trx
-    .selectFrom('petstore_webhook_subscriptions')
-    .select(['id', 'event_types'])
-    .orderBy('id')
-    .execute();
-  if (subscriptions.length === 0) return;
-  const outbox = petstoreOutbox(ctx.db);
-  const at = ctx.clock.now();
-  for (const event of events) {
-    for (const sub of subscriptions) {
-      if (!selects(filtersOf(sub.event_types), event.type)) continue;
-      await outbox.enqueue(trx, { endpointKey: subscriptionKey(sub.id), ...event }, at);
-      if (ctx.events) ctx.events.enqueued++;
-    }
-  }
-}
-
-/** The same inside a synchronous SQLite transaction (group-committed order placement). */
-export function emitEventsSync(
-  ctx: StoreContext,
-  statement: (sql: string) => StatementSync,
-  events: readonly PetstoreEvent[],
-): void {
-  const subscriptions = statement(
-    'SELECT id, event_types FROM petstore_webhook_subscriptions ORDER BY id',
-  ).all() as { id: number; event_types: string }[];
-  if (subscriptions.length === 0) return;
-  const outbox = petstoreOutbox(ctx.db);
-  const at = ctx.clock.now();
-  for (const event of events) {
-    for (const sub of subscriptions) {
-      if (!selects(filtersOf(sub.event_types), event.type)) continue;
-      outbox.enqueueSync(statement, { endpointKey: subscriptionKey(Number(sub.id)), ...event }, at);
-      if (ctx.events) ctx.events.enqueued++;
-    }
-  }
+  return runStepsIn(trx, emitEventSteps(ctx, events));
 }

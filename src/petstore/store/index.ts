@@ -11,7 +11,7 @@ import {
 import type { StoreContext } from './context.ts';
 import { runIdempotent } from './idempotency.ts';
 import { inventoryReader, listInventory, setStock } from './inventory.ts';
-import { cancelOrder, completeOrder, listOrders, placeOrder, readOrder } from './orders.ts';
+import { cancelOrder, completeOrder, listOrders, orderPlacer, readOrder } from './orders.ts';
 import { createPet, deletePet, petLister, petReader, updatePet } from './pets.ts';
 
 export type { NewCategory } from './categories.ts';
@@ -68,7 +68,7 @@ export function createPetstoreStore(
     listCategories: bind(ctx, listCategories),
     updateCategory: w(bind(ctx, updateCategory)),
     deleteCategory: w(bind(ctx, deleteCategory)),
-    placeOrder: w(bind(ctx, placeOrder)),
+    placeOrder: w(orderPlacer(ctx)),
     readOrder: bind(ctx, readOrder),
     listOrders: bind(ctx, listOrders),
     completeOrder: w(bind(ctx, completeOrder)),

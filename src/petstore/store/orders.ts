@@ -1,24 +1,36 @@
-import { transact } from '../../storage/index.ts';
+import {
+  compileRowsOnce,
+  type Outcome,
+  rowsOf,
+  runStepsIn,
+  type Steps,
+  transact,
+} from '../../storage/index.ts';
 import { petstoreErrors } from '../errors.ts';
-import { emitEvents, emitEventsSync, type PetstoreEvent } from '../events/emit-event.ts';
+import { emitEventSteps, emitEvents, type PetstoreEvent } from '../events/emit-event.ts';
 import {
   ORDER_REFUSALS,
   type OrderEvent,
   type OrderState,
   orderTransition,
-  statusOf,
+  type PetStatus,
 } from '../stock-rules.ts';
 import {
   decodeCursor,
-  inTransaction,
+  lockStock,
+  moveLedger,
   type Order,
   type Page,
+  type PetstoreDb,
   type PetstoreTrx,
   pageOf,
+  type StockLedger,
   type StoreContext,
   shiftStock,
+  stockStatementsOf,
   toOrder,
   type Versioned,
+  writeStock,
 } from './context.ts';
 
 export interface NewOrder {
@@ -49,77 +61,112 @@ const insufficientStock = (petId: number, stock: number, quantity: number) =>
     `Pet ${petId} has ${stock} in stock and the order asks for ${quantity}. Order at most ${stock}, or wait for stock.`,
   );
 
-/** Places an order: its units move from stock to reserved in the same transaction. */
-export async function placeOrder(ctx: StoreContext, input: NewOrder, outer?: PetstoreTrx): Promise<Order> {
-  const transition = orderTransition(null, 'place');
-  if (!transition) throw new Error('the state table has no row for placing an order');
-  const stockDelta = transition.stockDelta(input.quantity);
-  const reservedDelta = transition.reservedDelta(input.quantity);
-  const shipDate = input.shipDate === undefined ? null : new Date(input.shipDate).toISOString();
-  const createdAt = ctx.clock.now().toISOString();
-  const { sqlite } = ctx.database;
-  if (sqlite && !outer) {
-    // SQLite: the same guarded UPDATE as shiftStock and the INSERT, as one synchronous
-    // transaction; no await between its statements, so nothing queues behind a lock.
-    return sqlite.writeSync((statement) => {
-      // RETURNING status: the one before the change (this statement does not set it).
-      const levels = statement(
-        'UPDATE inventory SET quantity = quantity + ?, reserved = reserved + ?, version = version + 1 WHERE pet_id = ? AND quantity + ? >= 0 RETURNING quantity, reserved, status',
-      ).get(stockDelta, reservedDelta, input.petId, stockDelta) as
-        | { quantity: number; reserved: number; status: string }
-        | undefined;
-      if (!levels) {
-        const item = statement('SELECT quantity FROM inventory WHERE pet_id = ?').get(input.petId) as
-          | { quantity: number }
-          | undefined;
-        throw item ? insufficientStock(input.petId, item.quantity, input.quantity) : unknownPet(input.petId);
-      }
-      const status = statusOf({ stock: levels.quantity, reserved: levels.reserved });
-      if (status !== levels.status) {
-        // As writeStatus: the pet shows the status, so its version moves with it.
-        statement('UPDATE inventory SET status = ? WHERE pet_id = ?').run(status, input.petId);
-        statement('UPDATE pets SET version = version + 1 WHERE id = ?').run(input.petId);
-      }
-      const row = statement(
-        'INSERT INTO orders (pet_id, quantity, ship_date, complete, created_at) VALUES (?, ?, ?, 0, ?) RETURNING id',
-      ).get(input.petId, input.quantity, shipDate, createdAt) as { id: number };
-      const order = toOrder({
-        id: row.id,
-        pet_id: input.petId,
-        quantity: input.quantity,
-        ship_date: shipDate,
-        complete: 0,
-      });
-      // In the same savepoint as the order: a refused order rolls its events back with it.
-      emitEventsSync(ctx, statement, orderEvents('order.placed', order, levels.quantity, status));
-      return order;
-    });
+const PLACE = orderTransition(null, 'place');
+if (!PLACE) throw new Error('the state table has no row for placing an order');
+const placing = PLACE;
+
+/** The INSERT of a batch's orders, compiled once per database and row count. */
+function orderInsert(db: PetstoreDb) {
+  type NewRow = {
+    pet_id: number;
+    quantity: number;
+    ship_date: string | null;
+    complete: number;
+    created_at: string;
+  };
+  return compileRowsOnce(
+    (rows: readonly NewRow[]) =>
+      db
+        .insertInto('orders')
+        .values([...rows])
+        .returning(['id', 'pet_id', 'quantity', 'ship_date', 'complete']),
+    { pet_id: 0, quantity: 0, ship_date: '' as string | null, complete: 0, created_at: '' },
+    (row) => [row.pet_id, row.quantity, row.ship_date, row.complete, row.created_at],
+  );
+}
+
+/**
+ * Places orders, in the order they arrived, in one transaction: the rule of placing an order,
+ * written once for every way it runs (SQLite's and PostgreSQL's group commit, and the caller's
+ * transaction of an idempotent request). Each pet's stock row is read and locked once; the state
+ * table then takes each order in turn against the levels left by the orders before it, so an
+ * order refused (unknown pet, not enough stock) is refused alone, before anything is written; and
+ * the accepted orders are written with one statement per table, whatever their number. On
+ * PostgreSQL every statement is a round trip, so a batch costs about as much as one order.
+ */
+function* placeOrders(
+  ctx: StoreContext,
+  insertOrders: ReturnType<typeof orderInsert>,
+  inputs: readonly NewOrder[],
+): Steps<Outcome<Order>[]> {
+  const statements = stockStatementsOf(ctx.db, ctx.dialect);
+  const ledgers = new Map<number, StockLedger>();
+  // In pet id order: two batches (on two nodes) lock rows in the same order, so never in a cycle.
+  for (const petId of [...new Set(inputs.map((o) => o.petId))].sort((a, b) => a - b)) {
+    const ledger = yield* lockStock(statements, petId);
+    if (ledger) ledgers.set(petId, ledger);
   }
-  return inTransaction(ctx, outer, async (trx) => {
-    const levels = await shiftStock(trx, input.petId, stockDelta, reservedDelta);
-    if (!levels) {
-      const item = await trx
-        .selectFrom('inventory')
-        .select('quantity')
-        .where('pet_id', '=', input.petId)
-        .executeTakeFirst();
-      throw item ? insufficientStock(input.petId, item.quantity, input.quantity) : unknownPet(input.petId);
+  const outcomes: Outcome<Order>[] = new Array(inputs.length);
+  const accepted: { index: number; input: NewOrder; stock: number; status: PetStatus }[] = [];
+  inputs.forEach((input, index) => {
+    const ledger = ledgers.get(input.petId);
+    if (!ledger) {
+      outcomes[index] = { ok: false, error: unknownPet(input.petId) };
+    } else if (
+      !moveLedger(ledger, placing.stockDelta(input.quantity), placing.reservedDelta(input.quantity))
+    ) {
+      outcomes[index] = { ok: false, error: insufficientStock(input.petId, ledger.stock, input.quantity) };
+    } else {
+      accepted.push({ index, input, stock: ledger.stock, status: ledger.status });
     }
-    const row = await trx
-      .insertInto('orders')
-      .values({
+  });
+  if (accepted.length === 0) return outcomes;
+
+  for (const [petId, ledger] of ledgers) yield* writeStock(statements, petId, ledger);
+  const createdAt = ctx.clock.now().toISOString();
+  const rows = yield* rowsOf(
+    insertOrders(
+      accepted.map(({ input }) => ({
         pet_id: input.petId,
         quantity: input.quantity,
-        ship_date: shipDate,
+        ship_date: input.shipDate === undefined ? null : new Date(input.shipDate).toISOString(),
         complete: 0,
         created_at: createdAt,
-      })
-      .returning(['id', 'pet_id', 'quantity', 'ship_date', 'complete'])
-      .executeTakeFirstOrThrow();
+      })),
+    ),
+  );
+  // Ids are given in the order the rows are listed; RETURNING promises no order, so sort.
+  rows.sort((a, b) => a.id - b.id);
+  const events: PetstoreEvent[] = [];
+  accepted.forEach(({ index, input, stock, status }, i) => {
+    const row = rows[i];
+    if (row?.pet_id !== input.petId || row.quantity !== input.quantity)
+      throw new Error('the inserted orders came back in an order other than their ids');
     const order = toOrder(row);
-    await emitEvents(ctx, trx, orderEvents('order.placed', order, levels.stock, levels.status));
-    return order;
+    outcomes[index] = { ok: true, value: order };
+    // In the same transaction as the order: a batch that rolls back takes its events with it.
+    events.push(...orderEvents('order.placed', order, stock, status));
   });
+  yield* emitEventSteps(ctx, events);
+  return outcomes;
+}
+
+/**
+ * Places an order: its units move from stock to reserved in the same transaction. Orders placed
+ * together are group-committed (one transaction for those that arrive while the previous one
+ * commits); nobody is answered before their transaction commits. Inside a caller's transaction
+ * (an idempotent request) the same rule runs there, for that order alone.
+ */
+export function orderPlacer(ctx: StoreContext): (input: NewOrder, outer?: PetstoreTrx) => Promise<Order> {
+  const insertOrders = orderInsert(ctx.db);
+  const work = (inputs: readonly NewOrder[]) => placeOrders(ctx, insertOrders, inputs);
+  const grouped = ctx.database.groupCommit.batched(work);
+  return async (input, outer) => {
+    if (!outer) return grouped(input);
+    const [outcome] = await runStepsIn(outer, work([input]));
+    if (!outcome?.ok) throw outcome?.error;
+    return outcome.value;
+  };
 }
 
 /** An order's event and the stock move it made, as webhook events. */
@@ -186,6 +233,7 @@ async function moveOrder(ctx: StoreContext, id: number, event: OrderEvent): Prom
       );
     }
     const levels = await shiftStock(
+      ctx,
       trx,
       row.pet_id,
       transition.stockDelta(row.quantity),
