@@ -2,7 +2,7 @@
 import { api } from './api.js';
 import { h, replaceChildren } from './dom.js';
 import { heading, pageTitle } from './views.js';
-import { field, submitting } from './widgets.js';
+import { field, nameField, newPasswordField, onSubmit } from './widgets.js';
 
 /**
  * The pages reached without an account: accepting an invitation, setting a password from a reset
@@ -69,18 +69,8 @@ export function renderAcceptInvitation({ main, signedIn, navigate, setFlash }) {
   }
   const errorSlot = h('div', { class: 'slot', id: 'accept-error' });
   const existing = h('input', { id: 'has-account', type: 'checkbox' });
-  const name = field('name', 'Your name', {
-    type: 'text',
-    autocomplete: 'name',
-    required: true,
-    maxlength: 100,
-  });
-  const password = field(
-    'password',
-    'Choose a password',
-    { type: 'password', autocomplete: 'new-password', required: true, minlength: 12, maxlength: 1024 },
-    'At least 12 characters.',
-  );
+  const name = nameField();
+  const password = newPasswordField('password', 'Choose a password', 'At least 12 characters.');
   const passwordLabel = /** @type {HTMLLabelElement} */ (password.element.querySelector('label'));
   const passwordHint = /** @type {HTMLElement} */ (password.element.querySelector('.hint'));
   const submit = h(
@@ -107,50 +97,46 @@ export function renderAcceptInvitation({ main, signedIn, navigate, setFlash }) {
     {
       class: 'card stack',
       'aria-describedby': 'accept-error',
-      /** @param {SubmitEvent} event */
-      onsubmit(event) {
-        event.preventDefault();
-        submitting(
-          submit,
-          errorSlot,
-          'Joining…',
-          async () => {
-            /** @type {{ email: string, teamId: number }} */
-            const accepted = await api('POST', '/api/v1/invitations/accept', {
-              token,
+      onsubmit: onSubmit(
+        submit,
+        errorSlot,
+        'Joining…',
+        async () => {
+          /** @type {{ email: string, teamId: number }} */
+          const accepted = await api('POST', '/api/v1/invitations/accept', {
+            token,
+            password: password.input.value,
+            ...(existing.checked ? {} : { name: name.input.value.trim() }),
+          });
+          const to = `/teams/${accepted.teamId}/people`;
+          try {
+            const session = await api('POST', '/api/v1/session', {
+              email: accepted.email,
               password: password.input.value,
-              ...(existing.checked ? {} : { name: name.input.value.trim() }),
             });
-            const to = `/teams/${accepted.teamId}/people`;
-            try {
-              const session = await api('POST', '/api/v1/session', {
-                email: accepted.email,
-                password: password.input.value,
-              });
-              await signedIn(session, to);
-            } catch (error) {
-              // Joined, but signing in did not work now (too many attempts, say): sign in by hand.
-              setFlash({
-                message: `You joined the team. Sign in to continue (${/** @type {Error} */ (error).message})`,
-                email: accepted.email,
-              });
-              navigate(`/sign-in?next=${encodeURIComponent(to)}`, { replace: true });
-            }
-          },
-          (error) => {
-            password.input.value = '';
-            password.input.focus();
-            if (error.code === 'invalid_credentials') {
-              // The invited email has an account, and this is not its password.
-              setMode(true);
-              return 'This email already has a Kennel account: enter its password';
-            }
-            return error.code === 'invitation_not_valid'
-              ? 'This invitation link does not work'
-              : 'Could not join the team';
-          },
-        );
-      },
+            await signedIn(session, to);
+          } catch (error) {
+            // Joined, but signing in did not work now (too many attempts, say): sign in by hand.
+            setFlash({
+              message: `You joined the team. Sign in to continue (${/** @type {Error} */ (error).message})`,
+              email: accepted.email,
+            });
+            navigate(`/sign-in?next=${encodeURIComponent(to)}`, { replace: true });
+          }
+        },
+        (error) => {
+          password.input.value = '';
+          password.input.focus();
+          if (error.code === 'invalid_credentials') {
+            // The invited email has an account, and this is not its password.
+            setMode(true);
+            return 'This email already has a Kennel account: enter its password';
+          }
+          return error.code === 'invitation_not_valid'
+            ? 'This invitation link does not work'
+            : 'Could not join the team';
+        },
+      ),
     },
     errorSlot,
     h(
@@ -184,10 +170,9 @@ export function renderResetPassword({ main, navigate, setFlash }) {
     return;
   }
   const errorSlot = h('div', { class: 'slot', id: 'reset-error' });
-  const password = field(
+  const password = newPasswordField(
     'new-password',
     'New password',
-    { type: 'password', autocomplete: 'new-password', required: true, minlength: 12, maxlength: 1024 },
     'At least 12 characters. Every session of your account is signed out.',
   );
   const submit = h('button', { type: 'submit', class: 'button button-primary button-block' }, 'Set password');
@@ -196,30 +181,26 @@ export function renderResetPassword({ main, navigate, setFlash }) {
     {
       class: 'card stack',
       'aria-describedby': 'reset-error',
-      /** @param {SubmitEvent} event */
-      onsubmit(event) {
-        event.preventDefault();
-        submitting(
-          submit,
-          errorSlot,
-          'Setting…',
-          async () => {
-            /** @type {{ email: string }} */
-            const done = await api('POST', '/api/v1/password-reset', {
-              token,
-              password: password.input.value,
-            });
-            setFlash({ message: `Your new password is set. Sign in with it.`, email: done.email });
-            navigate('/sign-in', { replace: true });
-          },
-          (error) => {
-            password.input.focus();
-            return error.code === 'reset_link_not_valid'
-              ? 'This reset link does not work'
-              : 'The password was not set';
-          },
-        );
-      },
+      onsubmit: onSubmit(
+        submit,
+        errorSlot,
+        'Setting…',
+        async () => {
+          /** @type {{ email: string }} */
+          const done = await api('POST', '/api/v1/password-reset', {
+            token,
+            password: password.input.value,
+          });
+          setFlash({ message: `Your new password is set. Sign in with it.`, email: done.email });
+          navigate('/sign-in', { replace: true });
+        },
+        (error) => {
+          password.input.focus();
+          return error.code === 'reset_link_not_valid'
+            ? 'This reset link does not work'
+            : 'The password was not set';
+        },
+      ),
     },
     errorSlot,
     password.element,
@@ -242,18 +223,8 @@ export function renderSignUp({ main, signedIn }) {
     required: true,
     maxlength: 254,
   });
-  const name = field('name', 'Your name', {
-    type: 'text',
-    autocomplete: 'name',
-    required: true,
-    maxlength: 100,
-  });
-  const password = field(
-    'password',
-    'Password',
-    { type: 'password', autocomplete: 'new-password', required: true, minlength: 12, maxlength: 1024 },
-    'At least 12 characters.',
-  );
+  const name = nameField();
+  const password = newPasswordField('password', 'Password', 'At least 12 characters.');
   const submit = h(
     'button',
     { type: 'submit', class: 'button button-primary button-block' },
@@ -264,26 +235,22 @@ export function renderSignUp({ main, signedIn }) {
     {
       class: 'card stack',
       'aria-describedby': 'sign-up-error',
-      /** @param {SubmitEvent} event */
-      onsubmit(event) {
-        event.preventDefault();
-        submitting(
-          submit,
-          errorSlot,
-          'Creating…',
-          async () => {
-            const credentials = { email: email.input.value.trim(), password: password.input.value };
-            await api('POST', '/api/v1/users', { ...credentials, name: name.input.value.trim() });
-            await signedIn(await api('POST', '/api/v1/session', credentials), '/');
-          },
-          (error) =>
-            error.code === 'sign_up_closed'
-              ? 'Sign-up is closed'
-              : error.code === 'email_taken'
-                ? 'This email already has an account'
-                : 'The account was not created',
-        );
-      },
+      onsubmit: onSubmit(
+        submit,
+        errorSlot,
+        'Creating…',
+        async () => {
+          const credentials = { email: email.input.value.trim(), password: password.input.value };
+          await api('POST', '/api/v1/users', { ...credentials, name: name.input.value.trim() });
+          await signedIn(await api('POST', '/api/v1/session', credentials), '/');
+        },
+        (error) =>
+          error.code === 'sign_up_closed'
+            ? 'Sign-up is closed'
+            : error.code === 'email_taken'
+              ? 'This email already has an account'
+              : 'The account was not created',
+      ),
     },
     errorSlot,
     email.element,

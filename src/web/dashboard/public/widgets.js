@@ -1,7 +1,11 @@
 // @ts-check
+import { api } from './api.js';
 import { announce, copyText, errorBanner, h, replaceChildren, time } from './dom.js';
 
-/** Form fields, the one-time secret box and the confirmation dialog the dashboard's pages share. */
+/**
+ * Form fields, tables, empty states, the one-time secret box and the confirmation dialog the
+ * dashboard's pages share.
+ */
 
 /**
  * A labelled form field with its hint and an error slot tied to the control
@@ -57,6 +61,116 @@ export function field(id, label, attributes, hint) {
   const input = h('input', { name: id, ...attributes });
   const built = formField({ id, label, control: input, hint });
   return { ...built, input };
+}
+
+/**
+ * A new password: the API's limits (12 to 1024 characters) and the browser's password manager hint.
+ * @param {string} id
+ * @param {string} label
+ * @param {string} hint
+ */
+export function newPasswordField(id, label, hint) {
+  return field(
+    id,
+    label,
+    { type: 'password', autocomplete: 'new-password', required: true, minlength: 12, maxlength: 1024 },
+    hint,
+  );
+}
+
+/** A person's name for a new account, as the API takes it (up to 100 characters). */
+export function nameField() {
+  return field('name', 'Your name', { type: 'text', autocomplete: 'name', required: true, maxlength: 100 });
+}
+
+/**
+ * A project's origin URL, as the API takes it (up to 2048 characters).
+ * @param {string} placeholder
+ */
+export function originUrlInput(placeholder) {
+  return h('input', {
+    name: 'originUrl',
+    type: 'url',
+    inputmode: 'url',
+    maxlength: 2048,
+    autocomplete: 'off',
+    spellcheck: 'false',
+    placeholder,
+  });
+}
+
+/**
+ * The one field of a one-line form (a token's name, an invitation's email) with its submit button
+ * beside it. Its errors show in the form's banner, so it has no error slot of its own.
+ * @param {{ id: string, label: string, control: HTMLInputElement, action: HTMLButtonElement,
+ *   hint: string }} options
+ */
+export function inlineField({ id, label, control, action, hint }) {
+  const hintId = `${id}-hint`;
+  control.id = id;
+  control.setAttribute('aria-describedby', hintId);
+  return h(
+    'div',
+    { class: 'field' },
+    h('label', { for: id }, label),
+    h('div', { class: 'input-row' }, control, action),
+    h('p', { class: 'hint', id: hintId }, hint),
+  );
+}
+
+/**
+ * A list's table, wrapped so it can scroll sideways on a narrow screen, with a caption for screen
+ * readers. An empty column name is the actions column: its header is for screen readers only.
+ * @param {{ caption: string, columns: string[], rows: import('./dom.js').Child, className?: string }} options
+ */
+export function dataTable({ caption, columns, rows, className }) {
+  return h(
+    'div',
+    { class: 'table-wrap' },
+    h(
+      'table',
+      { class: className ? `table ${className}` : 'table' },
+      h('caption', { class: 'visually-hidden' }, caption),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          columns.map((c) =>
+            h('th', { scope: 'col' }, c || h('span', { class: 'visually-hidden' }, 'Actions')),
+          ),
+        ),
+      ),
+      h('tbody', {}, rows),
+    ),
+  );
+}
+
+/**
+ * What an empty list shows: what is missing, then what to do about it.
+ * @param {string} title
+ * @param {...import('./dom.js').Child} next
+ */
+export function emptyState(title, ...next) {
+  return h('div', { class: 'empty' }, h('p', { class: 'empty-title' }, title), h('p', {}, next));
+}
+
+/**
+ * A list loaded from the API into `slot`, or the error there: the list, or null when it failed.
+ * @template T
+ * @param {HTMLElement} slot
+ * @param {string} path
+ * @param {string} failure the error banner's title
+ * @returns {Promise<T | null>}
+ */
+export async function loadInto(slot, path, failure) {
+  try {
+    return await api('GET', path);
+  } catch (error) {
+    replaceChildren(slot, errorBanner(error, failure));
+    return null;
+  }
 }
 
 /**
@@ -171,4 +285,16 @@ export async function submitting(submit, errorSlot, busyLabel, work, onError) {
     submit.disabled = false;
     submit.textContent = label;
   }
+}
+
+/**
+ * A form's submit listener: stops the page load and runs `submitting` with these arguments.
+ * @param {Parameters<typeof submitting>} args
+ * @returns {(event: SubmitEvent) => void}
+ */
+export function onSubmit(...args) {
+  return (event) => {
+    event.preventDefault();
+    void submitting(...args);
+  };
 }
