@@ -16,6 +16,7 @@ import { deployProject } from '../../src/platform/projects/deploys.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
 import { accessibilityViolations } from '../support/axe.ts';
 import { launchChromium, screenshotPath, type TestBrowser } from '../support/chromium.ts';
+import { overflow, signIn, textOf } from '../support/dashboard-page.ts';
 import { testDialects } from '../support/databases.ts';
 import { startDns, type TestDns } from '../support/dns.ts';
 import { startTestEdge, type TestEdge } from '../support/edge.ts';
@@ -25,7 +26,6 @@ import { seedTeam, startPlatformContext, type TestPlatform } from '../support/pl
 
 const KEY = parseSealingKey(`k1:${Buffer.alloc(32, 7).toString('base64')}`);
 const WAIT = { timeout: 30_000 };
-const textOf = async (locator: Locator) => (await locator.textContent()) ?? '';
 const isFocused = (locator: Locator) =>
   locator.evaluate(
     (el) =>
@@ -85,15 +85,6 @@ for (const dialect of testDialects()) {
         req.on('error', reject);
         req.end();
       });
-
-    async function signIn(target: Page, email: string, password: string) {
-      await target.goto(`${base}/`);
-      await target.waitForURL(/\/sign-in/);
-      await target.getByLabel('Email').fill(email);
-      await target.getByLabel('Password').fill(password);
-      await target.getByRole('button', { name: 'Sign in' }).click();
-      await target.getByRole('heading', { level: 1, name: 'Projects' }).waitFor(WAIT);
-    }
 
     const card = (hostname: string) => page.locator(`article.domain[data-hostname="${hostname}"]`);
     const waitForStatus = (hostname: string, label: string) =>
@@ -169,7 +160,7 @@ for (const dialect of testDialects()) {
       await page.keyboard.press('Enter');
       await page.getByRole('alert').filter({ hasText: 'Could not sign in' }).waitFor(WAIT);
       assert.equal(await isFocused(page.getByLabel('Password')), true, 'focus returns to the password');
-      await signIn(page, 'owner@x.test', 'owner password 1');
+      await signIn(page, base, 'owner@x.test', 'owner password 1');
       assert.deepEqual(await accessibilityViolations(page), []);
       const header = page.locator('header.topbar');
       assert.match(await textOf(header), /Shop\s*pro/i);
@@ -319,7 +310,7 @@ for (const dialect of testDialects()) {
         hasTouch: true,
       });
       const small = await phone.newPage();
-      await signIn(small, 'owner@x.test', 'owner password 1');
+      await signIn(small, base, 'owner@x.test', 'owner password 1');
       const started = performance.now();
       await small.goto(`${base}/projects/petstore/settings/domains`);
       await small
@@ -329,10 +320,8 @@ for (const dialect of testDialects()) {
       process.stdout.write(
         `# Domains page, navigation to domains shown (phone, assets cached): ${loadMs} ms\n`,
       );
-      const overflow = (await small.evaluate(
-        'document.documentElement.scrollWidth - window.innerWidth',
-      )) as number;
-      assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow} px`);
+      const sideways = await overflow(small);
+      assert.ok(sideways <= 0, `the page scrolls sideways by ${sideways} px`);
       assert.deepEqual(await accessibilityViolations(small), []);
       await small.screenshot({ path: screenshotPath('dashboard-domains-phone'), fullPage: true });
       await phone.close();
@@ -383,7 +372,7 @@ for (const dialect of testDialects()) {
     it('shows a member of another team no trace of the project, and signs out', async () => {
       const other = await chromium.newContext();
       const stranger = await other.newPage();
-      await signIn(stranger, 'stranger@y.test', 'stranger password 1');
+      await signIn(stranger, base, 'stranger@y.test', 'stranger password 1');
       await stranger.getByText('No projects yet').waitFor(WAIT);
       await stranger.goto(`${base}/projects/petstore/settings/domains`);
       await stranger.getByRole('heading', { level: 1, name: 'Project not found' }).waitFor(WAIT);
