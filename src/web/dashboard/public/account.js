@@ -8,7 +8,7 @@ import {
   dataTable,
   emptyState,
   field,
-  inlineField,
+  inlineForm,
   loadInto,
   newPasswordField,
   oneTimeSecret,
@@ -101,54 +101,32 @@ function tokenSection() {
   const created = h('div', { class: 'slot' });
   const listSlot = h('div', {});
   const errorSlot = h('div', { class: 'slot' });
-  const nameInput = h('input', {
-    name: 'token-name',
-    type: 'text',
-    required: true,
-    maxlength: 100,
-    autocomplete: 'off',
-    placeholder: 'laptop CLI',
-  });
-  const submit = h('button', { type: 'submit', class: 'button button-primary' }, 'Create token');
-  const form = h(
-    'form',
-    {
-      class: 'inline-form',
-      onsubmit: onSubmit(
-        submit,
-        errorSlot,
-        'Creating…',
-        async () => {
-          /** @type {import('./types.js').CreatedToken} */
-          const token = await api('POST', '/api/v1/tokens', { name: nameInput.value.trim() });
-          nameInput.value = '';
-          replaceChildren(
-            created,
-            oneTimeSecret({
-              title: `Token “${token.name}” created`,
-              label: 'token',
-              value: token.token,
-              note: h(
-                'strong',
-                {},
-                'Copy it now: you will not see this again. Kennel keeps only a hash of it.',
-              ),
-              testid: 'new-token',
-            }),
-          );
-          await load();
-        },
-        () => 'The token was not created',
-      ),
+  const { form, input: nameInput } = inlineForm({
+    id: 'token-name',
+    label: 'Token name',
+    attributes: { name: 'token-name', type: 'text', maxlength: 100, placeholder: 'laptop CLI' },
+    hint: 'What it is for, so you know which to revoke. Send it as Authorization: Bearer <token>, or set it as KENNEL_TOKEN for the kennel CLI.',
+    submitLabel: 'Create token',
+    busy: 'Creating…',
+    errorSlot,
+    async work(input) {
+      /** @type {import('./types.js').CreatedToken} */
+      const token = await api('POST', '/api/v1/tokens', { name: input.value.trim() });
+      input.value = '';
+      replaceChildren(
+        created,
+        oneTimeSecret({
+          title: `Token “${token.name}” created`,
+          label: 'token',
+          value: token.token,
+          note: h('strong', {}, 'Copy it now: you will not see this again. Kennel keeps only a hash of it.'),
+          testid: 'new-token',
+        }),
+      );
+      await load();
     },
-    inlineField({
-      id: 'token-name',
-      label: 'Token name',
-      control: nameInput,
-      action: submit,
-      hint: 'What it is for, so you know which to revoke. Send it as Authorization: Bearer <token>, or set it as KENNEL_TOKEN for the kennel CLI.',
-    }),
-  );
+    failure: 'The token was not created',
+  });
 
   async function load() {
     /** @type {Token[] | null} */

@@ -7,10 +7,9 @@ import {
   confirmAction,
   dataTable,
   emptyState,
-  inlineField,
+  inlineForm,
   loadInto,
   oneTimeSecret,
-  onSubmit,
   submitting,
 } from './widgets.js';
 
@@ -236,55 +235,37 @@ export async function renderTeamPeople(context, teamIdParam) {
 function invitationSection(team, notice) {
   const listSlot = h('div', {});
   const errorSlot = h('div', { class: 'slot' });
-  const email = h('input', {
-    name: 'email',
-    type: 'email',
-    required: true,
-    maxlength: 254,
-    autocomplete: 'off',
-    placeholder: 'ana@example.com',
-  });
-  const submit = h('button', { type: 'submit', class: 'button button-primary' }, 'Invite');
-  const form = h(
-    'form',
-    {
-      class: 'inline-form',
-      onsubmit: onSubmit(
-        submit,
-        errorSlot,
-        'Inviting…',
-        async () => {
-          /** @type {import('./types.js').CreatedInvitation} */
-          const invitation = await api('POST', `/api/v1/teams/${team.id}/invitations`, {
-            email: email.value.trim(),
-          });
-          email.value = '';
-          replaceChildren(
-            notice,
-            oneTimeSecret({
-              title: `Invitation for ${invitation.email}`,
-              label: 'invitation link',
-              value: invitation.url,
-              note: invitation.mailed
-                ? `It was mailed to ${invitation.email}. You can also send the link yourself: it is shown only now.`
-                : 'It was not mailed (this Kennel has no mail server, or the server refused it): send the link yourself. It is shown only now.',
-              expiresAt: invitation.expiresAt,
-              testid: 'invitation-link',
-            }),
-          );
-          await load();
-        },
-        () => 'The invitation was not sent',
-      ),
+  const { form } = inlineForm({
+    id: 'invite-email',
+    label: 'Email',
+    attributes: { name: 'email', type: 'email', maxlength: 254, placeholder: 'ana@example.com' },
+    hint: 'They join as a member with a one-time link, which you copy here (and which is mailed when this Kennel has a mail server).',
+    submitLabel: 'Invite',
+    busy: 'Inviting…',
+    errorSlot,
+    async work(email) {
+      /** @type {import('./types.js').CreatedInvitation} */
+      const invitation = await api('POST', `/api/v1/teams/${team.id}/invitations`, {
+        email: email.value.trim(),
+      });
+      email.value = '';
+      replaceChildren(
+        notice,
+        oneTimeSecret({
+          title: `Invitation for ${invitation.email}`,
+          label: 'invitation link',
+          value: invitation.url,
+          note: invitation.mailed
+            ? `It was mailed to ${invitation.email}. You can also send the link yourself: it is shown only now.`
+            : 'It was not mailed (this Kennel has no mail server, or the server refused it): send the link yourself. It is shown only now.',
+          expiresAt: invitation.expiresAt,
+          testid: 'invitation-link',
+        }),
+      );
+      await load();
     },
-    inlineField({
-      id: 'invite-email',
-      label: 'Email',
-      control: email,
-      action: submit,
-      hint: 'They join as a member with a one-time link, which you copy here (and which is mailed when this Kennel has a mail server).',
-    }),
-  );
+    failure: 'The invitation was not sent',
+  });
 
   async function load() {
     /** @type {Invitation[] | null} */

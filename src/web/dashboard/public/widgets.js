@@ -100,22 +100,44 @@ export function originUrlInput(placeholder) {
 }
 
 /**
- * The one field of a one-line form (a token's name, an invitation's email) with its submit button
- * beside it. Its errors show in the form's banner, so it has no error slot of its own.
- * @param {{ id: string, label: string, control: HTMLInputElement, action: HTMLButtonElement,
- *   hint: string }} options
+ * A one-line form (a token's name, an invitation's email): one required field with its submit
+ * button beside it. `work` gets the input; its errors show in `errorSlot` (the field has no error
+ * slot of its own) under the title `failure`.
+ * @param {{ id: string, label: string, attributes: Record<string, unknown>, hint: string,
+ *   submitLabel: string, busy: string, errorSlot: HTMLElement,
+ *   work: (input: HTMLInputElement) => Promise<void>, failure: string }} options
  */
-export function inlineField({ id, label, control, action, hint }) {
+export function inlineForm({ id, label, attributes, hint, submitLabel, busy, errorSlot, work, failure }) {
   const hintId = `${id}-hint`;
-  control.id = id;
-  control.setAttribute('aria-describedby', hintId);
-  return h(
-    'div',
-    { class: 'field' },
-    h('label', { for: id }, label),
-    h('div', { class: 'input-row' }, control, action),
-    h('p', { class: 'hint', id: hintId }, hint),
+  const input = h('input', {
+    id,
+    required: true,
+    autocomplete: 'off',
+    ...attributes,
+    'aria-describedby': hintId,
+  });
+  const submit = h('button', { type: 'submit', class: 'button button-primary' }, submitLabel);
+  const form = h(
+    'form',
+    {
+      class: 'inline-form',
+      onsubmit: onSubmit(
+        submit,
+        errorSlot,
+        busy,
+        () => work(input),
+        () => failure,
+      ),
+    },
+    h(
+      'div',
+      { class: 'field' },
+      h('label', { for: id }, label),
+      h('div', { class: 'input-row' }, input, submit),
+      h('p', { class: 'hint', id: hintId }, hint),
+    ),
   );
+  return { form, input };
 }
 
 /**
