@@ -7,14 +7,12 @@ import { after, before, describe, it } from 'node:test';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { atSiteApi } from '../../src/edge/published-site.ts';
 import { petstoreDocument } from '../../src/petstore/index.ts';
-import { deployProject } from '../../src/platform/projects/deploys.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
 import { REFERENCE_PAGE_CSP, REFERENCE_PREFIX, referenceAssets } from '../../src/web/reference/index.ts';
 import { testDialects } from '../support/databases.ts';
 import { type PlainEdge, startPlainEdge } from '../support/edge.ts';
 import { listenOnLoopback } from '../support/http.ts';
 import { TEST_DEPRECATION } from '../support/petstore.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { seedPetstoreProject, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
 interface RawReply {
   status: number;
@@ -66,16 +64,7 @@ for (const dialect of testDialects()) {
         res.end(JSON.stringify({ origin: 'echo', url: req.url }));
       });
       const echoPort = await listenOnLoopback(echo);
-      const { owner, team } = await seedTeam(p.ctx);
-      await createProject(p.ctx, owner, {
-        teamId: team.id,
-        slug: 'petstore',
-        name: 'Petstore',
-        originUrl: `http://127.0.0.1:${echoPort}`,
-      });
-      await deployProject(p.ctx, owner, 'petstore', {
-        document: JSON.stringify(petstoreDocument(TEST_DEPRECATION)),
-      });
+      await seedPetstoreProject(p.ctx, `http://127.0.0.1:${echoPort}`);
       edge = await startPlainEdge(p, { responseTimeoutMs: 2000 });
       port = edge.port;
     });

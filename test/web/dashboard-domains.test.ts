@@ -25,7 +25,7 @@ import { startDns, type TestDns } from '../support/dns.ts';
 import { startTestEdge, type TestEdge } from '../support/edge.ts';
 import { requestAs } from '../support/http.ts';
 import { startPetstore, TEST_DEPRECATION, type TestPetstore } from '../support/petstore.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { seedPetstoreProject, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
 const KEY = parseSealingKey(`k1:${Buffer.alloc(32, 5).toString('base64')}`);
 const WAIT = { timeout: 30_000 };
@@ -86,16 +86,8 @@ for (const dialect of testDialects()) {
       p.clock.set(Date.now());
       petstore = await startPetstore(dialect);
       const origin = await petstore.listen();
-      const seeded = await seedTeam(p.ctx);
-      owner = seeded.owner;
-      await createProject(p.ctx, owner, {
-        teamId: seeded.team.id,
-        slug: 'petstore',
-        name: 'Petstore',
-        originUrl: origin,
-      });
+      ({ owner } = await seedPetstoreProject(p.ctx, origin));
       const document = JSON.stringify(petstoreDocument(TEST_DEPRECATION));
-      await deployProject(p.ctx, owner, 'petstore', { document });
       // A Free team with a deployed project: its add form stays closed.
       const hobbyist = await createUser(p.ctx, { email: 'hobby@y.test', password: 'hobby password 1' });
       const hobby = await createTeam(p.ctx, hobbyist, 'Hobby');

@@ -3,7 +3,6 @@ import { request as httpsRequest } from 'node:https';
 import { after, before, describe, it } from 'node:test';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { parseSealingKey } from '../../src/lib/sealed-box.ts';
-import { petstoreDocument } from '../../src/petstore/index.ts';
 import { createTeam } from '../../src/platform/accounts/teams.ts';
 import { createUser } from '../../src/platform/accounts/users.ts';
 import { AcmeIssuer } from '../../src/platform/certificates/acme-issuer.ts';
@@ -12,8 +11,6 @@ import { CertificateStore, databaseChallenges } from '../../src/platform/certifi
 import { InternalIssuer } from '../../src/platform/certificates/internal-issuer.ts';
 import { DNS_CHECK_REASONS } from '../../src/platform/domains/dns-check.ts';
 import { DOMAIN_REASONS } from '../../src/platform/domains/domain-store.ts';
-import { deployProject } from '../../src/platform/projects/deploys.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
 import { accessibilityViolations } from '../support/axe.ts';
 import { launchChromium, screenshotPath, type TestBrowser } from '../support/chromium.ts';
 import { overflow, signIn, textOf } from '../support/dashboard-page.ts';
@@ -21,8 +18,8 @@ import { testDialects } from '../support/databases.ts';
 import { startDns, type TestDns } from '../support/dns.ts';
 import { startTestEdge, type TestEdge } from '../support/edge.ts';
 import { startPebble, type TestPebble } from '../support/pebble.ts';
-import { startPetstore, TEST_DEPRECATION, type TestPetstore } from '../support/petstore.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { startPetstore, type TestPetstore } from '../support/petstore.ts';
+import { seedPetstoreProject, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
 const KEY = parseSealingKey(`k1:${Buffer.alloc(32, 7).toString('base64')}`);
 const WAIT = { timeout: 30_000 };
@@ -102,16 +99,7 @@ for (const dialect of testDialects()) {
       p.clock.set(Date.now());
       petstore = await startPetstore(dialect);
       const origin = await petstore.listen();
-      const { owner, team } = await seedTeam(p.ctx);
-      await createProject(p.ctx, owner, {
-        teamId: team.id,
-        slug: 'petstore',
-        name: 'Petstore',
-        originUrl: origin,
-      });
-      await deployProject(p.ctx, owner, 'petstore', {
-        document: JSON.stringify(petstoreDocument(TEST_DEPRECATION)),
-      });
+      await seedPetstoreProject(p.ctx, origin);
       const stranger = await createUser(p.ctx, { email: 'stranger@y.test', password: 'stranger password 1' });
       await createTeam(p.ctx, stranger, 'Elsewhere');
 

@@ -5,8 +5,6 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
 import { petstoreDocument } from '../../src/petstore/index.ts';
-import { deployProject } from '../../src/platform/projects/deploys.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
 import type { Dialect } from '../../src/storage/index.ts';
 import { referenceAssets, renderReferencePage } from '../../src/web/reference/index.ts';
 import { accessibilityViolations } from '../support/axe.ts';
@@ -16,7 +14,7 @@ import { type PlainEdge, startPlainEdge } from '../support/edge.ts';
 import { exampleRequest, operationIds } from '../support/example-requests.ts';
 import { requestAs } from '../support/http.ts';
 import { startPetstore, TEST_DEPRECATION, type TestPetstore } from '../support/petstore.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { seedPetstoreProject, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 import { startProcess, storageEnv } from '../support/processes.ts';
 
 /** The Petstore's admin key, given to the first start instead of one it would print. */
@@ -189,16 +187,7 @@ describe('the reference of a fresh Petstore in Chromium', () => {
   before(async () => {
     p = await startPlatformContext('sqlite', { PLATFORM_DOMAIN: 'localhost' });
     petstore = await startPetstore('sqlite');
-    const { owner, team } = await seedTeam(p.ctx);
-    await createProject(p.ctx, owner, {
-      teamId: team.id,
-      slug: 'petstore',
-      name: 'Petstore',
-      originUrl: await petstore.listen(),
-    });
-    await deployProject(p.ctx, owner, 'petstore', {
-      document: JSON.stringify(petstoreDocument(TEST_DEPRECATION)),
-    });
+    await seedPetstoreProject(p.ctx, await petstore.listen());
     edge = await startPlainEdge(p);
     port = edge.port;
     chromium = await launchChromium({ mapToLoopback: ['*.localhost'] });

@@ -2,14 +2,13 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
-import { petstoreDocument } from '../../src/petstore/index.ts';
 import { deployProject } from '../../src/platform/projects/deploys.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
 import { launchChromium, screenshotPath, type TestBrowser } from '../support/chromium.ts';
 import { type PlainEdge, startPlainEdge } from '../support/edge.ts';
 import { listenOnLoopback, requestAs } from '../support/http.ts';
-import { startPetstore, TEST_DEPRECATION, type TestPetstore } from '../support/petstore.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { startPetstore, type TestPetstore } from '../support/petstore.ts';
+import { seedPetstoreProject, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
 const textOf = async (locator: Locator) => (await locator.textContent()) ?? '';
 
@@ -72,16 +71,7 @@ describe('the published API reference in Chromium', () => {
       res.end(JSON.stringify({ url: req.url, authorization: req.headers.authorization ?? null }));
     });
     const echoPort = await listenOnLoopback(echo);
-    const { owner, team } = await seedTeam(p.ctx);
-    await createProject(p.ctx, owner, {
-      teamId: team.id,
-      slug: 'petstore',
-      name: 'Petstore',
-      originUrl: petstoreUrl,
-    });
-    await deployProject(p.ctx, owner, 'petstore', {
-      document: JSON.stringify(petstoreDocument(TEST_DEPRECATION)),
-    });
+    const { owner, team } = await seedPetstoreProject(p.ctx, petstoreUrl);
     await createProject(p.ctx, owner, {
       teamId: team.id,
       slug: 'secured',
