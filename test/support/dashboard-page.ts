@@ -25,3 +25,13 @@ export async function signIn(page: Page, base: string, email: string, password: 
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { level: 1, name: 'Projects' }).waitFor({ timeout: 60_000 });
 }
+
+/** A domain's card on a project's Domains page. */
+export const domainCard = (page: Page, hostname: string) =>
+  page.locator(`article.domain[data-hostname="${hostname}"]`);
+
+/** Waits (up to 30 s) until a domain's card shows `label` as its status, in words. */
+export const waitForDomainStatus = (page: Page, hostname: string, label: string) =>
+  domainCard(page, hostname)
+    .locator('[data-testid="status"]', { hasText: new RegExp(`^${label}$`) })
+    .waitFor({ timeout: 30_000 });

@@ -4,6 +4,12 @@ import { parseSealingKey } from '../../src/lib/sealed-box.ts';
 import { petstoreDocument } from '../../src/petstore/index.ts';
 import { createTeam, setPlan } from '../../src/platform/accounts/teams.ts';
 import { createUser } from '../../src/platform/accounts/users.ts';
+import { obtainDueCertificates } from '../../src/platform/certificates/certificate-job.ts';
+import {
+  type CertificateStore,
+  databaseChallenges,
+} from '../../src/platform/certificates/certificate-store.ts';
+import type { Issuer } from '../../src/platform/certificates/issuer.ts';
 import { ChangeFeed } from '../../src/platform/changes.ts';
 import type { PlatformContext } from '../../src/platform/context.ts';
 import { type PlatformTables, platformMigrations } from '../../src/platform/db-schema.ts';
@@ -84,4 +90,21 @@ export async function seedPetstoreProject(ctx: PlatformContext, originUrl: strin
     document: JSON.stringify(petstoreDocument(TEST_DEPRECATION)),
   });
   return seeded;
+}
+
+/**
+ * The certificate job once, as node `nodeId` runs it: the certificates due, ordered from `issuer`
+ * into `store`, with http-01 answers kept in the database where the edge reads them.
+ */
+export function issueDueCertificates(
+  p: TestPlatform,
+  { issuer, store, nodeId = 'edge-1' }: { issuer: Issuer; store: CertificateStore; nodeId?: string },
+) {
+  return obtainDueCertificates(p.ctx, {
+    issuer,
+    store,
+    challenges: databaseChallenges(p.ctx.db, () => p.clock.now()),
+    nodeId,
+    leaseMs: 60_000,
+  });
 }

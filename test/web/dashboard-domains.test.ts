@@ -7,8 +7,7 @@ import { parseSealingKey } from '../../src/lib/sealed-box.ts';
 import { petstoreDocument } from '../../src/petstore/index.ts';
 import { createTeam } from '../../src/platform/accounts/teams.ts';
 import { createUser } from '../../src/platform/accounts/users.ts';
-import { obtainDueCertificates } from '../../src/platform/certificates/certificate-job.ts';
-import { CertificateStore, databaseChallenges } from '../../src/platform/certificates/certificate-store.ts';
+import { CertificateStore } from '../../src/platform/certificates/certificate-store.ts';
 import { InternalIssuer } from '../../src/platform/certificates/internal-issuer.ts';
 import type { Actor } from '../../src/platform/context.ts';
 import { readDomainConfig } from '../../src/platform/domains/apply-domain-config.ts';
@@ -19,13 +18,18 @@ import { deployProject } from '../../src/platform/projects/deploys.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
 import { accessibilityViolations } from '../support/axe.ts';
 import { launchChromium, screenshotPath, type TestBrowser } from '../support/chromium.ts';
-import { overflow, signIn, textOf } from '../support/dashboard-page.ts';
+import { domainCard, overflow, signIn, textOf, waitForDomainStatus } from '../support/dashboard-page.ts';
 import { testDialects } from '../support/databases.ts';
 import { startDns, type TestDns } from '../support/dns.ts';
 import { startTestEdge, type TestEdge } from '../support/edge.ts';
 import { requestAs } from '../support/http.ts';
 import { startPetstore, TEST_DEPRECATION, type TestPetstore } from '../support/petstore.ts';
-import { seedPetstoreProject, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import {
+  issueDueCertificates,
+  seedPetstoreProject,
+  startPlatformContext,
+  type TestPlatform,
+} from '../support/platform.ts';
 
 const KEY = parseSealingKey(`k1:${Buffer.alloc(32, 5).toString('base64')}`);
 const WAIT = { timeout: 30_000 };
@@ -51,21 +55,10 @@ for (const dialect of testDialects()) {
     let owner: Actor;
     let hobbyTeamId: number;
 
-    const issueDueCertificates = () =>
-      obtainDueCertificates(p.ctx, {
-        issuer,
-        store,
-        challenges: databaseChallenges(p.ctx.db, () => p.clock.now()),
-        nodeId: 'edge-1',
-        leaseMs: 60_000,
-      });
+    const issueDue = () => issueDueCertificates(p, { issuer, store });
 
-    const card = (hostname: string, target = page) =>
-      target.locator(`article.domain[data-hostname="${hostname}"]`);
-    const waitForStatus = (hostname: string, label: string) =>
-      card(hostname)
-        .locator('[data-testid="status"]', { hasText: new RegExp(`^${label}$`) })
-        .waitFor(WAIT);
+    const card = (hostname: string, target = page) => domainCard(target, hostname);
+    const waitForStatus = (hostname: string, label: string) => waitForDomainStatus(page, hostname, label);
     async function addDomain(hostname: string) {
       await page.getByLabel('Hostname').fill(hostname);
       await page.getByRole('button', { name: 'Add domain' }).click();
@@ -181,7 +174,7 @@ for (const dialect of testDialects()) {
       await verify('shop.example.test');
       await verify('www.example.test');
       await waitForStatus('www.example.test', 'Certificate being issued');
-      assert.deepEqual((await issueDueCertificates()).sort(), [
+      assert.deepEqual((await issueDue()).sort(), [
         'api.example.test',
         'shop.example.test',
         'www.example.test',

@@ -6,20 +6,24 @@ import { parseSealingKey } from '../../src/lib/sealed-box.ts';
 import { createTeam } from '../../src/platform/accounts/teams.ts';
 import { createUser } from '../../src/platform/accounts/users.ts';
 import { AcmeIssuer } from '../../src/platform/certificates/acme-issuer.ts';
-import { obtainDueCertificates } from '../../src/platform/certificates/certificate-job.ts';
-import { CertificateStore, databaseChallenges } from '../../src/platform/certificates/certificate-store.ts';
+import { CertificateStore } from '../../src/platform/certificates/certificate-store.ts';
 import { InternalIssuer } from '../../src/platform/certificates/internal-issuer.ts';
 import { DNS_CHECK_REASONS } from '../../src/platform/domains/dns-check.ts';
 import { DOMAIN_REASONS } from '../../src/platform/domains/domain-store.ts';
 import { accessibilityViolations } from '../support/axe.ts';
 import { launchChromium, screenshotPath, type TestBrowser } from '../support/chromium.ts';
-import { overflow, signIn, textOf } from '../support/dashboard-page.ts';
+import { domainCard, overflow, signIn, textOf, waitForDomainStatus } from '../support/dashboard-page.ts';
 import { testDialects } from '../support/databases.ts';
 import { startDns, type TestDns } from '../support/dns.ts';
 import { startTestEdge, type TestEdge } from '../support/edge.ts';
 import { startPebble, type TestPebble } from '../support/pebble.ts';
 import { startPetstore, type TestPetstore } from '../support/petstore.ts';
-import { seedPetstoreProject, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import {
+  issueDueCertificates,
+  seedPetstoreProject,
+  startPlatformContext,
+  type TestPlatform,
+} from '../support/platform.ts';
 
 const KEY = parseSealingKey(`k1:${Buffer.alloc(32, 7).toString('base64')}`);
 const WAIT = { timeout: 30_000 };
@@ -49,14 +53,7 @@ for (const dialect of testDialects()) {
     let page: Page;
     let base: string;
 
-    const issueDueCertificates = () =>
-      obtainDueCertificates(p.ctx, {
-        issuer,
-        store,
-        challenges: databaseChallenges(p.ctx.db, () => p.clock.now()),
-        nodeId: 'edge-1',
-        leaseMs: 60_000,
-      });
+    const issueDue = () => issueDueCertificates(p, { issuer, store });
 
     const httpsGet = (host: string, path: string, ca: string) =>
       new Promise<{ status: number; text: string }>((resolve, reject) => {
@@ -83,11 +80,8 @@ for (const dialect of testDialects()) {
         req.end();
       });
 
-    const card = (hostname: string) => page.locator(`article.domain[data-hostname="${hostname}"]`);
-    const waitForStatus = (hostname: string, label: string) =>
-      card(hostname)
-        .locator('[data-testid="status"]', { hasText: new RegExp(`^${label}$`) })
-        .waitFor(WAIT);
+    const card = (hostname: string) => domainCard(page, hostname);
+    const waitForStatus = (hostname: string, label: string) => waitForDomainStatus(page, hostname, label);
 
     before(async () => {
       dns = await startDns({ zones: ['example.test', 'platform.test'] });
@@ -207,7 +201,7 @@ for (const dialect of testDialects()) {
       await card('shop.example.test').getByRole('button', { name: 'Verify', exact: true }).click();
       await waitForStatus('shop.example.test', 'Certificate being issued');
       // The certificate job (the platform runs it in the background) orders from Pebble.
-      assert.deepEqual(await issueDueCertificates(), ['shop.example.test']);
+      assert.deepEqual(await issueDue(), ['shop.example.test']);
       await waitForStatus('shop.example.test', 'Live');
       assert.equal(await page.evaluate('window.notReloaded'), true);
       assert.match(await textOf(card('shop.example.test')), /Certificate valid until/);
@@ -286,7 +280,7 @@ for (const dialect of testDialects()) {
       await card('api.example.test').locator('button[data-focus="reverify"]:enabled').waitFor(WAIT);
       await reverify.click();
       await card('api.example.test').getByText('a fresh certificate attempt has started').waitFor(WAIT);
-      assert.deepEqual(await issueDueCertificates(), ['api.example.test']);
+      assert.deepEqual(await issueDue(), ['api.example.test']);
       await waitForStatus('api.example.test', 'Live');
       assert.equal(await reverify.count(), 0);
     });
