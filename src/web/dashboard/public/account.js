@@ -4,6 +4,7 @@ import { announce, h, replaceChildren, time } from './dom.js';
 import { heading, pageTitle } from './views.js';
 import {
   buttonText,
+  cell,
   confirmAction,
   dataTable,
   emptyState,
@@ -169,10 +170,10 @@ function tokenSection() {
     return h(
       'tr',
       { 'data-token': token.name },
-      h('td', { 'data-label': 'Name' }, h('span', { class: 'break' }, token.name)),
-      h('td', { 'data-label': 'Starts' }, h('code', {}, `${token.prefix}…`)),
-      h('td', { 'data-label': 'Created' }, time(token.createdAt)),
-      h('td', { 'data-label': 'Last used' }, token.lastUsedAt ? time(token.lastUsedAt) : 'Never'),
+      cell('Name', h('span', { class: 'break' }, token.name)),
+      cell('Starts', h('code', {}, `${token.prefix}…`)),
+      cell('Created', time(token.createdAt)),
+      cell('Last used', token.lastUsedAt ? time(token.lastUsedAt) : 'Never'),
       h('td', { class: 'row-actions' }, revoke),
     );
   }

@@ -2,7 +2,7 @@
 import { api, slugPath } from './api.js';
 import { announce, errorBanner, h, replaceChildren, time } from './dom.js';
 import { addressOf, loadProject, pageTitle, projectHeader } from './views.js';
-import { dataTable, emptyState, formField, originUrlInput } from './widgets.js';
+import { cell, dataTable, emptyState, formField, originUrlInput } from './widgets.js';
 
 /**
  * A project's Deploys page: upload an OpenAPI document (file, drag-and-drop or paste), deploy it
@@ -289,9 +289,8 @@ export async function renderDeploys({ main }, slug) {
           h(
             'tr',
             { 'data-deploy': String(d.id), 'data-live': d.active ? 'true' : null },
-            h(
-              'td',
-              { 'data-label': 'Deploy' },
+            cell(
+              'Deploy',
               h(
                 'div',
                 {},
@@ -299,9 +298,8 @@ export async function renderDeploys({ main }, slug) {
                 d.active ? [' ', h('span', { class: 'badge badge-live' }, 'Live')] : null,
               ),
             ),
-            h(
-              'td',
-              { 'data-label': 'Status' },
+            cell(
+              'Status',
               h(
                 'div',
                 {},
@@ -322,9 +320,9 @@ export async function renderDeploys({ main }, slug) {
                   : null,
               ),
             ),
-            h('td', { 'data-label': 'Deployed' }, time(d.createdAt)),
-            h('td', { 'data-label': 'Format' }, d.sourceFormat.toUpperCase()),
-            h('td', { 'data-label': 'Origin' }, h('code', { class: 'break' }, d.originUrl)),
+            cell('Deployed', time(d.createdAt)),
+            cell('Format', d.sourceFormat.toUpperCase()),
+            cell('Origin', h('code', { class: 'break' }, d.originUrl)),
           ),
         ),
       }),

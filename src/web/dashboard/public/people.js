@@ -4,6 +4,7 @@ import { announce, h, replaceChildren, time } from './dom.js';
 import { notFound, pageTitle, teamHeader } from './views.js';
 import {
   buttonText,
+  cell,
   confirmAction,
   dataTable,
   emptyState,
@@ -80,9 +81,8 @@ export async function renderTeamPeople(context, teamIdParam) {
     return h(
       'tr',
       { 'data-member': member.email },
-      h(
-        'td',
-        { 'data-label': 'Name' },
+      cell(
+        'Name',
         // One child: on a phone the cell is a two-column grid (label, value).
         h(
           'span',
@@ -91,13 +91,12 @@ export async function renderTeamPeople(context, teamIdParam) {
           isMe ? h('span', { class: 'you' }, ' (you)') : null,
         ),
       ),
-      h('td', { 'data-label': 'Email' }, h('span', { class: 'break' }, member.email)),
-      h(
-        'td',
-        { 'data-label': 'Role' },
+      cell('Email', h('span', { class: 'break' }, member.email)),
+      cell(
+        'Role',
         h('span', { class: `role role-${member.role}`, 'data-testid': 'role' }, ROLE_LABELS[member.role]),
       ),
-      h('td', { 'data-label': 'Joined' }, time(member.since)),
+      cell('Joined', time(member.since)),
       manages ? h('td', { class: 'row-actions' }, memberActions(member, who, isMe)) : null,
     );
   }
@@ -314,16 +313,11 @@ function invitationSection(team, notice) {
     return h(
       'tr',
       { 'data-invitation': invitation.email },
-      h('td', { 'data-label': 'Email' }, h('span', { class: 'break' }, invitation.email)),
-      h(
-        'td',
-        { 'data-label': 'Status' },
-        h('span', { class: `badge ${status.badge}`, 'data-testid': 'status' }, status.label),
-      ),
-      h('td', { 'data-label': 'Sent' }, time(invitation.createdAt)),
-      h(
-        'td',
-        { 'data-label': invitation.status === 'expired' ? 'Expired' : 'Expires' },
+      cell('Email', h('span', { class: 'break' }, invitation.email)),
+      cell('Status', h('span', { class: `badge ${status.badge}`, 'data-testid': 'status' }, status.label)),
+      cell('Sent', time(invitation.createdAt)),
+      cell(
+        invitation.status === 'expired' ? 'Expired' : 'Expires',
         invitation.status === 'accepted' || invitation.status === 'revoked'
           ? '—'
           : time(invitation.expiresAt),

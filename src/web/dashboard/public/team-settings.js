@@ -2,7 +2,7 @@
 import { ApiError, api } from './api.js';
 import { announce, copyText, errorBanner, h, replaceChildren, time } from './dom.js';
 import { notFound, pageTitle, teamHeader } from './views.js';
-import { confirmAction, dataTable, emptyState, formField, loadInto } from './widgets.js';
+import { cell, confirmAction, dataTable, emptyState, formField, loadInto } from './widgets.js';
 
 /**
  * A team's settings: its plan (everyone in the team sees it; platform admins change it) and its
@@ -511,14 +511,12 @@ export async function renderTeamSettings({ main, me: signedIn, reloadTeams }, te
           return h(
             'tr',
             { 'data-message': d.id },
-            h(
-              'td',
-              { 'data-label': 'Event' },
+            cell(
+              'Event',
               h('div', {}, h('code', {}, d.type), h('span', { class: 'block hint break' }, d.id)),
             ),
-            h(
-              'td',
-              { 'data-label': 'Status' },
+            cell(
+              'Status',
               h(
                 'div',
                 {},
@@ -537,10 +535,9 @@ export async function renderTeamSettings({ main, me: signedIn, reloadTeams }, te
                   : null,
               ),
             ),
-            h('td', { 'data-label': 'Sent' }, time(d.createdAt)),
-            h(
-              'td',
-              { 'data-label': 'Attempts' },
+            cell('Sent', time(d.createdAt)),
+            cell(
+              'Attempts',
               h(
                 'div',
                 {},
@@ -557,7 +554,7 @@ export async function renderTeamSettings({ main, me: signedIn, reloadTeams }, te
                   ? h('span', { class: 'break' }, d.lastError)
                   : '—',
             ),
-            h('td', { 'data-label': 'Actions' }, d.state === 'pending' && d.attempts === 0 ? null : again),
+            cell('Actions', d.state === 'pending' && d.attempts === 0 ? null : again),
           );
         }),
       });

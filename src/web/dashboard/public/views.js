@@ -1,7 +1,7 @@
 // @ts-check
 import { ApiError, api, slugPath } from './api.js';
 import { errorBanner, h, replaceChildren, time } from './dom.js';
-import { dataTable, emptyState } from './widgets.js';
+import { cell, dataTable, emptyState } from './widgets.js';
 
 /** Sign in, the team's projects, and a project's overview with its deploy history. */
 
@@ -351,15 +351,13 @@ export async function renderOverview({ main }, slug) {
               h(
                 'tr',
                 {},
-                h(
-                  'td',
-                  { 'data-label': 'Deploy' },
+                cell(
+                  'Deploy',
                   `#${d.id}`,
                   d.active ? h('span', { class: 'badge badge-live' }, 'Active') : null,
                 ),
-                h(
-                  'td',
-                  { 'data-label': 'Status' },
+                cell(
+                  'Status',
                   h(
                     'span',
                     { class: `badge ${d.status === 'succeeded' ? 'badge-verified' : 'badge-failed'}` },
@@ -373,9 +371,9 @@ export async function renderOverview({ main }, slug) {
                       )
                     : null,
                 ),
-                h('td', { 'data-label': 'Format' }, d.sourceFormat.toUpperCase()),
-                h('td', { 'data-label': 'Origin' }, h('code', { class: 'break' }, d.originUrl)),
-                h('td', { 'data-label': 'Deployed' }, time(d.createdAt)),
+                cell('Format', d.sourceFormat.toUpperCase()),
+                cell('Origin', h('code', { class: 'break' }, d.originUrl)),
+                cell('Deployed', time(d.createdAt)),
               ),
             ),
           });

@@ -170,6 +170,16 @@ export function dataTable({ caption, columns, rows, className }) {
 }
 
 /**
+ * A table cell with its column's name, which a narrow screen shows beside the value (the table's
+ * rows become label/value lists there, styles.css).
+ * @param {string} label
+ * @param {...import('./dom.js').Child} content
+ */
+export function cell(label, ...content) {
+  return h('td', { 'data-label': label }, content);
+}
+
+/**
  * What an empty list shows: what is missing, then what to do about it.
  * @param {string} title
  * @param {...import('./dom.js').Child} next
