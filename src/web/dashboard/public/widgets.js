@@ -246,12 +246,26 @@ export function oneTimeSecret({ title, label, value, note, expiresAt, testid }) 
 
 /**
  * Asks before an action that cannot be undone. The action runs on Confirm; its error (a 409
- * last_owner, say) is shown inside the dialog, which stays open. Answers whether it ran.
+ * last_owner, say) is shown inside the dialog, which stays open. Answers whether it ran. Focus
+ * goes back to `trigger`, or wherever `focusAfter` says (the trigger may have been redrawn, or
+ * gone with what was removed); `signal` closes the dialog when the page is left.
  * @param {{ title: string, body: import('./dom.js').Child, confirm: string, busy: string,
- *   danger?: boolean, action: () => Promise<void>, trigger?: HTMLElement | null }} options
+ *   danger?: boolean, action: () => Promise<void>, failure?: string, trigger?: HTMLElement | null,
+ *   focusAfter?: (done: boolean) => HTMLElement | null | undefined, signal?: AbortSignal }} options
  * @returns {Promise<boolean>}
  */
-export function confirmAction({ title, body, confirm, busy, danger = true, action, trigger }) {
+export function confirmAction({
+  title,
+  body,
+  confirm,
+  busy,
+  danger = true,
+  action,
+  failure = `Could not ${confirm.toLowerCase()}`,
+  trigger,
+  focusAfter = () => (trigger?.isConnected ? trigger : null),
+  signal,
+}) {
   const errorSlot = h('div', { class: 'slot' });
   const cancelButton = h('button', { type: 'button', class: 'button', autofocus: true }, 'Cancel');
   const confirmButton = h(
@@ -271,9 +285,10 @@ export function confirmAction({ title, body, confirm, busy, danger = true, actio
   return new Promise((resolve) => {
     let done = false;
     cancelButton.addEventListener('click', () => dialog.close());
+    signal?.addEventListener('abort', () => dialog.close());
     dialog.addEventListener('close', () => {
       dialog.remove();
-      if (trigger?.isConnected) trigger.focus();
+      focusAfter(done)?.focus();
       resolve(done);
     });
     confirmButton.addEventListener('click', async () => {
@@ -285,7 +300,7 @@ export function confirmAction({ title, body, confirm, busy, danger = true, actio
         done = true;
         dialog.close();
       } catch (error) {
-        replaceChildren(errorSlot, errorBanner(error, `Could not ${confirm.toLowerCase()}`));
+        replaceChildren(errorSlot, errorBanner(error, failure));
         confirmButton.disabled = false;
         confirmButton.textContent = confirm;
       }
