@@ -4,6 +4,7 @@ import { announce, h, replaceChildren, time } from './dom.js';
 import { heading, pageTitle } from './views.js';
 import {
   buttonText,
+  cardSection,
   cell,
   confirmAction,
   dataTable,
@@ -89,13 +90,7 @@ function passwordSection() {
     next.element,
     h('div', {}, submit),
   );
-  return h(
-    'section',
-    { class: 'card', 'aria-labelledby': 'password-title' },
-    h('h2', { id: 'password-title' }, 'Password'),
-    errorSlot,
-    form,
-  );
+  return cardSection('password', 'Password', errorSlot, form);
 }
 
 function tokenSection() {
@@ -179,10 +174,9 @@ function tokenSection() {
   }
 
   return {
-    element: h(
-      'section',
-      { class: 'card', 'aria-labelledby': 'tokens-title' },
-      h('h2', { id: 'tokens-title' }, 'API tokens'),
+    element: cardSection(
+      'tokens',
+      'API tokens',
       h(
         'p',
         { class: 'muted' },

@@ -2,7 +2,7 @@
 import { api, slugPath } from './api.js';
 import { announce, errorBanner, h, replaceChildren, time } from './dom.js';
 import { addressOf, loadProject, pageTitle, projectHeader } from './views.js';
-import { cell, dataTable, emptyState, formField, originUrlInput } from './widgets.js';
+import { cardSection, cell, dataTable, emptyState, formField, originUrlInput } from './widgets.js';
 
 /**
  * A project's Deploys page: upload an OpenAPI document (file, drag-and-drop or paste), deploy it
@@ -142,10 +142,9 @@ export async function renderDeploys({ main }, slug) {
   replaceChildren(
     main,
     projectHeader(project, 'deploys'),
-    h(
-      'section',
-      { class: 'card', 'aria-labelledby': 'new-deploy-title' },
-      h('h2', { id: 'new-deploy-title' }, 'Deploy a document'),
+    cardSection(
+      'new-deploy',
+      'Deploy a document',
       h(
         'p',
         { class: 'muted' },

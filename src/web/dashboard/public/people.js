@@ -4,6 +4,7 @@ import { announce, h, replaceChildren, time } from './dom.js';
 import { notFound, pageTitle, teamHeader } from './views.js';
 import {
   buttonText,
+  cardSection,
   cell,
   confirmAction,
   dataTable,
@@ -327,14 +328,7 @@ function invitationSection(team, notice) {
   }
 
   return {
-    element: h(
-      'section',
-      { class: 'card', 'aria-labelledby': 'invitations-title' },
-      h('h2', { id: 'invitations-title' }, 'Invitations'),
-      errorSlot,
-      form,
-      listSlot,
-    ),
+    element: cardSection('invitations', 'Invitations', errorSlot, form, listSlot),
     load,
   };
 }

@@ -2,7 +2,7 @@
 import { ApiError, api } from './api.js';
 import { announce, copyText, errorBanner, h, replaceChildren, time } from './dom.js';
 import { notFound, pageTitle, teamHeader } from './views.js';
-import { cell, confirmAction, dataTable, emptyState, formField, loadInto } from './widgets.js';
+import { cardSection, cell, confirmAction, dataTable, emptyState, formField, loadInto } from './widgets.js';
 
 /**
  * A team's settings: its plan (everyone in the team sees it; platform admins change it) and its
@@ -119,10 +119,9 @@ export async function renderTeamSettings({ main, me: signedIn, reloadTeams }, te
 
   function planSection() {
     const current = h('span', { class: 'plan plan-large', 'data-testid': 'plan' }, planTitle(team.plan));
-    const section = h(
-      'section',
-      { class: 'card', 'aria-labelledby': 'plan-title' },
-      h('h2', { id: 'plan-title' }, 'Plan'),
+    const section = cardSection(
+      'plan',
+      'Plan',
       h('p', {}, 'This team is on the ', current, ' plan. Custom domains need Pro or Enterprise.'),
     );
     if (!me.isAdmin) {
@@ -188,10 +187,9 @@ export async function renderTeamSettings({ main, me: signedIn, reloadTeams }, te
   }
 
   function webhookForMembers() {
-    return h(
-      'section',
-      { class: 'card', 'aria-labelledby': 'webhook-title' },
-      h('h2', { id: 'webhook-title' }, 'Webhook'),
+    return cardSection(
+      'webhook',
+      'Webhook',
       h(
         'p',
         { class: 'muted', 'data-testid': 'webhook-owners-only' },
@@ -243,10 +241,9 @@ export async function renderTeamSettings({ main, me: signedIn, reloadTeams }, te
       deliveriesSlot,
     );
 
-    const section = h(
-      'section',
-      { class: 'card', 'aria-labelledby': 'webhook-title' },
-      h('h2', { id: 'webhook-title' }, 'Webhook'),
+    const section = cardSection(
+      'webhook',
+      'Webhook',
       h(
         'p',
         { class: 'muted' },

@@ -1,7 +1,7 @@
 // @ts-check
 import { ApiError, api, slugPath } from './api.js';
 import { errorBanner, h, replaceChildren, time } from './dom.js';
-import { cell, dataTable, emptyState } from './widgets.js';
+import { cardSection, cell, dataTable, emptyState } from './widgets.js';
 
 /** Sign in, the team's projects, and a project's overview with its deploy history. */
 
@@ -380,10 +380,9 @@ export async function renderOverview({ main }, slug) {
   replaceChildren(
     main,
     projectHeader(project, 'overview'),
-    h(
-      'section',
-      { class: 'card', 'aria-labelledby': 'overview-title' },
-      h('h2', { id: 'overview-title' }, 'Overview'),
+    cardSection(
+      'overview',
+      'Overview',
       h(
         'dl',
         { class: 'facts' },

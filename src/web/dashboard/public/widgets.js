@@ -170,6 +170,21 @@ export function dataTable({ caption, columns, rows, className }) {
 }
 
 /**
+ * A section of a page as a card, named by its heading (the landmark's label for screen readers).
+ * @param {string} id the heading is `${id}-title`
+ * @param {string} title
+ * @param {...import('./dom.js').Child} content
+ */
+export function cardSection(id, title, ...content) {
+  return h(
+    'section',
+    { class: 'card', 'aria-labelledby': `${id}-title` },
+    h('h2', { id: `${id}-title` }, title),
+    content,
+  );
+}
+
+/**
  * A table cell with its column's name, which a narrow screen shows beside the value (the table's
  * rows become label/value lists there, styles.css).
  * @param {string} label
