@@ -2,22 +2,17 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import type { FastifyInstance } from 'fastify';
-import { createEdgeHandler, OriginProxy } from '../../src/edge/index.ts';
 import { atSiteApi } from '../../src/edge/published-site.ts';
 import { petstoreDocument } from '../../src/petstore/index.ts';
-import { buildManagementApp } from '../../src/platform/api/app.ts';
-import { deployProject } from '../../src/platform/projects/deploys.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
 import { REFERENCE_PAGE_CSP, REFERENCE_PREFIX, referenceAssets } from '../../src/web/reference/index.ts';
 import { testDialects } from '../support/databases.ts';
-import { seededOriginGuard } from '../support/origins.ts';
+import { type PlainEdge, startPlainEdge } from '../support/edge.ts';
+import { listenOnLoopback } from '../support/http.ts';
 import { TEST_DEPRECATION } from '../support/petstore.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { seedPetstoreProject, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
 interface RawReply {
   status: number;
@@ -48,22 +43,13 @@ function fetchRaw(
   });
 }
 
-function listen(server: Server): Promise<number> {
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)),
-  );
-}
-
 const swaggerUi = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 for (const dialect of testDialects()) {
   describe(`the reference's files on published sites (${dialect})`, () => {
     let p: TestPlatform;
-    let management: FastifyInstance;
-    let proxy: OriginProxy;
-    let handler: ReturnType<typeof createEdgeHandler>;
-    let edge: Server;
+    let edge: PlainEdge;
     let echo: Server;
     let port: number;
     let assetUrls: string[];
@@ -77,35 +63,15 @@ for (const dialect of testDialects()) {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ origin: 'echo', url: req.url }));
       });
-      const echoPort = await listen(echo);
-      const { owner, team } = await seedTeam(p.ctx);
-      await createProject(p.ctx, owner, {
-        teamId: team.id,
-        slug: 'petstore',
-        name: 'Petstore',
-        originUrl: `http://127.0.0.1:${echoPort}`,
-      });
-      await deployProject(p.ctx, owner, 'petstore', {
-        document: JSON.stringify(petstoreDocument(TEST_DEPRECATION)),
-      });
-      management = buildManagementApp(p.ctx);
-      await management.ready();
-      proxy = new OriginProxy({
-        guard: await seededOriginGuard(p.ctx),
-        connectTimeoutMs: 1000,
-        responseTimeoutMs: 2000,
-      });
-      handler = createEdgeHandler({ ctx: p.ctx, platformApp: management, proxy });
-      edge = createServer(handler.handle);
-      port = await listen(edge);
+      const echoPort = await listenOnLoopback(echo);
+      await seedPetstoreProject(p.ctx, `http://127.0.0.1:${echoPort}`);
+      edge = await startPlainEdge(p, { responseTimeoutMs: 2000 });
+      port = edge.port;
     });
 
     after(async () => {
-      edge?.close();
+      await edge?.close();
       echo?.close();
-      handler?.close();
-      await proxy?.close();
-      await management?.close();
       await p?.close();
     });
 

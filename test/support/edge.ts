@@ -1,18 +1,14 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import type { FastifyInstance } from 'fastify';
-import {
-  CertificateCache,
-  type createEdgeHandler,
-  type OriginProxy,
-  startEdge,
-} from '../../src/edge/index.ts';
+import { CertificateCache, createEdgeHandler, OriginProxy, startEdge } from '../../src/edge/index.ts';
 import { buildManagementApp } from '../../src/platform/api/app.ts';
 import {
   type CertificateStore,
   databaseChallenges,
 } from '../../src/platform/certificates/certificate-store.ts';
 import type { DefaultAddressCertificates } from '../../src/platform/certificates/default-addresses.ts';
+import { listenOnLoopback } from './http.ts';
 import { seededOriginGuard } from './origins.ts';
 import type { TestPlatform } from './platform.ts';
 
@@ -80,6 +76,42 @@ export async function startTestEdge(p: TestPlatform, options: StartEdgeOptions):
     async close() {
       edge.http.closeAllConnections();
       await edge.close();
+      await management.close();
+    },
+  };
+}
+
+export interface PlainEdge {
+  /** The loopback port of its plain HTTP listener. */
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * The edge's request handler alone (published sites and references, the management app at the
+ * platform domain) on a plain HTTP listener on a free loopback port: for tests of what a site
+ * serves, without TLS or certificates. Origins of the projects seeded before it starts are allowed.
+ */
+export async function startPlainEdge(
+  p: TestPlatform,
+  { responseTimeoutMs = 5000 }: { responseTimeoutMs?: number } = {},
+): Promise<PlainEdge> {
+  const management = buildManagementApp(p.ctx);
+  await management.ready();
+  const proxy = new OriginProxy({
+    guard: await seededOriginGuard(p.ctx),
+    connectTimeoutMs: 1000,
+    responseTimeoutMs,
+  });
+  const handler = createEdgeHandler({ ctx: p.ctx, platformApp: management, proxy });
+  const server = createServer(handler.handle);
+  const port = await listenOnLoopback(server);
+  return {
+    port,
+    async close() {
+      server.close();
+      handler.close();
+      await proxy.close();
       await management.close();
     },
   };

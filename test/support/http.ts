@@ -1,5 +1,5 @@
-import { request } from 'node:http';
-import { connect } from 'node:net';
+import { request, type Server } from 'node:http';
+import { type AddressInfo, connect } from 'node:net';
 
 export interface Reply {
   status: number;
@@ -136,4 +136,11 @@ export function rawRequest(
       if (options.end) socket.end();
     });
   });
+}
+
+/** Listens on a free loopback port; answers the port. */
+export function listenOnLoopback(server: Server): Promise<number> {
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)),
+  );
 }

@@ -1,14 +1,24 @@
 import { loadPlatformConfig, type PlatformConfig } from '../../src/config/index.ts';
 import { ManualClock } from '../../src/lib/clock.ts';
 import { parseSealingKey } from '../../src/lib/sealed-box.ts';
+import { petstoreDocument } from '../../src/petstore/index.ts';
 import { createTeam, setPlan } from '../../src/platform/accounts/teams.ts';
 import { createUser } from '../../src/platform/accounts/users.ts';
+import { obtainDueCertificates } from '../../src/platform/certificates/certificate-job.ts';
+import {
+  type CertificateStore,
+  databaseChallenges,
+} from '../../src/platform/certificates/certificate-store.ts';
+import type { Issuer } from '../../src/platform/certificates/issuer.ts';
 import { ChangeFeed } from '../../src/platform/changes.ts';
 import type { PlatformContext } from '../../src/platform/context.ts';
 import { type PlatformTables, platformMigrations } from '../../src/platform/db-schema.ts';
 import { createDnsResolver } from '../../src/platform/domains/dns-check.ts';
+import { deployProject } from '../../src/platform/projects/deploys.ts';
+import { createProject } from '../../src/platform/projects/projects.ts';
 import { type Database, type Dialect, migrateToLatest, openDatabase } from '../../src/storage/index.ts';
 import { createTestStorage, type TestStorage } from './databases.ts';
+import { TEST_DEPRECATION } from './petstore.ts';
 
 export interface TestPlatform {
   readonly ctx: PlatformContext;
@@ -62,4 +72,39 @@ export async function seedTeam(ctx: PlatformContext, plan: 'free' | 'pro' | 'ent
   const team = await createTeam(ctx, owner, 'Shop');
   if (plan !== 'free') await setPlan(ctx, admin, team.id, plan);
   return { admin, owner, team };
+}
+
+/**
+ * seedTeam, and the owner's `petstore` project on `originUrl` with the Petstore's document
+ * deployed (its deprecation dates fixed, TEST_DEPRECATION): what a published-site test starts from.
+ */
+export async function seedPetstoreProject(ctx: PlatformContext, originUrl: string) {
+  const seeded = await seedTeam(ctx);
+  await createProject(ctx, seeded.owner, {
+    teamId: seeded.team.id,
+    slug: 'petstore',
+    name: 'Petstore',
+    originUrl,
+  });
+  await deployProject(ctx, seeded.owner, 'petstore', {
+    document: JSON.stringify(petstoreDocument(TEST_DEPRECATION)),
+  });
+  return seeded;
+}
+
+/**
+ * The certificate job once, as node `nodeId` runs it: the certificates due, ordered from `issuer`
+ * into `store`, with http-01 answers kept in the database where the edge reads them.
+ */
+export function issueDueCertificates(
+  p: TestPlatform,
+  { issuer, store, nodeId = 'edge-1' }: { issuer: Issuer; store: CertificateStore; nodeId?: string },
+) {
+  return obtainDueCertificates(p.ctx, {
+    issuer,
+    store,
+    challenges: databaseChallenges(p.ctx.db, () => p.clock.now()),
+    nodeId,
+    leaseMs: 60_000,
+  });
 }

@@ -1,16 +1,13 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import type { BrowserContext, Locator, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { parseSealingKey } from '../../src/lib/sealed-box.ts';
 import { petstoreDocument } from '../../src/petstore/index.ts';
 import { createTeam } from '../../src/platform/accounts/teams.ts';
 import { createUser } from '../../src/platform/accounts/users.ts';
-import { obtainDueCertificates } from '../../src/platform/certificates/certificate-job.ts';
-import { CertificateStore, databaseChallenges } from '../../src/platform/certificates/certificate-store.ts';
+import { CertificateStore } from '../../src/platform/certificates/certificate-store.ts';
 import { InternalIssuer } from '../../src/platform/certificates/internal-issuer.ts';
 import type { Actor } from '../../src/platform/context.ts';
 import { readDomainConfig } from '../../src/platform/domains/apply-domain-config.ts';
@@ -19,29 +16,24 @@ import { DOMAIN_REASONS } from '../../src/platform/domains/domain-store.ts';
 import { inspectDomain } from '../../src/platform/domains/read-domains.ts';
 import { deployProject } from '../../src/platform/projects/deploys.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
+import { accessibilityViolations } from '../support/axe.ts';
 import { launchChromium, screenshotPath, type TestBrowser } from '../support/chromium.ts';
+import { domainCard, overflow, signIn, textOf, waitForDomainStatus } from '../support/dashboard-page.ts';
 import { testDialects } from '../support/databases.ts';
 import { startDns, type TestDns } from '../support/dns.ts';
 import { startTestEdge, type TestEdge } from '../support/edge.ts';
 import { requestAs } from '../support/http.ts';
 import { startPetstore, TEST_DEPRECATION, type TestPetstore } from '../support/petstore.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import {
+  issueDueCertificates,
+  seedPetstoreProject,
+  startPlatformContext,
+  type TestPlatform,
+} from '../support/platform.ts';
 
 const KEY = parseSealingKey(`k1:${Buffer.alloc(32, 5).toString('base64')}`);
 const WAIT = { timeout: 30_000 };
 const DEFAULT_HOST = 'petstore.platform.test';
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-/** axe-core's WCAG 2.1 A/AA and best-practice rules, as in dashboard.test.ts. */
-async function accessibilityViolations(target: Page): Promise<unknown[]> {
-  await target.evaluate(AXE);
-  return (await target.evaluate(`axe.run(document, {
-    runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
-  }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) })))`)) as unknown[];
-}
-
-const textOf = async (locator: Locator) => (await locator.textContent()) ?? '';
-
 /**
  * Issue 15's Domains page in Chromium, on NSD DNS and the real edge: the primary domain and a
  * 301 redirect set from the form (and then served by the edge), Re-verify with the time it is
@@ -63,29 +55,10 @@ for (const dialect of testDialects()) {
     let owner: Actor;
     let hobbyTeamId: number;
 
-    const issueDueCertificates = () =>
-      obtainDueCertificates(p.ctx, {
-        issuer,
-        store,
-        challenges: databaseChallenges(p.ctx.db, () => p.clock.now()),
-        nodeId: 'edge-1',
-        leaseMs: 60_000,
-      });
+    const issueDue = () => issueDueCertificates(p, { issuer, store });
 
-    async function signIn(target: Page, email: string, password: string) {
-      await target.goto(`${base}/sign-in`);
-      await target.getByLabel('Email').fill(email);
-      await target.getByLabel('Password').fill(password);
-      await target.getByRole('button', { name: 'Sign in' }).click();
-      await target.getByRole('heading', { level: 1, name: 'Projects' }).waitFor(WAIT);
-    }
-
-    const card = (hostname: string, target = page) =>
-      target.locator(`article.domain[data-hostname="${hostname}"]`);
-    const waitForStatus = (hostname: string, label: string) =>
-      card(hostname)
-        .locator('[data-testid="status"]', { hasText: new RegExp(`^${label}$`) })
-        .waitFor(WAIT);
+    const card = (hostname: string, target = page) => domainCard(target, hostname);
+    const waitForStatus = (hostname: string, label: string) => waitForDomainStatus(page, hostname, label);
     async function addDomain(hostname: string) {
       await page.getByLabel('Hostname').fill(hostname);
       await page.getByRole('button', { name: 'Add domain' }).click();
@@ -106,16 +79,8 @@ for (const dialect of testDialects()) {
       p.clock.set(Date.now());
       petstore = await startPetstore(dialect);
       const origin = await petstore.listen();
-      const seeded = await seedTeam(p.ctx);
-      owner = seeded.owner;
-      await createProject(p.ctx, owner, {
-        teamId: seeded.team.id,
-        slug: 'petstore',
-        name: 'Petstore',
-        originUrl: origin,
-      });
+      ({ owner } = await seedPetstoreProject(p.ctx, origin));
       const document = JSON.stringify(petstoreDocument(TEST_DEPRECATION));
-      await deployProject(p.ctx, owner, 'petstore', { document });
       // A Free team with a deployed project: its add form stays closed.
       const hobbyist = await createUser(p.ctx, { email: 'hobby@y.test', password: 'hobby password 1' });
       const hobby = await createTeam(p.ctx, hobbyist, 'Hobby');
@@ -137,7 +102,7 @@ for (const dialect of testDialects()) {
       context = await chromium.newContext();
       page = await context.newPage();
       base = `http://platform.test:${edge.httpPort}`;
-      await signIn(page, 'owner@x.test', 'owner password 1');
+      await signIn(page, base, 'owner@x.test', 'owner password 1');
       await page.goto(`${base}/projects/petstore/settings/domains`);
       await page.getByText('No custom domains yet').waitFor(WAIT);
     });
@@ -209,7 +174,7 @@ for (const dialect of testDialects()) {
       await verify('shop.example.test');
       await verify('www.example.test');
       await waitForStatus('www.example.test', 'Certificate being issued');
-      assert.deepEqual((await issueDueCertificates()).sort(), [
+      assert.deepEqual((await issueDue()).sort(), [
         'api.example.test',
         'shop.example.test',
         'www.example.test',
@@ -329,13 +294,11 @@ for (const dialect of testDialects()) {
         hasTouch: true,
       });
       const small = await phone.newPage();
-      await signIn(small, 'owner@x.test', 'owner password 1');
+      await signIn(small, base, 'owner@x.test', 'owner password 1');
       await small.goto(`${base}/projects/petstore/settings/domains`);
       await card('example.test', small).locator('[data-testid="status"]').waitFor(WAIT);
-      const overflow = (await small.evaluate(
-        'document.documentElement.scrollWidth - window.innerWidth',
-      )) as number;
-      assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow} px`);
+      const sideways = await overflow(small);
+      assert.ok(sideways <= 0, `the page scrolls sideways by ${sideways} px`);
       assert.deepEqual(await accessibilityViolations(small), []);
       await small.screenshot({ path: screenshotPath('domains-390'), fullPage: true });
       await phone.close();
@@ -344,7 +307,7 @@ for (const dialect of testDialects()) {
     it('keeps a Free team from adding a domain, telling a member to ask a platform admin and an admin how to upgrade', async () => {
       const memberContext = await chromium.newContext();
       const member = await memberContext.newPage();
-      await signIn(member, 'hobby@y.test', 'hobby password 1');
+      await signIn(member, base, 'hobby@y.test', 'hobby password 1');
       await member.goto(`${base}/projects/hobby/settings/domains`);
       const note = member.locator('[data-testid="add-blocked"]');
       await note.waitFor(WAIT);
@@ -360,7 +323,7 @@ for (const dialect of testDialects()) {
 
       const adminContext = await chromium.newContext();
       const admin = await adminContext.newPage();
-      await signIn(admin, 'admin@x.test', 'admin password 1');
+      await signIn(admin, base, 'admin@x.test', 'admin password 1');
       await admin.goto(`${base}/projects/hobby/settings/domains`);
       const adminNote = admin.locator('[data-testid="add-blocked"]');
       await adminNote.waitFor(WAIT);

@@ -2,19 +2,18 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import type { BrowserContext, Locator, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { createUser } from '../../src/platform/accounts/users.ts';
 import { buildManagementApp } from '../../src/platform/api/app.ts';
 import { accessibilityViolations } from '../support/axe.ts';
 import { launchChromium, screenshotPath, type TestBrowser } from '../support/chromium.ts';
+import { overflow, signIn, textOf } from '../support/dashboard-page.ts';
 import { testDialects } from '../support/databases.ts';
 import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
 /** Generous: each sign-in and acceptance hashes a password, on a machine other tests load too. */
 const WAIT = { timeout: 60_000 };
 const DAY = 86_400_000;
-
-const textOf = async (locator: Locator) => (await locator.textContent()) ?? '';
 
 /** The management app (which serves the dashboard) on a loopback port, as platform.test. */
 async function listen(app: FastifyInstance): Promise<number> {
@@ -43,14 +42,6 @@ for (const dialect of testDialects()) {
     /** Ana: invited in the browser, she accepts in a context of her own. */
     let ana: Page;
 
-    async function signIn(target: Page, email: string, password: string) {
-      await target.goto(`${base}/sign-in`);
-      await target.getByLabel('Email').fill(email);
-      await target.getByLabel('Password').fill(password);
-      await target.getByRole('button', { name: 'Sign in' }).click();
-      await target.getByRole('heading', { level: 1, name: 'Projects' }).waitFor(WAIT);
-    }
-
     /**
      * The page as it is at 1280 px and at 390 px: axe-clean at both, no sideways scrolling on the
      * phone, a screenshot of each (<name>-1280, <name>-390); back at 1280 afterwards.
@@ -60,10 +51,8 @@ for (const dialect of testDialects()) {
       assert.deepEqual(await accessibilityViolations(target), [], `${name} at 1280 px`);
       await target.screenshot({ path: screenshotPath(`${name}-1280`), fullPage: true });
       await target.setViewportSize({ width: 390, height: 844 });
-      const overflow = (await target.evaluate(
-        'document.documentElement.scrollWidth - window.innerWidth',
-      )) as number;
-      assert.ok(overflow <= 0, `${name} scrolls sideways by ${overflow} px at 390 px`);
+      const sideways = await overflow(target);
+      assert.ok(sideways <= 0, `${name} scrolls sideways by ${sideways} px at 390 px`);
       assert.deepEqual(await accessibilityViolations(target), [], `${name} at 390 px`);
       await target.screenshot({ path: screenshotPath(`${name}-390`), fullPage: true });
       await target.setViewportSize({ width: 1280, height: 900 });
@@ -125,7 +114,7 @@ for (const dialect of testDialects()) {
       await owner.getByLabel('Email').waitFor(WAIT);
       assert.equal(await owner.getByRole('link', { name: 'Create an account' }).count(), 0);
 
-      await signIn(owner, 'owner@x.test', ownerPassword);
+      await signIn(owner, base, 'owner@x.test', ownerPassword);
       await owner.locator('header.topbar').getByRole('link', { name: 'Account' }).click();
       await owner.getByRole('heading', { level: 1, name: 'Account' }).waitFor(WAIT);
       await owner.getByText('No API tokens').waitFor(WAIT);
@@ -146,7 +135,7 @@ for (const dialect of testDialects()) {
       ownerPassword = 'owner password 2';
       // The session that made the change stays signed in; the new password signs in elsewhere.
       const other = await (await chromium.newContext()).newPage();
-      await signIn(other, 'owner@x.test', ownerPassword);
+      await signIn(other, base, 'owner@x.test', ownerPassword);
       await other.context().close();
     });
 
@@ -335,7 +324,7 @@ for (const dialect of testDialects()) {
       await dialog.waitFor({ state: 'detached', ...WAIT });
       assert.equal(new URL(owner.url()).pathname, `/teams/${teamId}/people`);
 
-      await signIn(ana, 'ana@x.test', 'ana new password 1');
+      await signIn(ana, base, 'ana@x.test', 'ana new password 1');
       await ana.goto(`${base}/teams/${teamId}/people`);
       await ana.getByRole('button', { name: 'Leave team' }).click();
       await confirm(ana, 'Leave team');
@@ -380,7 +369,7 @@ for (const dialect of testDialects()) {
       const late = await invite('bo@x.test');
       p.clock.advance(8 * DAY);
       // Sessions last 7 days too: the owner signs in again, and finds the invitation expired.
-      await signIn(owner, 'owner@x.test', ownerPassword);
+      await signIn(owner, base, 'owner@x.test', ownerPassword);
       await owner.goto(`${base}/teams/${teamId}/people`);
       await invitationStatus('bo@x.test')
         .filter({ hasText: /^Expired$/ })

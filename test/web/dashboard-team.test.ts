@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import type { BrowserContext, Locator, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { createToken } from '../../src/platform/accounts/credentials.ts';
 import { addMember } from '../../src/platform/accounts/teams.ts';
 import { createUser } from '../../src/platform/accounts/users.ts';
@@ -13,30 +11,14 @@ import { PLAN_NAMES } from '../../src/platform/plans.ts';
 import { readOpenApiDocument } from '../../src/platform/projects/deploys.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
 import { startWebhookWorker } from '../../src/platform/webhooks/index.ts';
+import { accessibilityViolations } from '../support/axe.ts';
 import { launchChromium, screenshotPath, type TestBrowser } from '../support/chromium.ts';
+import { laidOutText, overflow, signIn } from '../support/dashboard-page.ts';
 import { testDialects } from '../support/databases.ts';
 import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 import { WebhookReceiver } from '../support/webhook-receiver.ts';
 
 const WAIT = { timeout: 30_000 };
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-/** axe-core's WCAG 2.1 A/AA and best-practice rules, as test/web/dashboard.test.ts runs them. */
-async function accessibilityViolations(target: Page): Promise<unknown[]> {
-  await target.evaluate(AXE);
-  return (await target.evaluate(`axe.run(document, {
-    runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
-  }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) })))`)) as unknown[];
-}
-
-/** The text as laid out (innerText: blocks and cells apart, closed details left out), spaces folded. */
-// biome-ignore lint/performance/useDomNodeTextContent: Playwright's locator, where the laid-out text is the point
-const textOf = async (locator: Locator) => (await locator.innerText()).replace(/\s+/g, ' ').trim();
-
-/** A page scrolls sideways by this many pixels (0 when it fits). */
-const overflow = (target: Page) =>
-  target.evaluate('document.documentElement.scrollWidth - window.innerWidth') as Promise<number>;
-
 const VALID_YAML = `openapi: 3.1.0
 info:
   title: Orders
@@ -86,19 +68,14 @@ for (const dialect of testDialects()) {
     const contexts: BrowserContext[] = [];
     let owner: Page;
 
-    async function signIn(email: string, password: string, viewport = { width: 1280, height: 900 }) {
+    async function signedInPage(email: string, password: string, viewport = { width: 1280, height: 900 }) {
       const context = await chromium.newContext({
         viewport,
         ...(viewport.width < 500 ? { isMobile: true, hasTouch: true } : {}),
       });
       contexts.push(context);
       const page = await context.newPage();
-      await page.goto(`${base}/`);
-      await page.waitForURL(/\/sign-in/);
-      await page.getByLabel('Email').fill(email);
-      await page.getByLabel('Password').fill(password);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.getByRole('heading', { level: 1, name: 'Projects' }).waitFor(WAIT);
+      await signIn(page, base, email, password);
       return page;
     }
 
@@ -167,13 +144,13 @@ for (const dialect of testDialects()) {
     });
 
     it('creates a project from the form; the API’s messages show next to the field they are about', async () => {
-      owner = await signIn('owner@x.test', 'owner password 1');
+      owner = await signedInPage('owner@x.test', 'owner password 1');
       await owner.getByRole('link', { name: 'New project' }).click();
       await owner.getByRole('heading', { level: 1, name: 'New project' }).waitFor(WAIT);
       assert.deepEqual(await accessibilityViolations(owner), []);
       await owner.getByLabel('Name').fill('Orders API');
       assert.equal(await owner.getByLabel('Slug').inputValue(), 'orders-api', 'the slug follows the name');
-      assert.match(await textOf(owner.locator('#project-slug-hint')), /orders-api\.127\.0\.0\.1:\d+/);
+      assert.match(await laidOutText(owner.locator('#project-slug-hint')), /orders-api\.127\.0\.0\.1:\d+/);
       assert.equal(await owner.getByRole('combobox', { name: 'Team' }).inputValue(), String(teamId));
 
       // A slug the API refuses: its message, word for word, under the slug field.
@@ -189,10 +166,10 @@ for (const dialect of testDialects()) {
       await owner.getByRole('button', { name: 'Create project' }).click();
       const slugError = owner.locator('#project-slug-error');
       await slugError.getByRole('alert').waitFor(WAIT);
-      assert.equal(await textOf(slugError), `${refusedSlug.body.message} validation_failed`);
+      assert.equal(await laidOutText(slugError), `${refusedSlug.body.message} validation_failed`);
       assert.equal(await owner.getByLabel('Slug').getAttribute('aria-invalid'), 'true');
       assert.equal(await owner.getByLabel('Name').getAttribute('aria-invalid'), null);
-      assert.equal(await textOf(owner.locator('#project-origin-error')), '');
+      assert.equal(await laidOutText(owner.locator('#project-origin-error')), '');
       assert.equal(
         await owner.evaluate('document.activeElement.id'),
         'project-slug',
@@ -204,7 +181,7 @@ for (const dialect of testDialects()) {
       await owner.getByLabel('Slug').fill('billing');
       await owner.getByRole('button', { name: 'Create project' }).click();
       await slugError.getByText('The slug "billing" is taken. Pick another one.').waitFor(WAIT);
-      assert.equal(await textOf(slugError), 'The slug "billing" is taken. Pick another one. slug_taken');
+      assert.equal(await laidOutText(slugError), 'The slug "billing" is taken. Pick another one. slug_taken');
 
       // An origin on the platform's own network: the address policy's message under the origin.
       await owner.getByLabel('Slug').fill('orders');
@@ -212,8 +189,8 @@ for (const dialect of testDialects()) {
       await owner.getByRole('button', { name: 'Create project' }).click();
       const originError = owner.locator('#project-origin-error');
       await originError.getByRole('alert').waitFor(WAIT);
-      assert.match(await textOf(originError), /KENNEL_ORIGIN_ALLOWLIST.*origin_not_allowed$/);
-      assert.equal(await textOf(slugError), '', 'the slug error is gone');
+      assert.match(await laidOutText(originError), /KENNEL_ORIGIN_ALLOWLIST.*origin_not_allowed$/);
+      assert.equal(await laidOutText(slugError), '', 'the slug error is gone');
       await owner.screenshot({ path: screenshotPath('new-project-1280'), fullPage: true });
 
       await owner.getByLabel('Origin URL').fill('https://orders.example.com');
@@ -261,13 +238,16 @@ for (const dialect of testDialects()) {
       await outcome.filter({ hasText: /Deploy #\d+ is live/ }).waitFor(WAIT);
       const liveId = await activeDeployOf('orders');
       assert.ok(liveId !== null);
-      assert.match(await textOf(outcome), new RegExp(`^Deploy #${liveId} is live Published at orders\\.`));
+      assert.match(
+        await laidOutText(outcome),
+        new RegExp(`^Deploy #${liveId} is live Published at orders\\.`),
+      );
       const rows = owner.locator('table.deploy-table tbody tr');
       assert.equal(await rows.count(), 1);
       assert.equal(await rows.first().getAttribute('data-deploy'), String(liveId));
       assert.equal(await rows.first().getAttribute('data-live'), 'true');
       assert.match(
-        await textOf(rows.first()),
+        await laidOutText(rows.first()),
         new RegExp(`^#${liveId} Live Succeeded, serving .+ YAML https://orders\\.example\\.com$`),
       );
     });
@@ -296,15 +276,18 @@ for (const dialect of testDialects()) {
       assert.equal(failed.status, 'failed');
       assert.deepEqual(JSON.parse(String(failed.problems)), problems);
       assert.equal(
-        await textOf(outcome.locator('.banner-title')),
+        await laidOutText(outcome.locator('.banner-title')),
         `Deploy #${failed.id} failed: the document is not valid`,
       );
-      assert.match(await textOf(outcome), new RegExp(`Deploy #${liveBefore} stays live\\. Fix this problem`));
+      assert.match(
+        await laidOutText(outcome),
+        new RegExp(`Deploy #${liveBefore} stays live\\. Fix this problem`),
+      );
       const items = outcome.locator('.problem-list li');
       assert.equal(await items.count(), 1);
-      assert.equal(await textOf(items.first().locator('.problem-path')), 'paths › /orders/{id} › get');
+      assert.equal(await laidOutText(items.first().locator('.problem-path')), 'paths › /orders/{id} › get');
       assert.equal(
-        await textOf(items.first().locator('.problem-message')),
+        await laidOutText(items.first().locator('.problem-message')),
         "must have required property 'responses'",
       );
       assert.equal(await activeDeployOf('orders'), liveBefore, 'the live deploy did not change');
@@ -315,10 +298,10 @@ for (const dialect of testDialects()) {
         String(liveBefore),
       );
       const failedRow = owner.locator(`tr[data-deploy="${failed.id}"]`);
-      assert.match(await textOf(failedRow), /Failed: not published 1 problem/);
+      assert.match(await laidOutText(failedRow), /Failed: not published 1 problem/);
       await failedRow.getByText('1 problem').click();
       assert.equal(
-        await textOf(failedRow.locator('.problem-list li')),
+        await laidOutText(failedRow.locator('.problem-list li')),
         "paths › /orders/{id} › get must have required property 'responses'",
       );
       assert.deepEqual(await accessibilityViolations(owner), []);
@@ -328,7 +311,10 @@ for (const dialect of testDialects()) {
       await owner.getByLabel('OpenAPI document', { exact: true }).fill('openapi: 3.0.3\ninfo: [\n');
       await owner.getByRole('button', { name: 'Deploy', exact: true }).click();
       await outcome.filter({ hasText: `Deploy #${failed.id + 1} failed` }).waitFor(WAIT);
-      assert.match(await textOf(outcome.locator('.problem-list li')), /^The document is not valid YAML: /);
+      assert.match(
+        await laidOutText(outcome.locator('.problem-list li')),
+        /^The document is not valid YAML: /,
+      );
       assert.equal(await activeDeployOf('orders'), liveBefore);
     });
 
@@ -341,9 +327,9 @@ for (const dialect of testDialects()) {
         .getByRole('link', { name: 'Plan and webhook' })
         .click();
       await owner.getByLabel('Endpoint URL').waitFor(WAIT);
-      assert.equal(await textOf(owner.locator('[data-testid="plan"]')), 'Pro');
+      assert.equal(await laidOutText(owner.locator('[data-testid="plan"]')), 'Pro');
       assert.match(
-        await textOf(owner.locator('[data-testid="plan-who"]')),
+        await laidOutText(owner.locator('[data-testid="plan-who"]')),
         /set by a platform admin .* ask whoever runs this Kennel/,
       );
       assert.equal(
@@ -362,7 +348,7 @@ for (const dialect of testDialects()) {
       await owner.getByRole('button', { name: 'Save endpoint' }).click();
       const urlError = owner.locator('#webhook-url-error');
       await urlError.getByRole('alert').waitFor(WAIT);
-      assert.equal(await textOf(urlError), `${refused.body.message} invalid_webhook_url`);
+      assert.equal(await laidOutText(urlError), `${refused.body.message} invalid_webhook_url`);
       assert.equal(
         await p.ctx.db.selectFrom('webhook_endpoints').select('url').executeTakeFirst(),
         undefined,
@@ -373,11 +359,11 @@ for (const dialect of testDialects()) {
       await owner.getByRole('button', { name: 'Save endpoint' }).click();
       const secretBox = owner.locator('[data-testid="secret"]');
       await secretBox.waitFor(WAIT);
-      const secret = await textOf(secretBox.locator('[data-testid="secret-value"]'));
+      const secret = await laidOutText(secretBox.locator('[data-testid="secret-value"]'));
       assert.match(secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
       receiver.secret = secret;
-      assert.equal(await textOf(owner.locator('[data-testid="secret-hint"]')), `…${secret.slice(-4)}`);
-      assert.equal(await textOf(owner.locator('[data-testid="webhook-url"]')), receiver.url);
+      assert.equal(await laidOutText(owner.locator('[data-testid="secret-hint"]')), `…${secret.slice(-4)}`);
+      assert.equal(await laidOutText(owner.locator('[data-testid="webhook-url"]')), receiver.url);
       await secretBox.getByRole('button', { name: 'Copy' }).click();
       await secretBox.getByRole('button', { name: 'Copied' }).waitFor(WAIT);
       assert.equal(await owner.evaluate('navigator.clipboard.readText()'), secret);
@@ -387,7 +373,7 @@ for (const dialect of testDialects()) {
       await owner.reload();
       await owner.locator('[data-testid="secret-hint"]').waitFor(WAIT);
       assert.equal(await secretBox.count(), 0);
-      assert.ok(!(await textOf(owner.locator('main'))).includes(secret.slice(6)));
+      assert.ok(!(await laidOutText(owner.locator('main'))).includes(secret.slice(6)));
 
       // A test event reaches the receiver, signed with that secret, and is listed as delivered.
       await owner.getByRole('button', { name: 'Send test event' }).click();
@@ -397,9 +383,9 @@ for (const dialect of testDialects()) {
       assert.equal(test?.type, 'webhook.test');
       assert.deepEqual(test?.body.data, { team: { id: teamId, name: 'Shop' }, requestedBy: 'owner@x.test' });
       await waitForDelivered(owner, test.id);
-      assert.equal(await textOf(row(owner, test.id).locator('[data-testid="delivery-attempts"]')), '1');
+      assert.equal(await laidOutText(row(owner, test.id).locator('[data-testid="delivery-attempts"]')), '1');
       assert.equal(
-        await textOf(row(owner, test.id).locator('[data-testid="delivery-response"]')),
+        await laidOutText(row(owner, test.id).locator('[data-testid="delivery-response"]')),
         'HTTP 204',
       );
 
@@ -424,16 +410,16 @@ for (const dialect of testDialects()) {
         .locator('[data-testid="delivery-status"]', { hasText: /^Retrying$/ })
         .waitFor(WAIT);
       assert.equal(
-        await textOf(row(owner, failing.id).locator('[data-testid="delivery-response"]')),
+        await laidOutText(row(owner, failing.id).locator('[data-testid="delivery-response"]')),
         'HTTP 503',
       );
       assert.match(
-        await textOf(row(owner, failing.id).locator('td[data-label="Status"]')),
+        await laidOutText(row(owner, failing.id).locator('td[data-label="Status"]')),
         /^Retrying next try /,
       );
       const log = row(owner, failing.id).locator('details.attempt-log');
       await log.locator('summary').click();
-      assert.match(await textOf(log.locator('li')), /^.+ HTTP 503 in \d+ ms: /);
+      assert.match(await laidOutText(log.locator('li')), /^.+ HTTP 503 in \d+ ms: /);
       receiver.status = 204;
       await row(owner, failing.id)
         .getByRole('button', { name: /^Redeliver/ })
@@ -459,10 +445,10 @@ for (const dialect of testDialects()) {
       await owner.getByRole('button', { name: 'Rotate secret…' }).click();
       await dialog.getByRole('button', { name: 'Rotate secret' }).click();
       await secretBox.waitFor(WAIT);
-      const rotated = await textOf(secretBox.locator('[data-testid="secret-value"]'));
+      const rotated = await laidOutText(secretBox.locator('[data-testid="secret-value"]'));
       assert.match(rotated, /^whsec_/);
       assert.notEqual(rotated, secret);
-      assert.equal(await textOf(owner.locator('[data-testid="secret-hint"]')), `…${rotated.slice(-4)}`);
+      assert.equal(await laidOutText(owner.locator('[data-testid="secret-hint"]')), `…${rotated.slice(-4)}`);
       receiver.secret = rotated;
       await owner.getByRole('button', { name: 'Send test event' }).click();
       await receiver.waitFor(4);
@@ -474,7 +460,7 @@ for (const dialect of testDialects()) {
     });
 
     it('a member sees the plan and whom to ask, and none of the owner’s webhook actions', async () => {
-      const member = await signIn('member@x.test', 'member password 1');
+      const member = await signedInPage('member@x.test', 'member password 1');
       // The team chip in the header opens the team's People tab; its Plan and webhook tab is next to it.
       await member.getByRole('banner').getByRole('link', { name: /^Shop/ }).click();
       await member.getByRole('heading', { level: 1, name: 'Shop' }).waitFor(WAIT);
@@ -482,13 +468,13 @@ for (const dialect of testDialects()) {
         .getByRole('navigation', { name: 'Team' })
         .getByRole('link', { name: 'Plan and webhook' })
         .click();
-      assert.equal(await textOf(member.locator('[data-testid="plan"]')), 'Pro');
+      assert.equal(await laidOutText(member.locator('[data-testid="plan"]')), 'Pro');
       assert.match(
-        await textOf(member.locator('[data-testid="plan-who"]')),
+        await laidOutText(member.locator('[data-testid="plan-who"]')),
         /ask a team owner — owner@x\.test — to arrange it/,
       );
       assert.match(
-        await textOf(member.locator('[data-testid="webhook-owners-only"]')),
+        await laidOutText(member.locator('[data-testid="webhook-owners-only"]')),
         /The team’s owners manage its webhook.*Ask owner@x\.test/,
       );
       for (const control of [
@@ -499,14 +485,14 @@ for (const dialect of testDialects()) {
         assert.equal(await control.count(), 0);
       }
       assert.ok(
-        !(await textOf(member.locator('main'))).includes(receiver.url),
+        !(await laidOutText(member.locator('main'))).includes(receiver.url),
         'the URL is not shown to members',
       );
       assert.deepEqual(await accessibilityViolations(member), []);
     });
 
     it('a platform admin changes the plan from the page; the API refuses the owner', async () => {
-      const admin = await signIn('admin@x.test', 'admin password 1');
+      const admin = await signedInPage('admin@x.test', 'admin password 1');
       await admin.goto(`${base}/teams/${teamId}/settings`);
       const plan = admin.getByRole('combobox', { name: 'Plan' });
       await plan.waitFor(WAIT);
@@ -521,8 +507,12 @@ for (const dialect of testDialects()) {
       await plan.selectOption('enterprise');
       await admin.getByRole('button', { name: 'Change plan' }).click();
       await admin.getByText('Plan changed to Enterprise.').waitFor(WAIT);
-      assert.equal(await textOf(admin.locator('[data-testid="plan"]')), 'Enterprise');
-      assert.match(await textOf(admin.locator('header.topbar')), /Shop\s*enterprise/i, 'the header follows');
+      assert.equal(await laidOutText(admin.locator('[data-testid="plan"]')), 'Enterprise');
+      assert.match(
+        await laidOutText(admin.locator('header.topbar')),
+        /Shop\s*enterprise/i,
+        'the header follows',
+      );
       const stored = await p.ctx.db
         .selectFrom('teams')
         .select('plan')
@@ -549,7 +539,7 @@ for (const dialect of testDialects()) {
     });
 
     it('fits a 390 px phone without sideways scrolling, axe clean, on each new page', async () => {
-      const phone = await signIn('owner@x.test', 'owner password 1', { width: 390, height: 844 });
+      const phone = await signedInPage('owner@x.test', 'owner password 1', { width: 390, height: 844 });
       const pages = [
         { path: '/new', ready: phone.getByLabel('Origin URL'), name: 'new-project' },
         { path: '/projects/orders/deploys', ready: phone.locator('table.deploy-table'), name: 'deploys' },

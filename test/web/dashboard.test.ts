@@ -3,29 +3,30 @@ import { request as httpsRequest } from 'node:https';
 import { after, before, describe, it } from 'node:test';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { parseSealingKey } from '../../src/lib/sealed-box.ts';
-import { petstoreDocument } from '../../src/petstore/index.ts';
 import { createTeam } from '../../src/platform/accounts/teams.ts';
 import { createUser } from '../../src/platform/accounts/users.ts';
 import { AcmeIssuer } from '../../src/platform/certificates/acme-issuer.ts';
-import { obtainDueCertificates } from '../../src/platform/certificates/certificate-job.ts';
-import { CertificateStore, databaseChallenges } from '../../src/platform/certificates/certificate-store.ts';
+import { CertificateStore } from '../../src/platform/certificates/certificate-store.ts';
 import { InternalIssuer } from '../../src/platform/certificates/internal-issuer.ts';
 import { DNS_CHECK_REASONS } from '../../src/platform/domains/dns-check.ts';
 import { DOMAIN_REASONS } from '../../src/platform/domains/domain-store.ts';
-import { deployProject } from '../../src/platform/projects/deploys.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
 import { accessibilityViolations } from '../support/axe.ts';
 import { launchChromium, screenshotPath, type TestBrowser } from '../support/chromium.ts';
+import { domainCard, overflow, signIn, textOf, waitForDomainStatus } from '../support/dashboard-page.ts';
 import { testDialects } from '../support/databases.ts';
 import { startDns, type TestDns } from '../support/dns.ts';
 import { startTestEdge, type TestEdge } from '../support/edge.ts';
 import { startPebble, type TestPebble } from '../support/pebble.ts';
-import { startPetstore, TEST_DEPRECATION, type TestPetstore } from '../support/petstore.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { startPetstore, type TestPetstore } from '../support/petstore.ts';
+import {
+  issueDueCertificates,
+  seedPetstoreProject,
+  startPlatformContext,
+  type TestPlatform,
+} from '../support/platform.ts';
 
 const KEY = parseSealingKey(`k1:${Buffer.alloc(32, 7).toString('base64')}`);
 const WAIT = { timeout: 30_000 };
-const textOf = async (locator: Locator) => (await locator.textContent()) ?? '';
 const isFocused = (locator: Locator) =>
   locator.evaluate(
     (el) =>
@@ -52,14 +53,7 @@ for (const dialect of testDialects()) {
     let page: Page;
     let base: string;
 
-    const issueDueCertificates = () =>
-      obtainDueCertificates(p.ctx, {
-        issuer,
-        store,
-        challenges: databaseChallenges(p.ctx.db, () => p.clock.now()),
-        nodeId: 'edge-1',
-        leaseMs: 60_000,
-      });
+    const issueDue = () => issueDueCertificates(p, { issuer, store });
 
     const httpsGet = (host: string, path: string, ca: string) =>
       new Promise<{ status: number; text: string }>((resolve, reject) => {
@@ -86,20 +80,8 @@ for (const dialect of testDialects()) {
         req.end();
       });
 
-    async function signIn(target: Page, email: string, password: string) {
-      await target.goto(`${base}/`);
-      await target.waitForURL(/\/sign-in/);
-      await target.getByLabel('Email').fill(email);
-      await target.getByLabel('Password').fill(password);
-      await target.getByRole('button', { name: 'Sign in' }).click();
-      await target.getByRole('heading', { level: 1, name: 'Projects' }).waitFor(WAIT);
-    }
-
-    const card = (hostname: string) => page.locator(`article.domain[data-hostname="${hostname}"]`);
-    const waitForStatus = (hostname: string, label: string) =>
-      card(hostname)
-        .locator('[data-testid="status"]', { hasText: new RegExp(`^${label}$`) })
-        .waitFor(WAIT);
+    const card = (hostname: string) => domainCard(page, hostname);
+    const waitForStatus = (hostname: string, label: string) => waitForDomainStatus(page, hostname, label);
 
     before(async () => {
       dns = await startDns({ zones: ['example.test', 'platform.test'] });
@@ -111,16 +93,7 @@ for (const dialect of testDialects()) {
       p.clock.set(Date.now());
       petstore = await startPetstore(dialect);
       const origin = await petstore.listen();
-      const { owner, team } = await seedTeam(p.ctx);
-      await createProject(p.ctx, owner, {
-        teamId: team.id,
-        slug: 'petstore',
-        name: 'Petstore',
-        originUrl: origin,
-      });
-      await deployProject(p.ctx, owner, 'petstore', {
-        document: JSON.stringify(petstoreDocument(TEST_DEPRECATION)),
-      });
+      await seedPetstoreProject(p.ctx, origin);
       const stranger = await createUser(p.ctx, { email: 'stranger@y.test', password: 'stranger password 1' });
       await createTeam(p.ctx, stranger, 'Elsewhere');
 
@@ -169,7 +142,7 @@ for (const dialect of testDialects()) {
       await page.keyboard.press('Enter');
       await page.getByRole('alert').filter({ hasText: 'Could not sign in' }).waitFor(WAIT);
       assert.equal(await isFocused(page.getByLabel('Password')), true, 'focus returns to the password');
-      await signIn(page, 'owner@x.test', 'owner password 1');
+      await signIn(page, base, 'owner@x.test', 'owner password 1');
       assert.deepEqual(await accessibilityViolations(page), []);
       const header = page.locator('header.topbar');
       assert.match(await textOf(header), /Shop\s*pro/i);
@@ -228,7 +201,7 @@ for (const dialect of testDialects()) {
       await card('shop.example.test').getByRole('button', { name: 'Verify', exact: true }).click();
       await waitForStatus('shop.example.test', 'Certificate being issued');
       // The certificate job (the platform runs it in the background) orders from Pebble.
-      assert.deepEqual(await issueDueCertificates(), ['shop.example.test']);
+      assert.deepEqual(await issueDue(), ['shop.example.test']);
       await waitForStatus('shop.example.test', 'Live');
       assert.equal(await page.evaluate('window.notReloaded'), true);
       assert.match(await textOf(card('shop.example.test')), /Certificate valid until/);
@@ -256,10 +229,10 @@ for (const dialect of testDialects()) {
       assert.match(text, /A conflicting record blocks the CNAME/);
       assert.doesNotMatch(text, /conflicting_record/);
       assert.equal(await failure.getAttribute('data-reason'), 'conflicting_record');
-      // The remedy names this page's record ("shown below"), not "the dashboard" the user is in.
+      // The remedy names this page's record ("shown below"), written for the page the user is on.
       assert.ok(
         text.includes(
-          DNS_CHECK_REASONS.conflicting_record.remedy.replace('shown in the dashboard', 'shown below'),
+          DNS_CHECK_REASONS.conflicting_record.remedy.replace('listed for this domain', 'shown below'),
         ),
         text,
       );
@@ -307,7 +280,7 @@ for (const dialect of testDialects()) {
       await card('api.example.test').locator('button[data-focus="reverify"]:enabled').waitFor(WAIT);
       await reverify.click();
       await card('api.example.test').getByText('a fresh certificate attempt has started').waitFor(WAIT);
-      assert.deepEqual(await issueDueCertificates(), ['api.example.test']);
+      assert.deepEqual(await issueDue(), ['api.example.test']);
       await waitForStatus('api.example.test', 'Live');
       assert.equal(await reverify.count(), 0);
     });
@@ -319,7 +292,7 @@ for (const dialect of testDialects()) {
         hasTouch: true,
       });
       const small = await phone.newPage();
-      await signIn(small, 'owner@x.test', 'owner password 1');
+      await signIn(small, base, 'owner@x.test', 'owner password 1');
       const started = performance.now();
       await small.goto(`${base}/projects/petstore/settings/domains`);
       await small
@@ -329,10 +302,8 @@ for (const dialect of testDialects()) {
       process.stdout.write(
         `# Domains page, navigation to domains shown (phone, assets cached): ${loadMs} ms\n`,
       );
-      const overflow = (await small.evaluate(
-        'document.documentElement.scrollWidth - window.innerWidth',
-      )) as number;
-      assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow} px`);
+      const sideways = await overflow(small);
+      assert.ok(sideways <= 0, `the page scrolls sideways by ${sideways} px`);
       assert.deepEqual(await accessibilityViolations(small), []);
       await small.screenshot({ path: screenshotPath('dashboard-domains-phone'), fullPage: true });
       await phone.close();
@@ -383,7 +354,7 @@ for (const dialect of testDialects()) {
     it('shows a member of another team no trace of the project, and signs out', async () => {
       const other = await chromium.newContext();
       const stranger = await other.newPage();
-      await signIn(stranger, 'stranger@y.test', 'stranger password 1');
+      await signIn(stranger, base, 'stranger@y.test', 'stranger password 1');
       await stranger.getByText('No projects yet').waitFor(WAIT);
       await stranger.goto(`${base}/projects/petstore/settings/domains`);
       await stranger.getByRole('heading', { level: 1, name: 'Project not found' }).waitFor(WAIT);

@@ -1,26 +1,16 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import type { FastifyInstance } from 'fastify';
 import type { BrowserContext, Locator } from 'playwright-core';
-import { createEdgeHandler, OriginProxy } from '../../src/edge/index.ts';
-import { buildManagementApp } from '../../src/platform/api/app.ts';
 import { deployProject } from '../../src/platform/projects/deploys.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
 import { launchChromium, screenshotPath, type TestBrowser } from '../support/chromium.ts';
-import { requestAs } from '../support/http.ts';
+import { type PlainEdge, startPlainEdge } from '../support/edge.ts';
+import { listenOnLoopback, requestAs } from '../support/http.ts';
 import { OPENAPI_31_DOCUMENT } from '../support/openapi-31.ts';
-import { seededOriginGuard } from '../support/origins.ts';
 import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
 const textOf = async (locator: Locator) => ((await locator.textContent()) ?? '').trim();
-
-function listen(server: Server): Promise<number> {
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)),
-  );
-}
 
 /**
  * A project deployed with an OpenAPI 3.1 document is published like a 3.0 one: the document as
@@ -30,10 +20,7 @@ function listen(server: Server): Promise<number> {
  */
 describe('the published reference of an OpenAPI 3.1 project in Chromium', () => {
   let p: TestPlatform;
-  let management: FastifyInstance;
-  let proxy: OriginProxy;
-  let handler: ReturnType<typeof createEdgeHandler>;
-  let edge: Server;
+  let edge: PlainEdge;
   let origin: Server;
   let port: number;
   let chromium: TestBrowser;
@@ -46,7 +33,7 @@ describe('the published reference of an OpenAPI 3.1 project in Chromium', () => 
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('[]');
     });
-    const originPort = await listen(origin);
+    const originPort = await listenOnLoopback(origin);
     const { owner, team } = await seedTeam(p.ctx);
     await createProject(p.ctx, owner, {
       teamId: team.id,
@@ -59,16 +46,8 @@ describe('the published reference of an OpenAPI 3.1 project in Chromium', () => 
     });
     assert.equal(deployed.status, 'succeeded', deployed.problems.join('\n'));
 
-    management = buildManagementApp(p.ctx);
-    await management.ready();
-    proxy = new OriginProxy({
-      guard: await seededOriginGuard(p.ctx),
-      connectTimeoutMs: 1000,
-      responseTimeoutMs: 5000,
-    });
-    handler = createEdgeHandler({ ctx: p.ctx, platformApp: management, proxy });
-    edge = createServer(handler.handle);
-    port = await listen(edge);
+    edge = await startPlainEdge(p);
+    port = edge.port;
 
     chromium = await launchChromium({ mapToLoopback: ['*.localhost'] });
     context = await chromium.newContext();
@@ -79,11 +58,8 @@ describe('the published reference of an OpenAPI 3.1 project in Chromium', () => 
 
   after(async () => {
     await chromium?.close();
-    edge?.close();
+    await edge?.close();
     origin?.close();
-    handler?.close();
-    await proxy?.close();
-    await management?.close();
     await p?.close();
   });
 

@@ -1,32 +1,24 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { FastifyInstance } from 'fastify';
 import type { BrowserContext, Page } from 'playwright-core';
-import { createEdgeHandler, OriginProxy } from '../../src/edge/index.ts';
 import { petstoreDocument } from '../../src/petstore/index.ts';
-import { buildManagementApp } from '../../src/platform/api/app.ts';
-import { deployProject } from '../../src/platform/projects/deploys.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
 import type { Dialect } from '../../src/storage/index.ts';
 import { referenceAssets, renderReferencePage } from '../../src/web/reference/index.ts';
+import { accessibilityViolations } from '../support/axe.ts';
 import { launchChromium, screenshotPath, type TestBrowser } from '../support/chromium.ts';
 import { createTestStorage, testDialects } from '../support/databases.ts';
+import { type PlainEdge, startPlainEdge } from '../support/edge.ts';
 import { exampleRequest, operationIds } from '../support/example-requests.ts';
 import { requestAs } from '../support/http.ts';
-import { seededOriginGuard } from '../support/origins.ts';
 import { startPetstore, TEST_DEPRECATION, type TestPetstore } from '../support/petstore.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { seedPetstoreProject, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 import { startProcess, storageEnv } from '../support/processes.ts';
 
 /** The Petstore's admin key, given to the first start instead of one it would print. */
 const ADMIN_KEY = `pk_${'R'.repeat(43)}`;
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 interface FreshPetstore {
   readonly port: number;
@@ -173,17 +165,8 @@ describe('the reference page', () => {
   });
 });
 
-/**
- * axe-core's WCAG 2.1 A/AA and best-practice rules, injected through the DevTools protocol (the
- * page's CSP does not apply to it), as test/web/dashboard.test.ts does, on what Kennel adds to
- * Swagger UI here: the header with its Authorize button and the description with its tables.
- */
-async function accessibilityViolations(page: Page): Promise<unknown[]> {
-  await page.evaluate(AXE);
-  return (await page.evaluate(`axe.run({ include: [['header'], ['.swagger-ui .info']] }, {
-    runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
-  }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) })))`)) as unknown[];
-}
+/** What Kennel adds to Swagger UI: the header with its Authorize button, the description with its tables. */
+const KENNEL_PARTS = ['header', '.swagger-ui .info'];
 
 const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
 
@@ -196,10 +179,7 @@ const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isM
 describe('the reference of a fresh Petstore in Chromium', () => {
   let p: TestPlatform;
   let petstore: TestPetstore;
-  let management: FastifyInstance;
-  let proxy: OriginProxy;
-  let handler: ReturnType<typeof createEdgeHandler>;
-  let edge: Server;
+  let edge: PlainEdge;
   let port: number;
   let chromium: TestBrowser;
   const consoleErrors: string[] = [];
@@ -207,37 +187,15 @@ describe('the reference of a fresh Petstore in Chromium', () => {
   before(async () => {
     p = await startPlatformContext('sqlite', { PLATFORM_DOMAIN: 'localhost' });
     petstore = await startPetstore('sqlite');
-    const { owner, team } = await seedTeam(p.ctx);
-    await createProject(p.ctx, owner, {
-      teamId: team.id,
-      slug: 'petstore',
-      name: 'Petstore',
-      originUrl: await petstore.listen(),
-    });
-    await deployProject(p.ctx, owner, 'petstore', {
-      document: JSON.stringify(petstoreDocument(TEST_DEPRECATION)),
-    });
-    management = buildManagementApp(p.ctx);
-    await management.ready();
-    proxy = new OriginProxy({
-      guard: await seededOriginGuard(p.ctx),
-      connectTimeoutMs: 1000,
-      responseTimeoutMs: 5000,
-    });
-    handler = createEdgeHandler({ ctx: p.ctx, platformApp: management, proxy });
-    edge = createServer(handler.handle);
-    port = await new Promise<number>((resolve) =>
-      edge.listen(0, '127.0.0.1', () => resolve((edge.address() as AddressInfo).port)),
-    );
+    await seedPetstoreProject(p.ctx, await petstore.listen());
+    edge = await startPlainEdge(p);
+    port = edge.port;
     chromium = await launchChromium({ mapToLoopback: ['*.localhost'] });
   });
 
   after(async () => {
     await chromium?.close();
-    edge?.close();
-    handler?.close();
-    await proxy?.close();
-    await management?.close();
+    await edge?.close();
     await petstore?.close();
     await p?.close();
   });
@@ -265,7 +223,7 @@ describe('the reference of a fresh Petstore in Chromium', () => {
         const box = await authorize.boundingBox();
         assert.ok(box, 'the header shows Authorize');
         assert.ok(box.y >= 0 && box.y + box.height <= height, `Authorize is at ${box.y} px`);
-        assert.deepEqual(await accessibilityViolations(page), []);
+        assert.deepEqual(await accessibilityViolations(page, KENNEL_PARTS), []);
         if (label === '1280 px') await page.screenshot({ path: screenshotPath('reference-1280') });
 
         await authorize.click();
@@ -370,7 +328,7 @@ describe('the reference of a fresh Petstore in Chromium', () => {
       await wide.evaluate((box) => {
         box.scrollLeft = 0;
       });
-      assert.deepEqual(await accessibilityViolations(page), []);
+      assert.deepEqual(await accessibilityViolations(page, KENNEL_PARTS), []);
       await page.screenshot({ path: screenshotPath('reference-390') });
     } finally {
       await context.close();

@@ -1,27 +1,16 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import type { FastifyInstance } from 'fastify';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
-import { createEdgeHandler, OriginProxy } from '../../src/edge/index.ts';
-import { petstoreDocument } from '../../src/petstore/index.ts';
-import { buildManagementApp } from '../../src/platform/api/app.ts';
 import { deployProject } from '../../src/platform/projects/deploys.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
 import { launchChromium, screenshotPath, type TestBrowser } from '../support/chromium.ts';
-import { requestAs } from '../support/http.ts';
-import { seededOriginGuard } from '../support/origins.ts';
-import { startPetstore, TEST_DEPRECATION, type TestPetstore } from '../support/petstore.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { type PlainEdge, startPlainEdge } from '../support/edge.ts';
+import { listenOnLoopback, requestAs } from '../support/http.ts';
+import { startPetstore, type TestPetstore } from '../support/petstore.ts';
+import { seedPetstoreProject, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
 const textOf = async (locator: Locator) => (await locator.textContent()) ?? '';
-
-function listen(server: Server): Promise<number> {
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)),
-  );
-}
 
 /** A document that declares bearer auth, to check the console sends the key it is given. */
 const SECURED_DOCUMENT = {
@@ -46,10 +35,7 @@ const SECURED_DOCUMENT = {
 describe('the published API reference in Chromium', () => {
   let p: TestPlatform;
   let petstore: TestPetstore;
-  let management: FastifyInstance;
-  let proxy: OriginProxy;
-  let handler: ReturnType<typeof createEdgeHandler>;
-  let edge: Server;
+  let edge: PlainEdge;
   let echo: Server;
   let port: number;
   let chromium: TestBrowser;
@@ -84,17 +70,8 @@ describe('the published API reference in Chromium', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ url: req.url, authorization: req.headers.authorization ?? null }));
     });
-    const echoPort = await listen(echo);
-    const { owner, team } = await seedTeam(p.ctx);
-    await createProject(p.ctx, owner, {
-      teamId: team.id,
-      slug: 'petstore',
-      name: 'Petstore',
-      originUrl: petstoreUrl,
-    });
-    await deployProject(p.ctx, owner, 'petstore', {
-      document: JSON.stringify(petstoreDocument(TEST_DEPRECATION)),
-    });
+    const echoPort = await listenOnLoopback(echo);
+    const { owner, team } = await seedPetstoreProject(p.ctx, petstoreUrl);
     await createProject(p.ctx, owner, {
       teamId: team.id,
       slug: 'secured',
@@ -103,16 +80,8 @@ describe('the published API reference in Chromium', () => {
     });
     await deployProject(p.ctx, owner, 'secured', { document: JSON.stringify(SECURED_DOCUMENT) });
 
-    management = buildManagementApp(p.ctx);
-    await management.ready();
-    proxy = new OriginProxy({
-      guard: await seededOriginGuard(p.ctx),
-      connectTimeoutMs: 1000,
-      responseTimeoutMs: 5000,
-    });
-    handler = createEdgeHandler({ ctx: p.ctx, platformApp: management, proxy });
-    edge = createServer(handler.handle);
-    port = await listen(edge);
+    edge = await startPlainEdge(p);
+    port = edge.port;
 
     // Two pets, created through the edge like any client would.
     const call = (path: string, body: unknown) =>
@@ -137,11 +106,8 @@ describe('the published API reference in Chromium', () => {
 
   after(async () => {
     await chromium?.close();
-    edge?.close();
+    await edge?.close();
     echo?.close();
-    handler?.close();
-    await proxy?.close();
-    await management?.close();
     await petstore?.close();
     await p?.close();
   });

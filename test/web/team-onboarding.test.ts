@@ -3,16 +3,16 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { BrowserContext, Locator, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { stringify } from 'yaml';
 import { accessibilityViolations } from '../support/axe.ts';
 import { launchChromium, screenshotPath, type TestBrowser } from '../support/chromium.ts';
+import { signIn, textOf } from '../support/dashboard-page.ts';
 import { createTestStorage, type TestStorage, testDialects } from '../support/databases.ts';
 import { startDns, type TestDns } from '../support/dns.ts';
 import { type RunningProcess, startProcess, storageEnv } from '../support/processes.ts';
 
 const WAIT = { timeout: 60_000 };
-const textOf = async (locator: Locator) => (await locator.textContent()) ?? '';
 
 /** A small API of Dana's own, deployed from the browser as a YAML file. */
 const DANA_DOCUMENT = stringify({
@@ -48,14 +48,6 @@ for (const dialect of testDialects()) {
     let dana: Page;
     let base: string;
     let adminPassword: string;
-
-    async function signIn(page: Page, email: string, password: string) {
-      await page.goto(`${base}/sign-in`);
-      await page.getByLabel('Email').fill(email);
-      await page.getByLabel('Password').fill(password);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.getByRole('heading', { level: 1, name: 'Projects' }).waitFor(WAIT);
-    }
 
     /** The one-time value a page shows in its secret box (a link or a token). */
     const shownSecret = async (page: Page, testId: string) => {
@@ -102,7 +94,7 @@ for (const dialect of testDialects()) {
 
     it('the admin invites Dana, who sets up a project with domains and a token; the admin resets her password', async () => {
       // The admin signs in with the printed credentials and invites Dana to the team "Kennel".
-      await signIn(admin, 'admin@localhost', adminPassword);
+      await signIn(admin, base, 'admin@localhost', adminPassword);
       await admin
         .getByRole('banner')
         .getByRole('link', { name: /^Kennel enterprise/ })

@@ -1,8 +1,21 @@
 // @ts-check
 import { api } from './api.js';
-import { announce, errorBanner, h, replaceChildren, time } from './dom.js';
+import { announce, h, replaceChildren, time } from './dom.js';
 import { heading, pageTitle } from './views.js';
-import { buttonText, confirmAction, field, oneTimeSecret, submitting } from './widgets.js';
+import {
+  buttonText,
+  cardSection,
+  cell,
+  confirmAction,
+  dataTable,
+  emptyState,
+  field,
+  inlineForm,
+  loadInto,
+  newPasswordField,
+  oneTimeSecret,
+  onSubmit,
+} from './widgets.js';
 
 /**
  * Your account: change your password, and your API tokens (create: the secret shown once; list;
@@ -32,10 +45,9 @@ function passwordSection() {
     required: true,
     maxlength: 1024,
   });
-  const next = field(
+  const next = newPasswordField(
     'new-password',
     'New password',
-    { type: 'password', autocomplete: 'new-password', required: true, minlength: 12, maxlength: 1024 },
     'At least 12 characters. Your other sessions are signed out; API tokens keep working.',
   );
   const submit = h('button', { type: 'submit', class: 'button button-primary' }, 'Change password');
@@ -44,154 +56,87 @@ function passwordSection() {
     {
       class: 'stack form-grid',
       'aria-describedby': 'password-result',
-      /** @param {SubmitEvent} event */
-      onsubmit(event) {
-        event.preventDefault();
-        submitting(
-          submit,
-          errorSlot,
-          'Changing…',
-          async () => {
-            await api('PUT', '/api/v1/me/password', {
-              currentPassword: current.input.value,
-              newPassword: next.input.value,
-            });
-            form.reset();
-            replaceChildren(
-              errorSlot,
-              h(
-                'div',
-                { class: 'banner banner-success', role: 'status' },
-                h('p', { class: 'banner-title' }, 'Password changed'),
-                h('p', {}, 'Your other sessions were signed out; this one and your API tokens keep working.'),
-              ),
-            );
-            announce('Password changed');
-          },
-          (error) => {
-            current.input.value = '';
-            current.input.focus();
-            return error.code === 'wrong_current_password'
-              ? 'The current password is not right'
-              : 'The password was not changed';
-          },
-        );
-      },
+      onsubmit: onSubmit(
+        submit,
+        errorSlot,
+        'Changing…',
+        async () => {
+          await api('PUT', '/api/v1/me/password', {
+            currentPassword: current.input.value,
+            newPassword: next.input.value,
+          });
+          form.reset();
+          replaceChildren(
+            errorSlot,
+            h(
+              'div',
+              { class: 'banner banner-success', role: 'status' },
+              h('p', { class: 'banner-title' }, 'Password changed'),
+              h('p', {}, 'Your other sessions were signed out; this one and your API tokens keep working.'),
+            ),
+          );
+          announce('Password changed');
+        },
+        (error) => {
+          current.input.value = '';
+          current.input.focus();
+          return error.code === 'wrong_current_password'
+            ? 'The current password is not right'
+            : 'The password was not changed';
+        },
+      ),
     },
     current.element,
     next.element,
     h('div', {}, submit),
   );
-  return h(
-    'section',
-    { class: 'card', 'aria-labelledby': 'password-title' },
-    h('h2', { id: 'password-title' }, 'Password'),
-    errorSlot,
-    form,
-  );
+  return cardSection('password', 'Password', errorSlot, form);
 }
 
 function tokenSection() {
   const created = h('div', { class: 'slot' });
   const listSlot = h('div', {});
   const errorSlot = h('div', { class: 'slot' });
-  const nameInput = h('input', {
+  const { form, input: nameInput } = inlineForm({
     id: 'token-name',
-    name: 'token-name',
-    type: 'text',
-    required: true,
-    maxlength: 100,
-    autocomplete: 'off',
-    placeholder: 'laptop CLI',
-    'aria-describedby': 'token-name-hint',
-  });
-  const submit = h('button', { type: 'submit', class: 'button button-primary' }, 'Create token');
-  const form = h(
-    'form',
-    {
-      class: 'inline-form',
-      /** @param {SubmitEvent} event */
-      onsubmit(event) {
-        event.preventDefault();
-        submitting(
-          submit,
-          errorSlot,
-          'Creating…',
-          async () => {
-            /** @type {import('./types.js').CreatedToken} */
-            const token = await api('POST', '/api/v1/tokens', { name: nameInput.value.trim() });
-            nameInput.value = '';
-            replaceChildren(
-              created,
-              oneTimeSecret({
-                title: `Token “${token.name}” created`,
-                label: 'token',
-                value: token.token,
-                note: h(
-                  'strong',
-                  {},
-                  'Copy it now: you will not see this again. Kennel keeps only a hash of it.',
-                ),
-                testid: 'new-token',
-              }),
-            );
-            await load();
-          },
-          () => 'The token was not created',
-        );
-      },
+    label: 'Token name',
+    attributes: { name: 'token-name', type: 'text', maxlength: 100, placeholder: 'laptop CLI' },
+    hint: 'What it is for, so you know which to revoke. Send it as Authorization: Bearer <token>, or set it as KENNEL_TOKEN for the kennel CLI.',
+    submitLabel: 'Create token',
+    busy: 'Creating…',
+    errorSlot,
+    async work(input) {
+      /** @type {import('./types.js').CreatedToken} */
+      const token = await api('POST', '/api/v1/tokens', { name: input.value.trim() });
+      input.value = '';
+      replaceChildren(
+        created,
+        oneTimeSecret({
+          title: `Token “${token.name}” created`,
+          label: 'token',
+          value: token.token,
+          note: h('strong', {}, 'Copy it now: you will not see this again. Kennel keeps only a hash of it.'),
+          testid: 'new-token',
+        }),
+      );
+      await load();
     },
-    h(
-      'div',
-      { class: 'field' },
-      h('label', { for: 'token-name' }, 'Token name'),
-      h('div', { class: 'input-row' }, nameInput, submit),
-      h(
-        'p',
-        { class: 'hint', id: 'token-name-hint' },
-        'What it is for, so you know which to revoke. Send it as Authorization: Bearer <token>, or set it as KENNEL_TOKEN for the kennel CLI.',
-      ),
-    ),
-  );
+    failure: 'The token was not created',
+  });
 
   async function load() {
-    /** @type {Token[]} */
-    let tokens;
-    try {
-      tokens = await api('GET', '/api/v1/tokens');
-    } catch (error) {
-      replaceChildren(listSlot, errorBanner(error, 'Your tokens could not be loaded'));
-      return;
-    }
+    /** @type {Token[] | null} */
+    const tokens = await loadInto(listSlot, '/api/v1/tokens', 'Your tokens could not be loaded');
+    if (!tokens) return;
     replaceChildren(
       listSlot,
       tokens.length === 0
-        ? h(
-            'div',
-            { class: 'empty' },
-            h('p', { class: 'empty-title' }, 'No API tokens'),
-            h('p', {}, 'Create one above for the kennel CLI or a script.'),
-          )
-        : h(
-            'div',
-            { class: 'table-wrap' },
-            h(
-              'table',
-              { class: 'table' },
-              h('caption', { class: 'visually-hidden' }, 'Your API tokens'),
-              h(
-                'thead',
-                {},
-                h(
-                  'tr',
-                  {},
-                  ['Name', 'Starts with', 'Created', 'Last used'].map((c) => h('th', { scope: 'col' }, c)),
-                  h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')),
-                ),
-              ),
-              h('tbody', {}, tokens.map(tokenRow)),
-            ),
-          ),
+        ? emptyState('No API tokens', 'Create one above for the kennel CLI or a script.')
+        : dataTable({
+            caption: 'Your API tokens',
+            columns: ['Name', 'Starts with', 'Created', 'Last used', ''],
+            rows: tokens.map(tokenRow),
+          }),
     );
   }
 
@@ -220,19 +165,18 @@ function tokenSection() {
     return h(
       'tr',
       { 'data-token': token.name },
-      h('td', { 'data-label': 'Name' }, h('span', { class: 'break' }, token.name)),
-      h('td', { 'data-label': 'Starts' }, h('code', {}, `${token.prefix}…`)),
-      h('td', { 'data-label': 'Created' }, time(token.createdAt)),
-      h('td', { 'data-label': 'Last used' }, token.lastUsedAt ? time(token.lastUsedAt) : 'Never'),
+      cell('Name', h('span', { class: 'break' }, token.name)),
+      cell('Starts', h('code', {}, `${token.prefix}…`)),
+      cell('Created', time(token.createdAt)),
+      cell('Last used', token.lastUsedAt ? time(token.lastUsedAt) : 'Never'),
       h('td', { class: 'row-actions' }, revoke),
     );
   }
 
   return {
-    element: h(
-      'section',
-      { class: 'card', 'aria-labelledby': 'tokens-title' },
-      h('h2', { id: 'tokens-title' }, 'API tokens'),
+    element: cardSection(
+      'tokens',
+      'API tokens',
       h(
         'p',
         { class: 'muted' },

@@ -2,7 +2,7 @@
 import { api, slugPath } from './api.js';
 import { announce, errorBanner, h, replaceChildren, time } from './dom.js';
 import { addressOf, loadProject, pageTitle, projectHeader } from './views.js';
-import { formField } from './widgets.js';
+import { cardSection, cell, dataTable, emptyState, formField, originUrlInput } from './widgets.js';
 
 /**
  * A project's Deploys page: upload an OpenAPI document (file, drag-and-drop or paste), deploy it
@@ -93,15 +93,7 @@ export async function renderDeploys({ main }, slug) {
   const origin = formField({
     id: 'deploy-origin',
     label: 'New origin URL (optional)',
-    control: h('input', {
-      name: 'originUrl',
-      type: 'url',
-      inputmode: 'url',
-      maxlength: 2048,
-      autocomplete: 'off',
-      spellcheck: 'false',
-      placeholder: project.originUrl,
-    }),
+    control: originUrlInput(project.originUrl),
     hint: 'Leave empty to keep sending requests to the current origin.',
   });
   const submit = h('button', { type: 'submit', class: 'button button-primary' }, 'Deploy');
@@ -150,10 +142,9 @@ export async function renderDeploys({ main }, slug) {
   replaceChildren(
     main,
     projectHeader(project, 'deploys'),
-    h(
-      'section',
-      { class: 'card', 'aria-labelledby': 'new-deploy-title' },
-      h('h2', { id: 'new-deploy-title' }, 'Deploy a document'),
+    cardSection(
+      'new-deploy',
+      'Deploy a document',
       h(
         'p',
         { class: 'muted' },
@@ -283,81 +274,57 @@ export async function renderDeploys({ main }, slug) {
     if (deploys.length === 0) {
       replaceChildren(
         historySlot,
-        h(
-          'div',
-          { class: 'empty' },
-          h('p', { class: 'empty-title' }, 'No deploys yet'),
-          h('p', {}, 'Deploy a document above to publish the API.'),
-        ),
+        emptyState('No deploys yet', 'Deploy a document above to publish the API.'),
       );
       return;
     }
     replaceChildren(
       historySlot,
-      h(
-        'div',
-        { class: 'table-wrap' },
-        h(
-          'table',
-          { class: 'table deploy-table' },
-          h('caption', { class: 'visually-hidden' }, 'Deploy history, newest first'),
+      dataTable({
+        caption: 'Deploy history, newest first',
+        columns: ['Deploy', 'Status', 'Deployed', 'Format', 'Origin'],
+        className: 'deploy-table',
+        rows: deploys.map((d) =>
           h(
-            'thead',
-            {},
-            h(
-              'tr',
-              {},
-              ['Deploy', 'Status', 'Deployed', 'Format', 'Origin'].map((c) => h('th', { scope: 'col' }, c)),
-            ),
-          ),
-          h(
-            'tbody',
-            {},
-            deploys.map((d) =>
+            'tr',
+            { 'data-deploy': String(d.id), 'data-live': d.active ? 'true' : null },
+            cell(
+              'Deploy',
               h(
-                'tr',
-                { 'data-deploy': String(d.id), 'data-live': d.active ? 'true' : null },
-                h(
-                  'td',
-                  { 'data-label': 'Deploy' },
-                  h(
-                    'div',
-                    {},
-                    h('span', { class: 'deploy-id' }, `#${d.id}`),
-                    d.active ? [' ', h('span', { class: 'badge badge-live' }, 'Live')] : null,
-                  ),
-                ),
-                h(
-                  'td',
-                  { 'data-label': 'Status' },
-                  h(
-                    'div',
-                    {},
-                    d.status === 'succeeded'
-                      ? h('span', { class: 'status-ok' }, d.active ? 'Succeeded, serving' : 'Succeeded')
-                      : h('span', { class: 'status-failed' }, 'Failed: not published'),
-                    d.problems.length > 0
-                      ? h(
-                          'details',
-                          { class: 'problems-details' },
-                          h(
-                            'summary',
-                            {},
-                            d.problems.length === 1 ? '1 problem' : `${d.problems.length} problems`,
-                          ),
-                          problemList(d.problems),
-                        )
-                      : null,
-                  ),
-                ),
-                h('td', { 'data-label': 'Deployed' }, time(d.createdAt)),
-                h('td', { 'data-label': 'Format' }, d.sourceFormat.toUpperCase()),
-                h('td', { 'data-label': 'Origin' }, h('code', { class: 'break' }, d.originUrl)),
+                'div',
+                {},
+                h('span', { class: 'deploy-id' }, `#${d.id}`),
+                d.active ? [' ', h('span', { class: 'badge badge-live' }, 'Live')] : null,
               ),
             ),
+            cell(
+              'Status',
+              h(
+                'div',
+                {},
+                d.status === 'succeeded'
+                  ? h('span', { class: 'status-ok' }, d.active ? 'Succeeded, serving' : 'Succeeded')
+                  : h('span', { class: 'status-failed' }, 'Failed: not published'),
+                d.problems.length > 0
+                  ? h(
+                      'details',
+                      { class: 'problems-details' },
+                      h(
+                        'summary',
+                        {},
+                        d.problems.length === 1 ? '1 problem' : `${d.problems.length} problems`,
+                      ),
+                      problemList(d.problems),
+                    )
+                  : null,
+              ),
+            ),
+            cell('Deployed', time(d.createdAt)),
+            cell('Format', d.sourceFormat.toUpperCase()),
+            cell('Origin', h('code', { class: 'break' }, d.originUrl)),
           ),
         ),
-      ),
+      }),
     );
   }
 }

@@ -2,6 +2,7 @@
 import { announce, h, replaceChildren } from './dom.js';
 import { domainCard } from './domain-card.js';
 import { STATUS_LABELS } from './domain-words.js';
+import { emptyState } from './widgets.js';
 
 /** @typedef {import('./domains-api.js').Domain} Domain */
 /** @typedef {import('./domains-api.js').DomainConfig} DomainConfig */
@@ -58,11 +59,11 @@ export function domainList({ defaultHost, onCheck, onRemove }) {
       cards.clear();
       replaceChildren(
         element,
-        h(
-          'div',
-          { class: 'empty' },
-          h('p', { class: 'empty-title' }, 'No custom domains yet'),
-          h('p', {}, 'Add one above. Until then the project is served at ', h('code', {}, defaultHost), '.'),
+        emptyState(
+          'No custom domains yet',
+          'Add one above. Until then the project is served at ',
+          h('code', {}, defaultHost),
+          '.',
         ),
       );
       return;

@@ -55,12 +55,12 @@ export function reasonLabel(reason) {
 export const lowerFirst = (text) => text.charAt(0).toLowerCase() + text.slice(1);
 
 /**
- * The platform's remedies are written for every client ("the record shown in the dashboard");
+ * The platform's remedies are written for every client ("the record listed for this domain");
  * on this page the record is right below.
  * @param {string} text
  */
 export function inPage(text) {
-  return text.replaceAll(' shown in the dashboard', ' shown below');
+  return text.replaceAll(' listed for this domain', ' shown below');
 }
 
 /** What each redirect status means, for the form's choices. */

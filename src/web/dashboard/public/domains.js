@@ -6,8 +6,8 @@ import { startPolling } from './domain-poller.js';
 import { domainSettingsForm } from './domain-settings-form.js';
 import { lowerFirst, reasonLabel, STATUS_LABELS } from './domain-words.js';
 import { domainsApi } from './domains-api.js';
-import { removeDialog } from './remove-dialog.js';
 import { loadProject, pageTitle, projectHeader } from './views.js';
+import { confirmAction } from './widgets.js';
 
 /**
  * Project settings → Domains (seed 001): add a domain, the DNS records with copy buttons, Verify,
@@ -17,7 +17,7 @@ import { loadProject, pageTitle, projectHeader } from './views.js';
  * server, src/platform/domains/domain-status.ts); the page polls with back-off so changes show
  * without a reload. This module holds the page's state and wires the parts: domain-add-form.js,
  * domain-list.js (cards from domain-card.js, domain-records.js, domain-menu.js),
- * remove-dialog.js, domain-settings-form.js, domain-poller.js, domain-words.js, domains-api.js.
+ * domain-settings-form.js, domain-poller.js, domain-words.js, domains-api.js.
  */
 
 export { POLL } from './domain-poller.js';
@@ -53,7 +53,7 @@ export async function renderDomains({ main, me, navigate }, slug) {
   const list = domainList({
     defaultHost: project.defaultHost,
     onCheck: check,
-    onRemove: (domain, trigger) => dialog.open(domain, trigger),
+    onRemove: remove,
   });
   const pollSlot = h('div', { class: 'poll-status' });
   const yamlCode = h('code', {}, '');
@@ -80,14 +80,8 @@ export async function renderDomains({ main, me, navigate }, slug) {
       await refresh(true);
     },
   });
-  const dialog = removeDialog({
-    remove: (domain) => domainsOf.remove(domain.hostname),
-    removed: () => {
-      refresh(true).catch(() => renderList());
-    },
-    menuButtonOf: list.menuButtonOf,
-    afterRemove: () => adding.input,
-  });
+  /** Closes the Remove dialog when the page is left. */
+  const leaving = new AbortController();
 
   replaceChildren(
     main,
@@ -128,8 +122,33 @@ export async function renderDomains({ main, me, navigate }, slug) {
       ),
       h('pre', { class: 'yaml', tabindex: '0', 'aria-label': 'Domain configuration as YAML' }, yamlCode),
     ),
-    dialog.element,
   );
+
+  /**
+   * Asks, then removes the domain. Cancelled, focus goes back to its menu button (found again: the
+   * card may have been redrawn meanwhile); removed, to the add form.
+   * @param {Domain} domain
+   * @param {HTMLElement} trigger
+   */
+  async function remove(domain, trigger) {
+    const removed = await confirmAction({
+      title: `Remove ${domain.unicode}?`,
+      body: [
+        'Serving traffic for ',
+        h('strong', {}, domain.unicode),
+        ' stops immediately, and redirects from or to it are removed too. You can add it again later.',
+      ],
+      confirm: 'Remove domain',
+      busy: 'Removing…',
+      failure: 'The domain was not removed',
+      action: () => domainsOf.remove(domain.hostname),
+      focusAfter: (done) => (done ? adding.input : (list.menuButtonOf(domain.hostname) ?? trigger)),
+      signal: leaving.signal,
+    });
+    if (!removed) return;
+    announce(`${domain.unicode} removed. Serving traffic stopped.`);
+    refresh(true).catch(() => renderList());
+  }
 
   /** @param {import('./domains-api.js').AddedDomain} result */
   async function added(result) {
@@ -249,6 +268,6 @@ export async function renderDomains({ main, me, navigate }, slug) {
 
   return () => {
     polling?.stop();
-    dialog.close();
+    leaving.abort();
   };
 }

@@ -1,8 +1,8 @@
 // @ts-check
 import { api } from './api.js';
 import { announce, errorBanner, h, replaceChildren } from './dom.js';
-import { heading, pageTitle } from './views.js';
-import { formField } from './widgets.js';
+import { breadcrumbs, heading, pageTitle } from './views.js';
+import { emptyState, formField, originUrlInput } from './widgets.js';
 
 /**
  * New project: name, slug, origin and team, created with POST /api/v1/projects. The API does the
@@ -49,26 +49,15 @@ function suggestSlug(name) {
 /** @param {ViewContext} context */
 export function renderNewProject({ main, teams, navigate }) {
   pageTitle('New project');
-  const breadcrumbs = h(
-    'nav',
-    { class: 'breadcrumbs', 'aria-label': 'Breadcrumbs' },
-    h(
-      'ol',
-      {},
-      h('li', {}, h('a', { href: '/', 'data-link': true }, 'Projects')),
-      h('li', {}, h('span', { 'aria-current': 'page' }, 'New project')),
-    ),
-  );
+  const trail = breadcrumbs('New project');
   if (teams.length === 0) {
     replaceChildren(
       main,
-      breadcrumbs,
+      trail,
       heading('New project'),
-      h(
-        'div',
-        { class: 'empty' },
-        h('p', { class: 'empty-title' }, 'You are not in a team yet'),
-        h('p', {}, 'Projects belong to a team. Ask a team owner to invite you, then come back here.'),
+      emptyState(
+        'You are not in a team yet',
+        'Projects belong to a team. Ask a team owner to invite you, then come back here.',
       ),
     );
     return;
@@ -98,15 +87,7 @@ export function renderNewProject({ main, teams, navigate }) {
     originUrl: formField({
       id: 'project-origin',
       label: 'Origin URL',
-      control: h('input', {
-        name: 'originUrl',
-        type: 'url',
-        inputmode: 'url',
-        maxlength: 2048,
-        autocomplete: 'off',
-        spellcheck: 'false',
-        placeholder: 'https://api.example.com',
-      }),
+      control: originUrlInput('https://api.example.com'),
       hint: 'Where your API runs: requests to the published address are sent there. A public address.',
     }),
     teamId: formField({
@@ -154,7 +135,7 @@ export function renderNewProject({ main, teams, navigate }) {
   );
   replaceChildren(
     main,
-    breadcrumbs,
+    trail,
     heading('New project'),
     h(
       'p',

@@ -1,8 +1,19 @@
 // @ts-check
-import { ApiError, api } from './api.js';
-import { announce, errorBanner, h, replaceChildren, time } from './dom.js';
-import { heading, pageTitle, teamHeader } from './views.js';
-import { buttonText, confirmAction, oneTimeSecret, submitting } from './widgets.js';
+import { api } from './api.js';
+import { announce, h, replaceChildren, time } from './dom.js';
+import { notFound, pageTitle, teamHeader } from './views.js';
+import {
+  buttonText,
+  cardSection,
+  cell,
+  confirmAction,
+  dataTable,
+  emptyState,
+  inlineForm,
+  loadInto,
+  oneTimeSecret,
+  submitting,
+} from './widgets.js';
 
 /**
  * A team's people: members with their roles and, for owners (and platform admins), role changes,
@@ -36,15 +47,7 @@ export async function renderTeamPeople(context, teamIdParam) {
   try {
     team = await api('GET', `/api/v1/teams/${teamId}`);
   } catch (error) {
-    pageTitle('Team not found');
-    replaceChildren(
-      main,
-      heading(
-        error instanceof ApiError && error.status === 404 ? 'Team not found' : 'The team could not be loaded',
-      ),
-      errorBanner(error, 'No such team'),
-      h('p', {}, h('a', { href: '/', 'data-link': true }, 'Back to your projects')),
-    );
+    notFound(main, 'team', error);
     return;
   }
   pageTitle('People', team.name);
@@ -54,39 +57,22 @@ export async function renderTeamPeople(context, teamIdParam) {
   const invitations = manages ? invitationSection(team, notice) : null;
 
   async function loadMembers() {
-    /** @type {Member[]} */
-    let list;
-    try {
-      list = await api('GET', `/api/v1/teams/${teamId}/members`);
-    } catch (error) {
-      replaceChildren(members, errorBanner(error, 'The members could not be loaded'));
-      return;
-    }
-    replaceChildren(members, memberTable(list));
+    /** @type {Member[] | null} */
+    const list = await loadInto(
+      members,
+      `/api/v1/teams/${teamId}/members`,
+      'The members could not be loaded',
+    );
+    if (list) replaceChildren(members, memberTable(list));
   }
 
   /** @param {Member[]} list */
   function memberTable(list) {
-    return h(
-      'div',
-      { class: 'table-wrap' },
-      h(
-        'table',
-        { class: 'table' },
-        h('caption', { class: 'visually-hidden' }, `Members of ${team.name}`),
-        h(
-          'thead',
-          {},
-          h(
-            'tr',
-            {},
-            ['Name', 'Email', 'Role', 'Joined'].map((c) => h('th', { scope: 'col' }, c)),
-            manages ? h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')) : null,
-          ),
-        ),
-        h('tbody', {}, list.map(memberRow)),
-      ),
-    );
+    return dataTable({
+      caption: `Members of ${team.name}`,
+      columns: ['Name', 'Email', 'Role', 'Joined', ...(manages ? [''] : [])],
+      rows: list.map(memberRow),
+    });
   }
 
   /** @param {Member} member */
@@ -96,9 +82,8 @@ export async function renderTeamPeople(context, teamIdParam) {
     return h(
       'tr',
       { 'data-member': member.email },
-      h(
-        'td',
-        { 'data-label': 'Name' },
+      cell(
+        'Name',
         // One child: on a phone the cell is a two-column grid (label, value).
         h(
           'span',
@@ -107,13 +92,12 @@ export async function renderTeamPeople(context, teamIdParam) {
           isMe ? h('span', { class: 'you' }, ' (you)') : null,
         ),
       ),
-      h('td', { 'data-label': 'Email' }, h('span', { class: 'break' }, member.email)),
-      h(
-        'td',
-        { 'data-label': 'Role' },
+      cell('Email', h('span', { class: 'break' }, member.email)),
+      cell(
+        'Role',
         h('span', { class: `role role-${member.role}`, 'data-testid': 'role' }, ROLE_LABELS[member.role]),
       ),
-      h('td', { 'data-label': 'Joined' }, time(member.since)),
+      cell('Joined', time(member.since)),
       manages ? h('td', { class: 'row-actions' }, memberActions(member, who, isMe)) : null,
     );
   }
@@ -251,104 +235,55 @@ export async function renderTeamPeople(context, teamIdParam) {
 function invitationSection(team, notice) {
   const listSlot = h('div', {});
   const errorSlot = h('div', { class: 'slot' });
-  const email = h('input', {
+  const { form } = inlineForm({
     id: 'invite-email',
-    name: 'email',
-    type: 'email',
-    required: true,
-    maxlength: 254,
-    autocomplete: 'off',
-    placeholder: 'ana@example.com',
-    'aria-describedby': 'invite-email-hint',
-  });
-  const submit = h('button', { type: 'submit', class: 'button button-primary' }, 'Invite');
-  const form = h(
-    'form',
-    {
-      class: 'inline-form',
-      /** @param {SubmitEvent} event */
-      onsubmit(event) {
-        event.preventDefault();
-        submitting(
-          submit,
-          errorSlot,
-          'Inviting…',
-          async () => {
-            /** @type {import('./types.js').CreatedInvitation} */
-            const invitation = await api('POST', `/api/v1/teams/${team.id}/invitations`, {
-              email: email.value.trim(),
-            });
-            email.value = '';
-            replaceChildren(
-              notice,
-              oneTimeSecret({
-                title: `Invitation for ${invitation.email}`,
-                label: 'invitation link',
-                value: invitation.url,
-                note: invitation.mailed
-                  ? `It was mailed to ${invitation.email}. You can also send the link yourself: it is shown only now.`
-                  : 'It was not mailed (this Kennel has no mail server, or the server refused it): send the link yourself. It is shown only now.',
-                expiresAt: invitation.expiresAt,
-                testid: 'invitation-link',
-              }),
-            );
-            await load();
-          },
-          () => 'The invitation was not sent',
-        );
-      },
+    label: 'Email',
+    attributes: { name: 'email', type: 'email', maxlength: 254, placeholder: 'ana@example.com' },
+    hint: 'They join as a member with a one-time link, which you copy here (and which is mailed when this Kennel has a mail server).',
+    submitLabel: 'Invite',
+    busy: 'Inviting…',
+    errorSlot,
+    async work(email) {
+      /** @type {import('./types.js').CreatedInvitation} */
+      const invitation = await api('POST', `/api/v1/teams/${team.id}/invitations`, {
+        email: email.value.trim(),
+      });
+      email.value = '';
+      replaceChildren(
+        notice,
+        oneTimeSecret({
+          title: `Invitation for ${invitation.email}`,
+          label: 'invitation link',
+          value: invitation.url,
+          note: invitation.mailed
+            ? `It was mailed to ${invitation.email}. You can also send the link yourself: it is shown only now.`
+            : 'It was not mailed (this Kennel has no mail server, or the server refused it): send the link yourself. It is shown only now.',
+          expiresAt: invitation.expiresAt,
+          testid: 'invitation-link',
+        }),
+      );
+      await load();
     },
-    h(
-      'div',
-      { class: 'field' },
-      h('label', { for: 'invite-email' }, 'Email'),
-      h('div', { class: 'input-row' }, email, submit),
-      h(
-        'p',
-        { class: 'hint', id: 'invite-email-hint' },
-        'They join as a member with a one-time link, which you copy here (and which is mailed when this Kennel has a mail server).',
-      ),
-    ),
-  );
+    failure: 'The invitation was not sent',
+  });
 
   async function load() {
-    /** @type {Invitation[]} */
-    let list;
-    try {
-      list = await api('GET', `/api/v1/teams/${team.id}/invitations`);
-    } catch (error) {
-      replaceChildren(listSlot, errorBanner(error, 'The invitations could not be loaded'));
-      return;
-    }
+    /** @type {Invitation[] | null} */
+    const list = await loadInto(
+      listSlot,
+      `/api/v1/teams/${team.id}/invitations`,
+      'The invitations could not be loaded',
+    );
+    if (!list) return;
     replaceChildren(
       listSlot,
       list.length === 0
-        ? h(
-            'div',
-            { class: 'empty' },
-            h('p', { class: 'empty-title' }, 'No invitations yet'),
-            h('p', {}, 'Invite someone by email above.'),
-          )
-        : h(
-            'div',
-            { class: 'table-wrap' },
-            h(
-              'table',
-              { class: 'table' },
-              h('caption', { class: 'visually-hidden' }, `Invitations to ${team.name}, newest first`),
-              h(
-                'thead',
-                {},
-                h(
-                  'tr',
-                  {},
-                  ['Email', 'Status', 'Sent', 'Expires'].map((c) => h('th', { scope: 'col' }, c)),
-                  h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')),
-                ),
-              ),
-              h('tbody', {}, list.map(invitationRow)),
-            ),
-          ),
+        ? emptyState('No invitations yet', 'Invite someone by email above.')
+        : dataTable({
+            caption: `Invitations to ${team.name}, newest first`,
+            columns: ['Email', 'Status', 'Sent', 'Expires', ''],
+            rows: list.map(invitationRow),
+          }),
     );
   }
 
@@ -379,16 +314,11 @@ function invitationSection(team, notice) {
     return h(
       'tr',
       { 'data-invitation': invitation.email },
-      h('td', { 'data-label': 'Email' }, h('span', { class: 'break' }, invitation.email)),
-      h(
-        'td',
-        { 'data-label': 'Status' },
-        h('span', { class: `badge ${status.badge}`, 'data-testid': 'status' }, status.label),
-      ),
-      h('td', { 'data-label': 'Sent' }, time(invitation.createdAt)),
-      h(
-        'td',
-        { 'data-label': invitation.status === 'expired' ? 'Expired' : 'Expires' },
+      cell('Email', h('span', { class: 'break' }, invitation.email)),
+      cell('Status', h('span', { class: `badge ${status.badge}`, 'data-testid': 'status' }, status.label)),
+      cell('Sent', time(invitation.createdAt)),
+      cell(
+        invitation.status === 'expired' ? 'Expired' : 'Expires',
         invitation.status === 'accepted' || invitation.status === 'revoked'
           ? '—'
           : time(invitation.expiresAt),
@@ -398,14 +328,7 @@ function invitationSection(team, notice) {
   }
 
   return {
-    element: h(
-      'section',
-      { class: 'card', 'aria-labelledby': 'invitations-title' },
-      h('h2', { id: 'invitations-title' }, 'Invitations'),
-      errorSlot,
-      form,
-      listSlot,
-    ),
+    element: cardSection('invitations', 'Invitations', errorSlot, form, listSlot),
     load,
   };
 }

@@ -1,8 +1,8 @@
 // @ts-check
 import { ApiError, api } from './api.js';
 import { announce, copyText, errorBanner, h, replaceChildren, time } from './dom.js';
-import { heading, pageTitle, teamHeader } from './views.js';
-import { confirmAction, formField } from './widgets.js';
+import { notFound, pageTitle, teamHeader } from './views.js';
+import { cardSection, cell, confirmAction, dataTable, emptyState, formField, loadInto } from './widgets.js';
 
 /**
  * A team's settings: its plan (everyone in the team sees it; platform admins change it) and its
@@ -77,18 +77,7 @@ export async function renderTeamSettings({ main, me: signedIn, reloadTeams }, te
       throw new ApiError(404, { code: 'team_not_found', message: `“${teamIdText}” is not a team id.` });
     [team, members] = await Promise.all([api('GET', base), api('GET', `${base}/members`)]);
   } catch (error) {
-    pageTitle('Team not found');
-    replaceChildren(
-      main,
-      heading(
-        error instanceof ApiError && error.status === 404 ? 'Team not found' : 'The team could not be loaded',
-      ),
-      errorBanner(
-        error,
-        error instanceof ApiError && error.status === 404 ? 'No such team' : 'Something went wrong',
-      ),
-      h('p', {}, h('a', { href: '/', 'data-link': true }, 'Back to your projects')),
-    );
+    notFound(main, 'team', error);
     return;
   }
   pageTitle('Settings', team.name);
@@ -130,10 +119,9 @@ export async function renderTeamSettings({ main, me: signedIn, reloadTeams }, te
 
   function planSection() {
     const current = h('span', { class: 'plan plan-large', 'data-testid': 'plan' }, planTitle(team.plan));
-    const section = h(
-      'section',
-      { class: 'card', 'aria-labelledby': 'plan-title' },
-      h('h2', { id: 'plan-title' }, 'Plan'),
+    const section = cardSection(
+      'plan',
+      'Plan',
       h('p', {}, 'This team is on the ', current, ' plan. Custom domains need Pro or Enterprise.'),
     );
     if (!me.isAdmin) {
@@ -199,10 +187,9 @@ export async function renderTeamSettings({ main, me: signedIn, reloadTeams }, te
   }
 
   function webhookForMembers() {
-    return h(
-      'section',
-      { class: 'card', 'aria-labelledby': 'webhook-title' },
-      h('h2', { id: 'webhook-title' }, 'Webhook'),
+    return cardSection(
+      'webhook',
+      'Webhook',
       h(
         'p',
         { class: 'muted', 'data-testid': 'webhook-owners-only' },
@@ -254,10 +241,9 @@ export async function renderTeamSettings({ main, me: signedIn, reloadTeams }, te
       deliveriesSlot,
     );
 
-    const section = h(
-      'section',
-      { class: 'card', 'aria-labelledby': 'webhook-title' },
-      h('h2', { id: 'webhook-title' }, 'Webhook'),
+    const section = cardSection(
+      'webhook',
+      'Webhook',
       h(
         'p',
         { class: 'muted' },
@@ -477,15 +463,13 @@ export async function renderTeamSettings({ main, me: signedIn, reloadTeams }, te
       clearTimeout(page.timer);
       if (page.stopped || !endpoint) return;
       if (restart) page.delay = POLL.minMs;
-      /** @type {WebhookDelivery[]} */
-      let deliveries;
-      try {
-        deliveries = await api('GET', `${base}/webhook/deliveries?limit=50`);
-      } catch (error) {
-        replaceChildren(deliveriesSlot, errorBanner(error, 'The deliveries could not be loaded'));
-        return;
-      }
-      if (page.stopped) return;
+      /** @type {WebhookDelivery[] | null} */
+      const deliveries = await loadInto(
+        deliveriesSlot,
+        `${base}/webhook/deliveries?limit=50`,
+        'The deliveries could not be loaded',
+      );
+      if (!deliveries || page.stopped) return;
       const before = deliveriesSlot.dataset.snapshot;
       const snapshot = JSON.stringify(deliveries.map((d) => [d.id, d.state, d.attempts]));
       if (before !== snapshot) {
@@ -503,105 +487,74 @@ export async function renderTeamSettings({ main, me: signedIn, reloadTeams }, te
     /** @param {WebhookDelivery[]} deliveries */
     function deliveriesTable(deliveries) {
       if (deliveries.length === 0) {
-        return h(
-          'div',
-          { class: 'empty' },
-          h('p', { class: 'empty-title' }, 'No deliveries yet'),
-          h('p', {}, 'Send a test event to check that your receiver answers.'),
-        );
+        return emptyState('No deliveries yet', 'Send a test event to check that your receiver answers.');
       }
-      return h(
-        'div',
-        { class: 'table-wrap' },
-        h(
-          'table',
-          { class: 'table delivery-table' },
-          h('caption', { class: 'visually-hidden' }, 'Webhook deliveries, newest first'),
-          h(
-            'thead',
-            {},
-            h(
-              'tr',
-              {},
-              ['Event', 'Status', 'Sent', 'Attempts', 'Response', ''].map((c) =>
-                h('th', { scope: 'col' }, c || h('span', { class: 'visually-hidden' }, 'Actions')),
+      return dataTable({
+        caption: 'Webhook deliveries, newest first',
+        columns: ['Event', 'Status', 'Sent', 'Attempts', 'Response', ''],
+        className: 'delivery-table',
+        rows: deliveries.map((d) => {
+          const status = deliveryStatus(d);
+          const again = h(
+            'button',
+            {
+              type: 'button',
+              class: 'button button-small',
+              'aria-label': `Redeliver ${d.type} ${d.id}`,
+              onclick: () => redeliver(d, again),
+            },
+            'Redeliver',
+          );
+          return h(
+            'tr',
+            { 'data-message': d.id },
+            cell(
+              'Event',
+              h('div', {}, h('code', {}, d.type), h('span', { class: 'block hint break' }, d.id)),
+            ),
+            cell(
+              'Status',
+              h(
+                'div',
+                {},
+                h(
+                  'span',
+                  { class: `badge badge-${status.tone}`, 'data-testid': 'delivery-status' },
+                  status.word,
+                ),
+                status.detail
+                  ? h(
+                      'span',
+                      { class: 'block hint' },
+                      d.state === 'delivered' ? 'at ' : 'next try ',
+                      time(status.detail),
+                    )
+                  : null,
               ),
             ),
-          ),
-          h(
-            'tbody',
-            {},
-            deliveries.map((d) => {
-              const status = deliveryStatus(d);
-              const again = h(
-                'button',
-                {
-                  type: 'button',
-                  class: 'button button-small',
-                  'aria-label': `Redeliver ${d.type} ${d.id}`,
-                  onclick: () => redeliver(d, again),
-                },
-                'Redeliver',
-              );
-              return h(
-                'tr',
-                { 'data-message': d.id },
-                h(
-                  'td',
-                  { 'data-label': 'Event' },
-                  h('div', {}, h('code', {}, d.type), h('span', { class: 'block hint break' }, d.id)),
-                ),
-                h(
-                  'td',
-                  { 'data-label': 'Status' },
-                  h(
-                    'div',
-                    {},
-                    h(
-                      'span',
-                      { class: `badge badge-${status.tone}`, 'data-testid': 'delivery-status' },
-                      status.word,
-                    ),
-                    status.detail
-                      ? h(
-                          'span',
-                          { class: 'block hint' },
-                          d.state === 'delivered' ? 'at ' : 'next try ',
-                          time(status.detail),
-                        )
-                      : null,
-                  ),
-                ),
-                h('td', { 'data-label': 'Sent' }, time(d.createdAt)),
-                h(
-                  'td',
-                  { 'data-label': 'Attempts' },
-                  h(
-                    'div',
-                    {},
-                    h('span', { 'data-testid': 'delivery-attempts' }, String(d.attempts)),
-                    d.log.length > 0 ? attemptLog(d) : null,
-                  ),
-                ),
-                h(
-                  'td',
-                  { 'data-label': 'Response', 'data-testid': 'delivery-response' },
-                  d.lastStatus !== null
-                    ? `HTTP ${d.lastStatus}`
-                    : d.lastError
-                      ? h('span', { class: 'break' }, d.lastError)
-                      : '—',
-                ),
-                h(
-                  'td',
-                  { 'data-label': 'Actions' },
-                  d.state === 'pending' && d.attempts === 0 ? null : again,
-                ),
-              );
-            }),
-          ),
-        ),
-      );
+            cell('Sent', time(d.createdAt)),
+            cell(
+              'Attempts',
+              h(
+                'div',
+                {},
+                h('span', { 'data-testid': 'delivery-attempts' }, String(d.attempts)),
+                d.log.length > 0 ? attemptLog(d) : null,
+              ),
+            ),
+            h(
+              'td',
+              { 'data-label': 'Response', 'data-testid': 'delivery-response' },
+              d.lastStatus !== null
+                ? `HTTP ${d.lastStatus}`
+                : d.lastError
+                  ? h('span', { class: 'break' }, d.lastError)
+                  : '—',
+            ),
+            cell('Actions', d.state === 'pending' && d.attempts === 0 ? null : again),
+          );
+        }),
+      });
     }
   }
 }

@@ -1,6 +1,7 @@
 // @ts-check
 import { ApiError, api, slugPath } from './api.js';
 import { errorBanner, h, replaceChildren, time } from './dom.js';
+import { cardSection, cell, dataTable, emptyState } from './widgets.js';
 
 /** Sign in, the team's projects, and a project's overview with its deploy history. */
 
@@ -29,6 +30,23 @@ const tabOf = (current) => (href, label, key) =>
   h('a', { href, 'data-link': true, class: 'tab', 'aria-current': current === key ? 'page' : null }, label);
 
 /**
+ * The trail from the project list to the page shown.
+ * @param {string} here
+ */
+export function breadcrumbs(here) {
+  return h(
+    'nav',
+    { class: 'breadcrumbs', 'aria-label': 'Breadcrumbs' },
+    h(
+      'ol',
+      {},
+      h('li', {}, h('a', { href: '/', 'data-link': true }, 'Projects')),
+      h('li', {}, h('span', { 'aria-current': 'page' }, here)),
+    ),
+  );
+}
+
+/**
  * A team's header and its tabs (People, Settings); `current` is the tab shown.
  * @param {import('./types.js').Team} team
  * @param {'people' | 'settings'} current
@@ -37,16 +55,7 @@ const tabOf = (current) => (href, label, key) =>
 export function teamHeader(team, current, subtitle) {
   const tab = tabOf(current);
   return [
-    h(
-      'nav',
-      { class: 'breadcrumbs', 'aria-label': 'Breadcrumbs' },
-      h(
-        'ol',
-        {},
-        h('li', {}, h('a', { href: '/', 'data-link': true }, 'Projects')),
-        h('li', {}, h('span', { 'aria-current': 'page' }, `Team ${team.name}`)),
-      ),
-    ),
+    breadcrumbs(`Team ${team.name}`),
     heading(team.name, h('p', { class: 'subtitle' }, subtitle)),
     h(
       'nav',
@@ -65,16 +74,7 @@ export function teamHeader(team, current, subtitle) {
 export function projectHeader(project, current) {
   const tab = tabOf(current);
   return [
-    h(
-      'nav',
-      { class: 'breadcrumbs', 'aria-label': 'Breadcrumbs' },
-      h(
-        'ol',
-        {},
-        h('li', {}, h('a', { href: '/', 'data-link': true }, 'Projects')),
-        h('li', {}, h('span', { 'aria-current': 'page' }, project.name)),
-      ),
-    ),
+    breadcrumbs(project.name),
     heading(project.name, h('p', { class: 'subtitle' }, h('code', {}, project.slug))),
     h(
       'nav',
@@ -208,16 +208,10 @@ export async function renderProjects({ main, teams }) {
   const teamName = new Map(teams.map((t) => [t.id, t.name]));
   const list =
     projects.length === 0
-      ? h(
-          'div',
-          { class: 'empty' },
-          h('p', { class: 'empty-title' }, 'No projects yet'),
-          h(
-            'p',
-            {},
-            h('a', { href: '/new', 'data-link': true }, 'Create a project'),
-            ', then deploy an OpenAPI document to publish it.',
-          ),
+      ? emptyState(
+          'No projects yet',
+          h('a', { href: '/new', 'data-link': true }, 'Create a project'),
+          ', then deploy an OpenAPI document to publish it.',
         )
       : h(
           'ul',
@@ -279,6 +273,25 @@ function teamLinks(teams) {
 }
 
 /**
+ * The page shown when the team or project a page is about could not be loaded: not found (404),
+ * or the API's error.
+ * @param {HTMLElement} main
+ * @param {'team' | 'project'} what
+ * @param {unknown} error
+ */
+export function notFound(main, what, error) {
+  const missing = error instanceof ApiError && error.status === 404;
+  const title = `${what[0].toUpperCase()}${what.slice(1)} not found`;
+  pageTitle(title);
+  replaceChildren(
+    main,
+    heading(missing ? title : `The ${what} could not be loaded`),
+    errorBanner(error, missing ? `No such ${what}` : 'Something went wrong'),
+    h('p', {}, h('a', { href: '/', 'data-link': true }, 'Back to your projects')),
+  );
+}
+
+/**
  * @param {HTMLElement} main
  * @param {string} slug
  * @returns {Promise<Project | null>}
@@ -286,19 +299,8 @@ function teamLinks(teams) {
 async function loadProject(main, slug) {
   try {
     return await api('GET', slugPath(slug));
-  } catch (thrown) {
-    const error = /** @type {ApiError} */ (thrown);
-    pageTitle('Project not found');
-    replaceChildren(
-      main,
-      heading(
-        error instanceof ApiError && error.status === 404
-          ? 'Project not found'
-          : 'The project could not be loaded',
-      ),
-      errorBanner(error, error.status === 404 ? 'No such project' : 'Something went wrong'),
-      h('p', {}, h('a', { href: '/', 'data-link': true }, 'Back to your projects')),
-    );
+  } catch (error) {
+    notFound(main, 'project', error);
     return null;
   }
 }
@@ -333,83 +335,54 @@ export async function renderOverview({ main }, slug) {
     deployError !== null
       ? errorBanner(deployError, 'The deploy history could not be loaded')
       : deploys.length === 0
-        ? h(
-            'div',
-            { class: 'empty' },
-            h('p', { class: 'empty-title' }, 'No deploys yet'),
+        ? emptyState(
+            'No deploys yet',
             h(
-              'p',
-              {},
-              h(
-                'a',
-                { href: `/projects/${encodeURIComponent(project.slug)}/deploys`, 'data-link': true },
-                'Deploy',
-              ),
-              ' an OpenAPI document to publish the API.',
+              'a',
+              { href: `/projects/${encodeURIComponent(project.slug)}/deploys`, 'data-link': true },
+              'Deploy',
             ),
+            ' an OpenAPI document to publish the API.',
           )
-        : h(
-            'div',
-            { class: 'table-wrap' },
-            h(
-              'table',
-              { class: 'table' },
-              h('caption', { class: 'visually-hidden' }, 'Deploy history, newest first'),
+        : dataTable({
+            caption: 'Deploy history, newest first',
+            columns: ['Deploy', 'Status', 'Format', 'Origin', 'Deployed'],
+            rows: deploys.map((d) =>
               h(
-                'thead',
+                'tr',
                 {},
-                h(
-                  'tr',
-                  {},
-                  ['Deploy', 'Status', 'Format', 'Origin', 'Deployed'].map((c) =>
-                    h('th', { scope: 'col' }, c),
-                  ),
+                cell(
+                  'Deploy',
+                  `#${d.id}`,
+                  d.active ? h('span', { class: 'badge badge-live' }, 'Active') : null,
                 ),
-              ),
-              h(
-                'tbody',
-                {},
-                deploys.map((d) =>
+                cell(
+                  'Status',
                   h(
-                    'tr',
-                    {},
-                    h(
-                      'td',
-                      { 'data-label': 'Deploy' },
-                      `#${d.id}`,
-                      d.active ? h('span', { class: 'badge badge-live' }, 'Active') : null,
-                    ),
-                    h(
-                      'td',
-                      { 'data-label': 'Status' },
-                      h(
-                        'span',
-                        { class: `badge ${d.status === 'succeeded' ? 'badge-verified' : 'badge-failed'}` },
-                        d.status === 'succeeded' ? 'Succeeded' : 'Failed',
-                      ),
-                      d.problems.length
-                        ? h(
-                            'ul',
-                            { class: 'problems' },
-                            d.problems.slice(0, 5).map((p) => h('li', {}, p)),
-                          )
-                        : null,
-                    ),
-                    h('td', { 'data-label': 'Format' }, d.sourceFormat.toUpperCase()),
-                    h('td', { 'data-label': 'Origin' }, h('code', { class: 'break' }, d.originUrl)),
-                    h('td', { 'data-label': 'Deployed' }, time(d.createdAt)),
+                    'span',
+                    { class: `badge ${d.status === 'succeeded' ? 'badge-verified' : 'badge-failed'}` },
+                    d.status === 'succeeded' ? 'Succeeded' : 'Failed',
                   ),
+                  d.problems.length
+                    ? h(
+                        'ul',
+                        { class: 'problems' },
+                        d.problems.slice(0, 5).map((p) => h('li', {}, p)),
+                      )
+                    : null,
                 ),
+                cell('Format', d.sourceFormat.toUpperCase()),
+                cell('Origin', h('code', { class: 'break' }, d.originUrl)),
+                cell('Deployed', time(d.createdAt)),
               ),
             ),
-          );
+          });
   replaceChildren(
     main,
     projectHeader(project, 'overview'),
-    h(
-      'section',
-      { class: 'card', 'aria-labelledby': 'overview-title' },
-      h('h2', { id: 'overview-title' }, 'Overview'),
+    cardSection(
+      'overview',
+      'Overview',
       h(
         'dl',
         { class: 'facts' },

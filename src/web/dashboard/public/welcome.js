@@ -2,7 +2,7 @@
 import { api } from './api.js';
 import { h, replaceChildren } from './dom.js';
 import { heading, pageTitle } from './views.js';
-import { field, submitting } from './widgets.js';
+import { field, nameField, newPasswordField, onSubmit } from './widgets.js';
 
 /**
  * The pages reached without an account: accepting an invitation, setting a password from a reset
@@ -31,6 +31,29 @@ function tokenFromFragment(prefix) {
 function page(main, title, lead, ...rest) {
   pageTitle(title);
   replaceChildren(main, h('div', { class: 'narrow' }, heading(title), h('p', { class: 'lead' }, lead), rest));
+}
+
+/**
+ * A guest page's form: a card with the API's error on top (the form is described by it), the
+ * fields, and a full-width submit button that is busy while `work` runs.
+ * @param {{ errorId: string, submitLabel: string, busy: string, work: () => Promise<void>,
+ *   onError: (error: any) => string | null }} options
+ * @param {...import('./dom.js').Child} fields
+ */
+function cardForm({ errorId, submitLabel, busy, work, onError }, ...fields) {
+  const errorSlot = h('div', { class: 'slot', id: errorId });
+  const submit = h('button', { type: 'submit', class: 'button button-primary button-block' }, submitLabel);
+  return h(
+    'form',
+    {
+      class: 'card stack',
+      'aria-describedby': errorId,
+      onsubmit: onSubmit(submit, errorSlot, busy, work, onError),
+    },
+    errorSlot,
+    fields,
+    submit,
+  );
 }
 
 /**
@@ -67,27 +90,11 @@ export function renderAcceptInvitation({ main, signedIn, navigate, setFlash }) {
     incompleteLink(main, title, 'invitation');
     return;
   }
-  const errorSlot = h('div', { class: 'slot', id: 'accept-error' });
   const existing = h('input', { id: 'has-account', type: 'checkbox' });
-  const name = field('name', 'Your name', {
-    type: 'text',
-    autocomplete: 'name',
-    required: true,
-    maxlength: 100,
-  });
-  const password = field(
-    'password',
-    'Choose a password',
-    { type: 'password', autocomplete: 'new-password', required: true, minlength: 12, maxlength: 1024 },
-    'At least 12 characters.',
-  );
+  const name = nameField();
+  const password = newPasswordField('password', 'Choose a password', 'At least 12 characters.');
   const passwordLabel = /** @type {HTMLLabelElement} */ (password.element.querySelector('label'));
   const passwordHint = /** @type {HTMLElement} */ (password.element.querySelector('.hint'));
-  const submit = h(
-    'button',
-    { type: 'submit', class: 'button button-primary button-block' },
-    'Join the team',
-  );
 
   /** @param {boolean} hasAccount */
   function setMode(hasAccount) {
@@ -102,57 +109,47 @@ export function renderAcceptInvitation({ main, signedIn, navigate, setFlash }) {
   }
   existing.addEventListener('change', () => setMode(existing.checked));
 
-  const form = h(
-    'form',
+  const form = cardForm(
     {
-      class: 'card stack',
-      'aria-describedby': 'accept-error',
-      /** @param {SubmitEvent} event */
-      onsubmit(event) {
-        event.preventDefault();
-        submitting(
-          submit,
-          errorSlot,
-          'Joining…',
-          async () => {
-            /** @type {{ email: string, teamId: number }} */
-            const accepted = await api('POST', '/api/v1/invitations/accept', {
-              token,
-              password: password.input.value,
-              ...(existing.checked ? {} : { name: name.input.value.trim() }),
-            });
-            const to = `/teams/${accepted.teamId}/people`;
-            try {
-              const session = await api('POST', '/api/v1/session', {
-                email: accepted.email,
-                password: password.input.value,
-              });
-              await signedIn(session, to);
-            } catch (error) {
-              // Joined, but signing in did not work now (too many attempts, say): sign in by hand.
-              setFlash({
-                message: `You joined the team. Sign in to continue (${/** @type {Error} */ (error).message})`,
-                email: accepted.email,
-              });
-              navigate(`/sign-in?next=${encodeURIComponent(to)}`, { replace: true });
-            }
-          },
-          (error) => {
-            password.input.value = '';
-            password.input.focus();
-            if (error.code === 'invalid_credentials') {
-              // The invited email has an account, and this is not its password.
-              setMode(true);
-              return 'This email already has a Kennel account: enter its password';
-            }
-            return error.code === 'invitation_not_valid'
-              ? 'This invitation link does not work'
-              : 'Could not join the team';
-          },
-        );
+      errorId: 'accept-error',
+      submitLabel: 'Join the team',
+      busy: 'Joining…',
+      work: async () => {
+        /** @type {{ email: string, teamId: number }} */
+        const accepted = await api('POST', '/api/v1/invitations/accept', {
+          token,
+          password: password.input.value,
+          ...(existing.checked ? {} : { name: name.input.value.trim() }),
+        });
+        const to = `/teams/${accepted.teamId}/people`;
+        try {
+          const session = await api('POST', '/api/v1/session', {
+            email: accepted.email,
+            password: password.input.value,
+          });
+          await signedIn(session, to);
+        } catch (error) {
+          // Joined, but signing in did not work now (too many attempts, say): sign in by hand.
+          setFlash({
+            message: `You joined the team. Sign in to continue (${/** @type {Error} */ (error).message})`,
+            email: accepted.email,
+          });
+          navigate(`/sign-in?next=${encodeURIComponent(to)}`, { replace: true });
+        }
+      },
+      onError: (error) => {
+        password.input.value = '';
+        password.input.focus();
+        if (error.code === 'invalid_credentials') {
+          // The invited email has an account, and this is not its password.
+          setMode(true);
+          return 'This email already has a Kennel account: enter its password';
+        }
+        return error.code === 'invitation_not_valid'
+          ? 'This invitation link does not work'
+          : 'Could not join the team';
       },
     },
-    errorSlot,
     h(
       'div',
       { class: 'check' },
@@ -161,7 +158,6 @@ export function renderAcceptInvitation({ main, signedIn, navigate, setFlash }) {
     ),
     name.element,
     password.element,
-    submit,
   );
   page(
     main,
@@ -183,47 +179,33 @@ export function renderResetPassword({ main, navigate, setFlash }) {
     incompleteLink(main, title, 'password reset');
     return;
   }
-  const errorSlot = h('div', { class: 'slot', id: 'reset-error' });
-  const password = field(
+  const password = newPasswordField(
     'new-password',
     'New password',
-    { type: 'password', autocomplete: 'new-password', required: true, minlength: 12, maxlength: 1024 },
     'At least 12 characters. Every session of your account is signed out.',
   );
-  const submit = h('button', { type: 'submit', class: 'button button-primary button-block' }, 'Set password');
-  const form = h(
-    'form',
+  const form = cardForm(
     {
-      class: 'card stack',
-      'aria-describedby': 'reset-error',
-      /** @param {SubmitEvent} event */
-      onsubmit(event) {
-        event.preventDefault();
-        submitting(
-          submit,
-          errorSlot,
-          'Setting…',
-          async () => {
-            /** @type {{ email: string }} */
-            const done = await api('POST', '/api/v1/password-reset', {
-              token,
-              password: password.input.value,
-            });
-            setFlash({ message: `Your new password is set. Sign in with it.`, email: done.email });
-            navigate('/sign-in', { replace: true });
-          },
-          (error) => {
-            password.input.focus();
-            return error.code === 'reset_link_not_valid'
-              ? 'This reset link does not work'
-              : 'The password was not set';
-          },
-        );
+      errorId: 'reset-error',
+      submitLabel: 'Set password',
+      busy: 'Setting…',
+      work: async () => {
+        /** @type {{ email: string }} */
+        const done = await api('POST', '/api/v1/password-reset', {
+          token,
+          password: password.input.value,
+        });
+        setFlash({ message: `Your new password is set. Sign in with it.`, email: done.email });
+        navigate('/sign-in', { replace: true });
+      },
+      onError: (error) => {
+        password.input.focus();
+        return error.code === 'reset_link_not_valid'
+          ? 'This reset link does not work'
+          : 'The password was not set';
       },
     },
-    errorSlot,
     password.element,
-    submit,
   );
   page(main, title, 'A team owner made this link for you. It works once.', form);
   password.input.focus();
@@ -235,61 +217,34 @@ export function renderResetPassword({ main, navigate, setFlash }) {
  * @param {ViewContext} context
  */
 export function renderSignUp({ main, signedIn }) {
-  const errorSlot = h('div', { class: 'slot', id: 'sign-up-error' });
   const email = field('email', 'Email', {
     type: 'email',
     autocomplete: 'username',
     required: true,
     maxlength: 254,
   });
-  const name = field('name', 'Your name', {
-    type: 'text',
-    autocomplete: 'name',
-    required: true,
-    maxlength: 100,
-  });
-  const password = field(
-    'password',
-    'Password',
-    { type: 'password', autocomplete: 'new-password', required: true, minlength: 12, maxlength: 1024 },
-    'At least 12 characters.',
-  );
-  const submit = h(
-    'button',
-    { type: 'submit', class: 'button button-primary button-block' },
-    'Create account',
-  );
-  const form = h(
-    'form',
+  const name = nameField();
+  const password = newPasswordField('password', 'Password', 'At least 12 characters.');
+  const form = cardForm(
     {
-      class: 'card stack',
-      'aria-describedby': 'sign-up-error',
-      /** @param {SubmitEvent} event */
-      onsubmit(event) {
-        event.preventDefault();
-        submitting(
-          submit,
-          errorSlot,
-          'Creating…',
-          async () => {
-            const credentials = { email: email.input.value.trim(), password: password.input.value };
-            await api('POST', '/api/v1/users', { ...credentials, name: name.input.value.trim() });
-            await signedIn(await api('POST', '/api/v1/session', credentials), '/');
-          },
-          (error) =>
-            error.code === 'sign_up_closed'
-              ? 'Sign-up is closed'
-              : error.code === 'email_taken'
-                ? 'This email already has an account'
-                : 'The account was not created',
-        );
+      errorId: 'sign-up-error',
+      submitLabel: 'Create account',
+      busy: 'Creating…',
+      work: async () => {
+        const credentials = { email: email.input.value.trim(), password: password.input.value };
+        await api('POST', '/api/v1/users', { ...credentials, name: name.input.value.trim() });
+        await signedIn(await api('POST', '/api/v1/session', credentials), '/');
       },
+      onError: (error) =>
+        error.code === 'sign_up_closed'
+          ? 'Sign-up is closed'
+          : error.code === 'email_taken'
+            ? 'This email already has an account'
+            : 'The account was not created',
     },
-    errorSlot,
     email.element,
     name.element,
     password.element,
-    submit,
   );
   page(
     main,

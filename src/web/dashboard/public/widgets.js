@@ -1,7 +1,11 @@
 // @ts-check
+import { api } from './api.js';
 import { announce, copyText, errorBanner, h, replaceChildren, time } from './dom.js';
 
-/** Form fields, the one-time secret box and the confirmation dialog the dashboard's pages share. */
+/**
+ * Form fields, tables, empty states, the one-time secret box and the confirmation dialog the
+ * dashboard's pages share.
+ */
 
 /**
  * A labelled form field with its hint and an error slot tied to the control
@@ -60,6 +64,163 @@ export function field(id, label, attributes, hint) {
 }
 
 /**
+ * A new password: the API's limits (12 to 1024 characters) and the browser's password manager hint.
+ * @param {string} id
+ * @param {string} label
+ * @param {string} hint
+ */
+export function newPasswordField(id, label, hint) {
+  return field(
+    id,
+    label,
+    { type: 'password', autocomplete: 'new-password', required: true, minlength: 12, maxlength: 1024 },
+    hint,
+  );
+}
+
+/** A person's name for a new account, as the API takes it (up to 100 characters). */
+export function nameField() {
+  return field('name', 'Your name', { type: 'text', autocomplete: 'name', required: true, maxlength: 100 });
+}
+
+/**
+ * A project's origin URL, as the API takes it (up to 2048 characters).
+ * @param {string} placeholder
+ */
+export function originUrlInput(placeholder) {
+  return h('input', {
+    name: 'originUrl',
+    type: 'url',
+    inputmode: 'url',
+    maxlength: 2048,
+    autocomplete: 'off',
+    spellcheck: 'false',
+    placeholder,
+  });
+}
+
+/**
+ * A one-line form (a token's name, an invitation's email): one required field with its submit
+ * button beside it. `work` gets the input; its errors show in `errorSlot` (the field has no error
+ * slot of its own) under the title `failure`.
+ * @param {{ id: string, label: string, attributes: Record<string, unknown>, hint: string,
+ *   submitLabel: string, busy: string, errorSlot: HTMLElement,
+ *   work: (input: HTMLInputElement) => Promise<void>, failure: string }} options
+ */
+export function inlineForm({ id, label, attributes, hint, submitLabel, busy, errorSlot, work, failure }) {
+  const hintId = `${id}-hint`;
+  const input = h('input', {
+    id,
+    required: true,
+    autocomplete: 'off',
+    ...attributes,
+    'aria-describedby': hintId,
+  });
+  const submit = h('button', { type: 'submit', class: 'button button-primary' }, submitLabel);
+  const form = h(
+    'form',
+    {
+      class: 'inline-form',
+      onsubmit: onSubmit(
+        submit,
+        errorSlot,
+        busy,
+        () => work(input),
+        () => failure,
+      ),
+    },
+    h(
+      'div',
+      { class: 'field' },
+      h('label', { for: id }, label),
+      h('div', { class: 'input-row' }, input, submit),
+      h('p', { class: 'hint', id: hintId }, hint),
+    ),
+  );
+  return { form, input };
+}
+
+/**
+ * A list's table, wrapped so it can scroll sideways on a narrow screen, with a caption for screen
+ * readers. An empty column name is the actions column: its header is for screen readers only.
+ * @param {{ caption: string, columns: string[], rows: import('./dom.js').Child, className?: string }} options
+ */
+export function dataTable({ caption, columns, rows, className }) {
+  return h(
+    'div',
+    { class: 'table-wrap' },
+    h(
+      'table',
+      { class: className ? `table ${className}` : 'table' },
+      h('caption', { class: 'visually-hidden' }, caption),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          columns.map((c) =>
+            h('th', { scope: 'col' }, c || h('span', { class: 'visually-hidden' }, 'Actions')),
+          ),
+        ),
+      ),
+      h('tbody', {}, rows),
+    ),
+  );
+}
+
+/**
+ * A section of a page as a card, named by its heading (the landmark's label for screen readers).
+ * @param {string} id the heading is `${id}-title`
+ * @param {string} title
+ * @param {...import('./dom.js').Child} content
+ */
+export function cardSection(id, title, ...content) {
+  return h(
+    'section',
+    { class: 'card', 'aria-labelledby': `${id}-title` },
+    h('h2', { id: `${id}-title` }, title),
+    content,
+  );
+}
+
+/**
+ * A table cell with its column's name, which a narrow screen shows beside the value (the table's
+ * rows become label/value lists there, styles.css).
+ * @param {string} label
+ * @param {...import('./dom.js').Child} content
+ */
+export function cell(label, ...content) {
+  return h('td', { 'data-label': label }, content);
+}
+
+/**
+ * What an empty list shows: what is missing, then what to do about it.
+ * @param {string} title
+ * @param {...import('./dom.js').Child} next
+ */
+export function emptyState(title, ...next) {
+  return h('div', { class: 'empty' }, h('p', { class: 'empty-title' }, title), h('p', {}, next));
+}
+
+/**
+ * A list loaded from the API into `slot`, or the error there: the list, or null when it failed.
+ * @template T
+ * @param {HTMLElement} slot
+ * @param {string} path
+ * @param {string} failure the error banner's title
+ * @returns {Promise<T | null>}
+ */
+export async function loadInto(slot, path, failure) {
+  try {
+    return await api('GET', path);
+  } catch (error) {
+    replaceChildren(slot, errorBanner(error, failure));
+    return null;
+  }
+}
+
+/**
  * A button's text with more for screen readers (which row it acts on): the visible words come
  * first in the accessible name, so voice control finds the button by what it shows.
  * @param {string} visible
@@ -100,12 +261,26 @@ export function oneTimeSecret({ title, label, value, note, expiresAt, testid }) 
 
 /**
  * Asks before an action that cannot be undone. The action runs on Confirm; its error (a 409
- * last_owner, say) is shown inside the dialog, which stays open. Answers whether it ran.
+ * last_owner, say) is shown inside the dialog, which stays open. Answers whether it ran. Focus
+ * goes back to `trigger`, or wherever `focusAfter` says (the trigger may have been redrawn, or
+ * gone with what was removed); `signal` closes the dialog when the page is left.
  * @param {{ title: string, body: import('./dom.js').Child, confirm: string, busy: string,
- *   danger?: boolean, action: () => Promise<void>, trigger?: HTMLElement | null }} options
+ *   danger?: boolean, action: () => Promise<void>, failure?: string, trigger?: HTMLElement | null,
+ *   focusAfter?: (done: boolean) => HTMLElement | null | undefined, signal?: AbortSignal }} options
  * @returns {Promise<boolean>}
  */
-export function confirmAction({ title, body, confirm, busy, danger = true, action, trigger }) {
+export function confirmAction({
+  title,
+  body,
+  confirm,
+  busy,
+  danger = true,
+  action,
+  failure = `Could not ${confirm.toLowerCase()}`,
+  trigger,
+  focusAfter = () => (trigger?.isConnected ? trigger : null),
+  signal,
+}) {
   const errorSlot = h('div', { class: 'slot' });
   const cancelButton = h('button', { type: 'button', class: 'button', autofocus: true }, 'Cancel');
   const confirmButton = h(
@@ -125,9 +300,10 @@ export function confirmAction({ title, body, confirm, busy, danger = true, actio
   return new Promise((resolve) => {
     let done = false;
     cancelButton.addEventListener('click', () => dialog.close());
+    signal?.addEventListener('abort', () => dialog.close());
     dialog.addEventListener('close', () => {
       dialog.remove();
-      if (trigger?.isConnected) trigger.focus();
+      focusAfter(done)?.focus();
       resolve(done);
     });
     confirmButton.addEventListener('click', async () => {
@@ -139,7 +315,7 @@ export function confirmAction({ title, body, confirm, busy, danger = true, actio
         done = true;
         dialog.close();
       } catch (error) {
-        replaceChildren(errorSlot, errorBanner(error, `Could not ${confirm.toLowerCase()}`));
+        replaceChildren(errorSlot, errorBanner(error, failure));
         confirmButton.disabled = false;
         confirmButton.textContent = confirm;
       }
@@ -171,4 +347,16 @@ export async function submitting(submit, errorSlot, busyLabel, work, onError) {
     submit.disabled = false;
     submit.textContent = label;
   }
+}
+
+/**
+ * A form's submit listener: stops the page load and runs `submitting` with these arguments.
+ * @param {Parameters<typeof submitting>} args
+ * @returns {(event: SubmitEvent) => void}
+ */
+export function onSubmit(...args) {
+  return (event) => {
+    event.preventDefault();
+    void submitting(...args);
+  };
 }
