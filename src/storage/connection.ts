@@ -51,6 +51,13 @@ export interface SqliteSync {
    */
   readNow(sql: string): StatementSync | undefined;
   /**
+   * A statement of the caller's own, outside the cache the writes share, so that its settings
+   * (rows as arrays) touch no other query. Run it only while `canReadNow()`.
+   */
+  prepareOwn(sql: string): StatementSync;
+  /** False while a Kysely transaction holds the writer connection (then read through Kysely). */
+  canReadNow(): boolean;
+  /**
    * Copies the database, consistent as of the end of the copy, into a new file with SQLite's
    * online backup (a few pages per event-loop turn, so the server keeps serving). The only way to
    * copy the file while the server runs: it holds the file's lock exclusively.
@@ -70,6 +77,8 @@ export function openDatabase<Schema>(location: StorageLocation): Database<Schema
     const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: writer.kysely }) });
     const sqlite: SqliteSync = {
       readNow: (sql) => (writer.raw.isTransaction ? undefined : writer.statement(sql)),
+      prepareOwn: (sql) => writer.raw.prepare(sql),
+      canReadNow: () => !writer.raw.isTransaction,
       backupTo: async (file) => {
         // A backup holds everything the database does: as private as the database itself.
         createPrivately(file);

@@ -91,6 +91,56 @@ export function prepareQuery<Row, Args extends unknown[]>(
 }
 
 /**
+ * A read compiled once whose rows come as their column values in select order, mapped by
+ * `fromValues` straight to what the caller returns: no object per row from the driver (node:sqlite
+ * builds row objects through the engine's slow path, a fifth of a 20-row list's CPU) and none to
+ * rename columns. On SQLite the statement is this read's own (rows as arrays is a statement
+ * setting); in a transaction, or on another database, the rows' values are taken in order.
+ */
+export function prepareValuesQuery<Row, Args extends unknown[], Result>(
+  // biome-ignore lint/suspicious/noExplicitAny: any schema; only executeQuery is used
+  database: Database<any>,
+  build: (...placeholders: Args) => Compilable<Row>,
+  placeholders: Args,
+  fromValues: (values: readonly unknown[]) => Result,
+): (...args: Args) => Promise<Result[]> {
+  const query = compileOnce(build, placeholders);
+  const { sql } = query(...placeholders);
+  const { sqlite, db } = database;
+  const viaKysely = (args: Args) =>
+    db
+      .executeQuery<Row>(query(...args))
+      .then((r) => r.rows.map((row) => fromValues(Object.values(row as object))));
+  if (sqlite) {
+    const statement = sqlite.prepareOwn(sql);
+    statement.setReturnArrays(true);
+    return (...args: Args) => {
+      if (!sqlite.canReadNow()) return viaKysely(args);
+      try {
+        const rows = statement.all(...(args as SQLInputValue[])) as unknown as (readonly unknown[])[];
+        return Promise.resolve(rows.map(fromValues));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    };
+  }
+  const { pgPool } = database;
+  if (pgPool) {
+    const name = statementName(sql);
+    return async (...args: Args) => {
+      const result = await pgPool.query<unknown[], unknown[]>({
+        name,
+        text: sql,
+        values: args,
+        rowMode: 'array',
+      });
+      return result.rows.map(fromValues);
+    };
+  }
+  return (...args: Args) => viaKysely(args);
+}
+
+/**
  * The name of a PostgreSQL prepared statement for this text: the same text gets the same name on
  * every connection and in every process. Only compiled-once statements are named, so the texts,
  * and the statements each connection keeps, are bounded.

@@ -1,6 +1,7 @@
-import { batchReads, prepareQuery, transact } from '../../storage/index.ts';
+import { batchReads, prepareQuery, prepareValuesQuery, transact } from '../../storage/index.ts';
 import { petstoreErrors } from '../errors.ts';
 import { emitEvents } from '../events/emit-event.ts';
+import type { PetStatus } from '../stock-rules.ts';
 import {
   decodeCursor,
   type InventoryItem,
@@ -24,24 +25,36 @@ const notFound = (petId: number) =>
  */
 export function inventoryReader(ctx: StoreContext): (petId: number) => Promise<Versioned<InventoryItem>> {
   const select = () => ctx.db.selectFrom('inventory').select(['pet_id', 'quantity', 'status', 'version']);
-  let read: (
-    petId: number,
-  ) => Promise<{ pet_id: number; quantity: number; status: string; version: number } | undefined>;
   if (ctx.dialect === 'postgres') {
     const many = prepareQuery(
       ctx.database,
       (petIds: number[]) => select().where((eb) => eb('pet_id', '=', eb.fn.any(eb.val(petIds)))),
       [[]],
     );
-    read = batchReads(many, (row) => row.pet_id);
-  } else {
-    const one = prepareQuery(ctx.database, (petId: number) => select().where('pet_id', '=', petId), [0]);
-    read = (petId) => one(petId).then((rows) => rows[0]);
+    const read = batchReads(many, (row) => row.pet_id);
+    return async (petId) => {
+      const row = await read(petId);
+      if (!row) throw notFound(petId);
+      return { resource: toInventoryItem(row), version: row.version };
+    };
   }
+  const one = prepareValuesQuery(
+    ctx.database,
+    (petId: number) => select().where('pet_id', '=', petId),
+    [0],
+    (values) => ({
+      resource: {
+        petId: values[0] as number,
+        quantity: values[1] as number,
+        status: values[2] as PetStatus,
+      },
+      version: values[3] as number,
+    }),
+  );
   return async (petId) => {
-    const row = await read(petId);
-    if (!row) throw notFound(petId);
-    return { resource: toInventoryItem(row), version: row.version };
+    const [read] = await one(petId);
+    if (!read) throw notFound(petId);
+    return read;
   };
 }
 

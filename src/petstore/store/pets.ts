@@ -2,6 +2,7 @@ import {
   batchReads,
   isForeignKeyViolation,
   prepareQuery,
+  prepareValuesQuery,
   shareReads,
   transact,
 } from '../../storage/index.ts';
@@ -96,26 +97,39 @@ export function petReader(ctx: StoreContext): (id: number) => Promise<Versioned<
       .selectFrom('pets')
       .innerJoin('inventory', 'inventory.pet_id', 'pets.id')
       .select(['pets.id', 'pets.name', 'pets.category_id', 'inventory.status', 'pets.version']);
-  let read: (
-    id: number,
-  ) => Promise<
-    { id: number; name: string; category_id: number; status: string; version: number } | undefined
-  >;
   if (ctx.dialect === 'postgres') {
     const many = prepareQuery(
       ctx.database,
       (ids: number[]) => select().where((eb) => eb('pets.id', '=', eb.fn.any(eb.val(ids)))),
       [[]],
     );
-    read = batchReads(many, (row) => row.id);
-  } else {
-    const one = prepareQuery(ctx.database, (id: number) => select().where('pets.id', '=', id), [0]);
-    read = (id) => one(id).then((rows) => rows[0]);
+    const read = batchReads(many, (row) => row.id);
+    return async (id) => {
+      const row = await read(id);
+      if (!row) throw petNotFound(id);
+      return { resource: toPet(row), version: row.version };
+    };
   }
+  const one = prepareValuesQuery(
+    ctx.database,
+    (id: number) => select().where('pets.id', '=', id),
+    [0],
+    (values) => ({ resource: petOfValues(values), version: values[4] as number }),
+  );
   return async (id) => {
-    const row = await read(id);
-    if (!row) throw petNotFound(id);
-    return { resource: toPet(row), version: row.version };
+    const [read] = await one(id);
+    if (!read) throw petNotFound(id);
+    return read;
+  };
+}
+
+/** A pet from its columns in the order the hot reads select them (id, name, category, status). */
+function petOfValues(values: readonly unknown[]): Pet {
+  return {
+    id: values[0] as number,
+    name: values[1] as string,
+    categoryId: values[2] as number,
+    status: values[3] as PetStatus,
   };
 }
 
@@ -124,7 +138,7 @@ export function petReader(ctx: StoreContext): (id: number) => Promise<Versioned<
  * PostgreSQL identical pages asked together share it (shareReads).
  */
 export function petLister(ctx: StoreContext): (filter: PetFilter) => Promise<Page<Pet>> {
-  const unfiltered = prepareQuery(
+  const unfiltered = prepareValuesQuery(
     ctx.database,
     (after: number, limit: number) =>
       ctx.db
@@ -135,12 +149,10 @@ export function petLister(ctx: StoreContext): (filter: PetFilter) => Promise<Pag
         .orderBy('pets.id')
         .limit(limit),
     [0, 1],
+    petOfValues,
   );
   const page = (after: number, limit: number) =>
-    unfiltered(after, limit + 1).then((rows) => {
-      const page = pageOf(rows, limit, (r) => r.id);
-      return { items: page.items.map(toPet), next: page.next };
-    });
+    unfiltered(after, limit + 1).then((pets) => pageOf(pets, limit, (pet) => pet.id));
   // Keyed by the page's start and size; the items are sent, never changed.
   const shared =
     ctx.dialect === 'postgres'
