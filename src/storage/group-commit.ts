@@ -2,7 +2,7 @@ import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import { isConnectionLost } from './errors.ts';
-import { statementName } from './prepared.ts';
+import { statementName } from './statement-name.ts';
 import { runSteps, runStepsSync, type Steps } from './steps.ts';
 import { isRetryable, RETRY_LOST_WITHIN_MS } from './transact.ts';
 

@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import type { Compilable, CompiledQuery } from 'kysely';
 import type { QueryResultRow } from 'pg';
 import type { Database, SQLInputValue } from './connection.ts';
+import { statementName } from './statement-name.ts';
 
 /**
  * A query built and compiled once; each call gives it with new parameters. Building and
@@ -138,13 +138,4 @@ export function prepareValuesQuery<Row, Args extends unknown[], Result>(
     };
   }
   return (...args: Args) => viaKysely(args);
-}
-
-/**
- * The name of a PostgreSQL prepared statement for this text: the same text gets the same name on
- * every connection and in every process. Only compiled-once statements are named, so the texts,
- * and the statements each connection keeps, are bounded.
- */
-export function statementName(sql: string): string {
-  return `k_${createHash('sha256').update(sql).digest('hex').slice(0, 24)}`;
 }

@@ -125,7 +125,10 @@ for (const dialect of testDialects()) {
       const result = await verifyDomain(p.ctx, owner, 'petstore', 'wrong.example.test');
       assert.equal(result.domain.state, 'unverified');
       assert.equal(result.domain.reason, 'cname_mismatch');
-      assert.match(result.domain.remedy ?? '', /Change the CNAME value to exactly the one shown/);
+      assert.match(
+        result.domain.remedy ?? '',
+        /Change the CNAME value to exactly the one listed for this domain/,
+      );
     });
 
     it('reports an A record blocking the CNAME as a conflicting record, already when adding', async () => {

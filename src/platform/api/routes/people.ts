@@ -216,7 +216,7 @@ export const peopleRoutes = (guard: SignInGuard) => [
       'No sign-in: whether POST /api/v1/users takes sign-ups (KENNEL_OPEN_SIGNUP), so the sign-in page offers "Create an account" only when it works.',
     access: 'public',
     responses: { 200: { description: 'The policy', schema: ref('SignUpPolicy') } },
-    errors: [],
+    errors: ['malformed_url'],
     handler: async (_request, _reply, ctx) => ({ open: ctx.config.openSignUp }),
   }),
   defineOperation<PlatformContext, unknown, unknown, { currentPassword: string; newPassword: string }>({
