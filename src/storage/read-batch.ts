@@ -1,9 +1,10 @@
 /**
- * Reads that arrive in the same turn of the event loop share one query (the DataLoader pattern):
- * each caller's key joins a pending batch, and once the turn's I/O callbacks have run
- * (setImmediate) the batch is loaded with one query for all its keys. On PostgreSQL a point read
- * costs a round trip, a write to the server's socket and a wake-up of its backend, far more than
- * the row; under load one query then serves many requests.
+ * Reads that arrive in the same turn of the event loop are loaded together (the DataLoader
+ * pattern): each caller's key joins a pending batch, and once the turn's I/O callbacks have run
+ * (setImmediate) the batch is loaded at once, by `load` (see mapRows and eachKey). On PostgreSQL
+ * a point read costs a round trip, a write to the server's socket and a wake-up of its backend,
+ * far more than the row: one query then serves many requests. On SQLite, where a read is a
+ * synchronous call, the gain is in answering the turn's requests together (docs/benchmarks.md).
  *
  * A batch is only ever joined before its query is sent, so every caller's read starts after the
  * caller asked: an answer never predates a write acknowledged before the request arrived.
@@ -77,4 +78,19 @@ export function shareReads<Key, Result>(load: (key: Key) => Promise<Result>): (k
     }
     return read.promise;
   };
+}
+
+/** A batch loader from a query over all the keys, its rows mapped one by one. */
+export function mapRows<Keys, Row, Result>(
+  query: (keys: Keys) => Promise<readonly Row[]>,
+  map: (row: Row) => Result,
+): (keys: Keys) => Promise<Result[]> {
+  return (keys) => query(keys).then((rows) => rows.map(map));
+}
+
+/** A batch loader from a one-key read, run for each key back to back (for SQLite's synchronous reads). */
+export function eachKey<Key, Result>(
+  one: (key: Key) => Promise<readonly Result[]>,
+): (keys: Key[]) => Promise<Result[]> {
+  return (keys) => Promise.all(keys.map((key) => one(key))).then((results) => results.flat());
 }

@@ -14,7 +14,7 @@ describe('InFlightSlots', () => {
     slots.add(c, 100);
     const expired: string[] = [];
     slots.expire(99, (item) => expired.push(item.name));
-    assert.deepEqual(expired, []);
+    assert.equal(expired.length, 0);
     slots.expire(100, (item) => expired.push(item.name));
     assert.deepEqual(expired, ['a', 'c']);
     slots.expire(150, (item) => expired.push(item.name));

@@ -1,4 +1,11 @@
-import { batchReads, prepareQuery, prepareValuesQuery, transact } from '../../storage/index.ts';
+import {
+  batchReads,
+  eachKey,
+  mapRows,
+  prepareQuery,
+  prepareValuesQuery,
+  transact,
+} from '../../storage/index.ts';
 import { petstoreErrors } from '../errors.ts';
 import { emitEvents } from '../events/emit-event.ts';
 import type { PetStatus } from '../stock-rules.ts';
@@ -20,41 +27,42 @@ const notFound = (petId: number) =>
   );
 
 /**
- * Reads one inventory entry: a hot read (store staff poll it), compiled once per database and,
- * on PostgreSQL, batched with the reads that arrive together (as petReader).
+ * Reads one inventory entry: a hot read (store staff poll it), compiled once per database and
+ * answered with the reads asked in the same turn, as petReader.
  */
 export function inventoryReader(ctx: StoreContext): (petId: number) => Promise<Versioned<InventoryItem>> {
   const select = () => ctx.db.selectFrom('inventory').select(['pet_id', 'quantity', 'status', 'version']);
-  if (ctx.dialect === 'postgres') {
-    const many = prepareQuery(
-      ctx.database,
-      (petIds: number[]) => select().where((eb) => eb('pet_id', '=', eb.fn.any(eb.val(petIds)))),
-      [[]],
-    );
-    const read = batchReads(many, (row) => row.pet_id);
-    return async (petId) => {
-      const row = await read(petId);
-      if (!row) throw notFound(petId);
-      return { resource: toInventoryItem(row), version: row.version };
-    };
-  }
-  const one = prepareValuesQuery(
-    ctx.database,
-    (petId: number) => select().where('pet_id', '=', petId),
-    [0],
-    (values) => ({
-      resource: {
-        petId: values[0] as number,
-        quantity: values[1] as number,
-        status: values[2] as PetStatus,
-      },
-      version: values[3] as number,
-    }),
+  const read = batchReads<number, Versioned<InventoryItem>>(
+    ctx.dialect === 'postgres'
+      ? mapRows(
+          prepareQuery(
+            ctx.database,
+            (petIds: number[]) => select().where((eb) => eb('pet_id', '=', eb.fn.any(eb.val(petIds)))),
+            [[] as number[]],
+          ),
+          (row) => ({ resource: toInventoryItem(row), version: row.version }),
+        )
+      : eachKey(
+          prepareValuesQuery(
+            ctx.database,
+            (petId: number) => select().where('pet_id', '=', petId),
+            [0],
+            (values) => ({
+              resource: {
+                petId: values[0] as number,
+                quantity: values[1] as number,
+                status: values[2] as PetStatus,
+              },
+              version: values[3] as number,
+            }),
+          ),
+        ),
+    (item) => item.resource.petId,
   );
   return async (petId) => {
-    const [read] = await one(petId);
-    if (!read) throw notFound(petId);
-    return read;
+    const item = await read(petId);
+    if (!item) throw notFound(petId);
+    return item;
   };
 }
 
