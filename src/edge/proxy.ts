@@ -3,6 +3,7 @@ import type { LookupFunction } from 'node:net';
 import { type Dispatcher, Pool } from 'undici';
 import { guardedLookup, type OriginPolicy, originAllowed } from '../lib/address-policy.ts';
 import type { ApiError } from '../lib/api-error.ts';
+import { SlotList } from '../lib/slot-list.ts';
 import { edgeErrors } from './errors.ts';
 import type { LifecycleHeaders } from './lifecycle.ts';
 import { requestFraming } from './request-framing.ts';
@@ -212,7 +213,7 @@ export class OriginProxy {
   readonly #upstreams = new Map<string, Upstream>();
   readonly #options: ProxyOptions;
   /** Exchanges waiting for an origin's head or a client's drain, checked by one timer. */
-  readonly #watched = new Set<ForwardHandler>();
+  readonly #watched = new SlotList<ForwardHandler>();
   readonly #sweep: NodeJS.Timeout;
 
   constructor(options: ProxyOptions) {
@@ -225,7 +226,7 @@ export class OriginProxy {
   #expire(): void {
     if (this.#watched.size === 0) return;
     const now = performance.now();
-    for (const exchange of this.#watched) exchange.expire(now);
+    this.#watched.forEach((exchange) => exchange.expire(now));
   }
 
   #upstream(originUrl: string): Upstream {
@@ -312,7 +313,7 @@ export class OriginProxy {
       'x-request-id',
       forwarded.requestId,
     );
-    this.#watched.add(handler);
+    handler.watch();
     const dispatch = (body: Buffer | IncomingMessage | null) => {
       try {
         upstream.pool.dispatch(
@@ -342,13 +343,14 @@ export class OriginProxy {
     return this.#watched.size;
   }
 
-  /** The exchange no longer needs the timer (its head arrived, or it ended). */
-  unwatch(handler: ForwardHandler): void {
-    this.#watched.delete(handler);
+  /** Puts an exchange under the timer; returns its slot, for unwatch. */
+  watch(handler: ForwardHandler): number {
+    return this.#watched.add(handler);
   }
 
-  watch(handler: ForwardHandler): void {
-    this.#watched.add(handler);
+  /** The exchange no longer needs the timer (its head arrived, or it ended). */
+  unwatch(slot: number): void {
+    this.#watched.release(slot);
   }
 
   async close(): Promise<void> {
@@ -388,6 +390,8 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
   #done = false;
   /** Whether a 'close' listener watches for the client leaving (see #clientGone). */
   #listening = false;
+  /** The slot under the proxy's timer, or -1. */
+  #watchSlot = -1;
 
   constructor(
     proxy: OriginProxy,
@@ -404,6 +408,17 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
     this.#upstreamDone = forwarded.upstreamDone;
     this.#options = options;
     this.#headDeadline = performance.now() + options.responseTimeoutMs;
+  }
+
+  /** Under the proxy's timer (waiting for the origin's head, or for the client to drain). */
+  watch(): void {
+    if (this.#watchSlot < 0) this.#watchSlot = this.#proxy.watch(this);
+  }
+
+  #unwatch(): void {
+    if (this.#watchSlot < 0) return;
+    this.#proxy.unwatch(this.#watchSlot);
+    this.#watchSlot = -1;
   }
 
   /**
@@ -457,7 +472,7 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
     this.#headers = headers;
     const length = headers['content-length'];
     this.#length = typeof length === 'string' ? Number(length) : -1;
-    this.#proxy.unwatch(this);
+    this.#unwatch();
   }
 
   #writeHead(res: ServerResponse): void {
@@ -526,14 +541,14 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
     if (!res.write(chunk)) {
       controller.pause();
       this.#stalledSince = performance.now();
-      this.#proxy.watch(this);
+      this.watch();
       if (!this.#listening) {
         this.#listening = true;
         res.once('close', () => this.#clientGone());
       }
       res.once('drain', () => {
         this.#stalledSince = -1;
-        this.#proxy.unwatch(this);
+        this.#unwatch();
         controller.resume();
       });
     }
@@ -570,7 +585,7 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
 
   #finish(): void {
     this.#done = true;
-    this.#proxy.unwatch(this);
+    this.#unwatch();
     this.#upstreamDone?.();
   }
 
