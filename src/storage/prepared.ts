@@ -1,6 +1,7 @@
 import type { Compilable, CompiledQuery } from 'kysely';
 import type { QueryResultRow } from 'pg';
 import type { Database, SQLInputValue } from './connection.ts';
+import { batchReads, eachKey } from './read-batch.ts';
 import { statementName } from './statement-name.ts';
 
 /**
@@ -138,4 +139,24 @@ export function prepareValuesQuery<Row, Args extends unknown[], Result>(
     };
   }
   return (...args: Args) => viaKysely(args);
+}
+
+/**
+ * A hot read by id (a pet, an inventory entry), compiled once and answered together with the
+ * reads asked in the same turn of the event loop (batchReads): on PostgreSQL by one query for all
+ * the turn's ids (`all`, an `= ANY`), on SQLite by the one-row statement (`one`) for each id, back
+ * to back. Rows come as column values, mapped by `fromValues`; `idOf` finds a result's id.
+ */
+export function readById<Row, Result>(
+  // biome-ignore lint/suspicious/noExplicitAny: any schema; only executeQuery is used
+  database: Database<any>,
+  queries: { all: (ids: number[]) => Compilable<Row>; one: (id: number) => Compilable<Row> },
+  fromValues: (values: readonly unknown[]) => Result,
+  idOf: (result: Result) => number,
+): (id: number) => Promise<Result | undefined> {
+  const load =
+    database.dialect === 'postgres'
+      ? prepareValuesQuery(database, queries.all, [[] as number[]], fromValues)
+      : eachKey(prepareValuesQuery(database, queries.one, [0], fromValues));
+  return batchReads(load, idOf);
 }

@@ -1,7 +1,7 @@
 /**
  * Reads that arrive in the same turn of the event loop are loaded together (the DataLoader
  * pattern): each caller's key joins a pending batch, and once the turn's I/O callbacks have run
- * (setImmediate) the batch is loaded at once, by `load` (see mapRows and eachKey). On PostgreSQL
+ * (setImmediate) the batch is loaded at once, by `load` (see readById in prepared.ts). On PostgreSQL
  * a point read costs a round trip, a write to the server's socket and a wake-up of its backend,
  * far more than the row: one query then serves many requests. On SQLite, where a read is a
  * synchronous call, the gain is in answering the turn's requests together (docs/benchmarks.md).
@@ -78,14 +78,6 @@ export function shareReads<Key, Result>(load: (key: Key) => Promise<Result>): (k
     }
     return read.promise;
   };
-}
-
-/** A batch loader from a query over all the keys, its rows mapped one by one. */
-export function mapRows<Keys, Row, Result>(
-  query: (keys: Keys) => Promise<readonly Row[]>,
-  map: (row: Row) => Result,
-): (keys: Keys) => Promise<Result[]> {
-  return (keys) => query(keys).then((rows) => rows.map(map));
 }
 
 /** A batch loader from a one-key read, run for each key back to back (for SQLite's synchronous reads). */

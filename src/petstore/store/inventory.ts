@@ -1,11 +1,4 @@
-import {
-  batchReads,
-  eachKey,
-  mapRows,
-  prepareQuery,
-  prepareValuesQuery,
-  transact,
-} from '../../storage/index.ts';
+import { readById, transact } from '../../storage/index.ts';
 import { petstoreErrors } from '../errors.ts';
 import { emitEvents } from '../events/emit-event.ts';
 import type { PetStatus } from '../stock-rules.ts';
@@ -32,31 +25,16 @@ const notFound = (petId: number) =>
  */
 export function inventoryReader(ctx: StoreContext): (petId: number) => Promise<Versioned<InventoryItem>> {
   const select = () => ctx.db.selectFrom('inventory').select(['pet_id', 'quantity', 'status', 'version']);
-  const read = batchReads<number, Versioned<InventoryItem>>(
-    ctx.dialect === 'postgres'
-      ? mapRows(
-          prepareQuery(
-            ctx.database,
-            (petIds: number[]) => select().where((eb) => eb('pet_id', '=', eb.fn.any(eb.val(petIds)))),
-            [[] as number[]],
-          ),
-          (row) => ({ resource: toInventoryItem(row), version: row.version }),
-        )
-      : eachKey(
-          prepareValuesQuery(
-            ctx.database,
-            (petId: number) => select().where('pet_id', '=', petId),
-            [0],
-            (values) => ({
-              resource: {
-                petId: values[0] as number,
-                quantity: values[1] as number,
-                status: values[2] as PetStatus,
-              },
-              version: values[3] as number,
-            }),
-          ),
-        ),
+  const read = readById(
+    ctx.database,
+    {
+      all: (petIds) => select().where((eb) => eb('pet_id', '=', eb.fn.any(eb.val(petIds)))),
+      one: (petId) => select().where('pet_id', '=', petId),
+    },
+    (values) => ({
+      resource: { petId: values[0] as number, quantity: values[1] as number, status: values[2] as PetStatus },
+      version: values[3] as number,
+    }),
     (item) => item.resource.petId,
   );
   return async (petId) => {

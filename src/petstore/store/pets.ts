@@ -1,10 +1,7 @@
 import {
-  batchReads,
-  eachKey,
   isForeignKeyViolation,
-  mapRows,
-  prepareQuery,
   prepareValuesQuery,
+  readById,
   shareReads,
   transact,
 } from '../../storage/index.ts';
@@ -102,24 +99,13 @@ export function petReader(ctx: StoreContext): (id: number) => Promise<Versioned<
       .selectFrom('pets')
       .innerJoin('inventory', 'inventory.pet_id', 'pets.id')
       .select(['pets.id', 'pets.name', 'pets.category_id', 'inventory.status', 'pets.version']);
-  const read = batchReads<number, Versioned<Pet>>(
-    ctx.dialect === 'postgres'
-      ? mapRows(
-          prepareQuery(
-            ctx.database,
-            (ids: number[]) => select().where((eb) => eb('pets.id', '=', eb.fn.any(eb.val(ids)))),
-            [[] as number[]],
-          ),
-          (row) => ({ resource: toPet(row), version: row.version }),
-        )
-      : eachKey(
-          prepareValuesQuery(
-            ctx.database,
-            (id: number) => select().where('pets.id', '=', id),
-            [0],
-            (values) => ({ resource: petOfValues(values), version: values[4] as number }),
-          ),
-        ),
+  const read = readById(
+    ctx.database,
+    {
+      all: (ids) => select().where((eb) => eb('pets.id', '=', eb.fn.any(eb.val(ids)))),
+      one: (id) => select().where('pets.id', '=', id),
+    },
+    (values) => ({ resource: petOfValues(values), version: values[4] as number }),
     (pet) => pet.resource.id,
   );
   return async (id) => {
