@@ -120,7 +120,12 @@ export async function renderDomains({ main, me, navigate }, slug) {
         h('code', {}, `kennel domains apply ${project.slug} domains.yaml`),
         ' applies it.',
       ),
-      h('pre', { class: 'yaml', tabindex: '0', 'aria-label': 'Domain configuration as YAML' }, yamlCode),
+      // A region: it scrolls, so it takes focus, and a label is allowed only on an element with a role.
+      h(
+        'pre',
+        { class: 'yaml', tabindex: '0', role: 'region', 'aria-label': 'Domain configuration as YAML' },
+        yamlCode,
+      ),
     ),
   );
 
