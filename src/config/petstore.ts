@@ -66,7 +66,7 @@ export const petstoreSettings = {
   rateLimitLease: {
     env: 'PETSTORE_RATE_LIMIT_LEASE',
     description:
-      "Cluster scope: the most requests a process takes from a caller's shared count at once (at most a twentieth of the quota); at most (N − 1) × (lease − 1) of a quota can go unused across N processes",
+      "Cluster scope: the most requests a process takes from a caller's shared count at once (at most a twentieth of the quota); at most (N − 1) × (lease + ⌊lease/2⌋) of a quota can go unused across N processes",
     default: 100,
     parse: parse.integer(1, 1_000_000),
   },

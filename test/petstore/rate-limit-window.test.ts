@@ -38,6 +38,24 @@ class MemoryCounts implements SharedWindowCounts {
   }
 }
 
+/** Claims wait while the gate is closed: a slow database, under the test's control. */
+class GatedCounts extends MemoryCounts {
+  #gate = Promise.withResolvers<void>();
+  /** Claims asked, answered or not. */
+  asked = 0;
+  open() {
+    this.#gate.resolve();
+  }
+  close() {
+    this.#gate = Promise.withResolvers<void>();
+  }
+  override async claim(policy: string, caller: string, windowStart: number, want: number, quota: number) {
+    this.asked++;
+    await this.#gate.promise;
+    return super.claim(policy, caller, windowStart, want, quota);
+  }
+}
+
 const OPTIONS: SharedWindowOptions = { name: 'key', maxLease: 5, claimTimeoutMs: 50, outageMs: 5_000 };
 
 function node(
@@ -103,7 +121,7 @@ describe('cluster rate limit: allowances of a shared window', () => {
     assert.deepEqual(held, { allowed: true, remaining: 97, resetSeconds: 60 });
   });
 
-  it('leaves at most (nodes − 1) × (lease − 1) unused when a caller stops sending to a node', async () => {
+  it('leaves unused only what a node holds when a caller stops sending to it', async () => {
     const counts = new MemoryCounts();
     const clock = new ManualClock('2026-11-22T12:00:00Z');
     const [a, b] = [node(counts, clock), node(counts, clock)];
@@ -111,6 +129,45 @@ describe('cluster rate limit: allowances of a shared window', () => {
     let accepted = 1;
     for (let i = 0; i < 200; i++) if ((await b.take(7)).allowed) accepted++;
     assert.equal(accepted, 100 - (a.lease - 1));
+  });
+
+  it('at most lease + ⌊lease/2⌋ when the node had just claimed ahead', async () => {
+    const counts = new MemoryCounts();
+    const clock = new ManualClock('2026-11-22T12:00:00Z');
+    const [a, b] = [node(counts, clock), node(counts, clock)];
+    // Lease 5: the third request leaves 2 tokens, and a claims 5 more ahead (7 held).
+    for (let i = 0; i < 3; i++) assert.equal((await a.take(7)).allowed, true);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(counts.claims, 2);
+    let accepted = 3;
+    for (let i = 0; i < 200; i++) if ((await b.take(7)).allowed) accepted++;
+    assert.equal(accepted, 100 - (a.lease + Math.floor(a.lease / 2)));
+  });
+
+  it('claims the next allowance ahead: requests are decided without waiting while tokens last', async () => {
+    const counts = new GatedCounts();
+    const one = node(counts, new ManualClock('2026-11-22T12:00:00Z'), 100, { claimTimeoutMs: 60_000 });
+    const first = one.take(3);
+    assert.ok(first instanceof Promise, 'nothing held yet: the first request waits for the claim');
+    counts.open();
+    assert.equal((await first).remaining, 99);
+    counts.close();
+    // 4 tokens left; at 2 the next claim starts, and the requests go on without waiting for it.
+    const held = Array.from({ length: 4 }, () => one.take(3));
+    assert.ok(
+      held.every((d) => !(d instanceof Promise)),
+      'decided synchronously while the claim is out',
+    );
+    assert.deepEqual(
+      held.map((d) => (d as RateLimitDecision).remaining),
+      [98, 97, 96, 95],
+    );
+    assert.equal(counts.asked, 2, 'one claim ahead, not one per request');
+    const waiting = one.take(3);
+    assert.ok(waiting instanceof Promise, 'tokens spent before the claim answered: this one waits');
+    counts.open();
+    assert.deepEqual(await waiting, { allowed: true, remaining: 94, resetSeconds: 60 });
+    assert.equal(counts.asked, 2, 'it waited for the claim already out');
   });
 
   it('shares one claim among the requests that wait for it', async () => {

@@ -68,8 +68,10 @@ export function leaseSize(quota: number, maxLease: number): number {
  * shared count never passes the quota, so all nodes together accept at most `quota` per window
  * while the database answers (tolerance 0). What a node was granted and did not use is lost for
  * the window: a caller that stops sending to some nodes can be refused with up to
- * (N − 1) × (lease − 1) of the quota unused. A node asks the database once per `lease` requests
- * of a caller, plus once per window for a caller past the quota (then it refuses alone).
+ * (N − 1) × (lease + ⌊lease/2⌋) of the quota unused, since a node claims the next allowance once
+ * half of the current one is used (so that requests do not wait for the database while tokens
+ * last). A node asks the database once per `lease` requests of a caller, plus once per window for
+ * a caller past the quota (then it refuses alone).
  *
  * When a claim fails or times out, the node counts alone (the local policy, `fallback`) for
  * `outageMs`, then asks again: during an outage each node accepts up to the quota, so N nodes up
@@ -78,6 +80,8 @@ export function leaseSize(quota: number, maxLease: number): number {
 export class SharedWindowLimiter implements RateLimiter {
   readonly policy: RateLimitPolicy;
   readonly lease: number;
+  /** At or below this many tokens left, the next allowance is claimed ahead (none for a lease of 1). */
+  readonly #refillAt: number;
   readonly #counts: SharedWindowCounts;
   readonly #clock: Clock;
   readonly #options: SharedWindowOptions;
@@ -96,6 +100,7 @@ export class SharedWindowLimiter implements RateLimiter {
   ) {
     this.policy = policy;
     this.lease = leaseSize(policy.quota, options.maxLease);
+    this.#refillAt = this.lease >= 2 ? Math.floor(this.lease / 2) : -1;
     this.#counts = counts;
     this.#clock = clock;
     this.#options = options;
@@ -113,9 +118,25 @@ export class SharedWindowLimiter implements RateLimiter {
       this.#allowances.set(caller, allowance);
     }
     const decided = this.#fromAllowance(allowance, window, now);
-    if (decided) return decided;
+    if (decided) {
+      if (allowance.tokens <= this.#refillAt) this.#claimAhead(caller, allowance, window, now);
+      return decided;
+    }
     if (now < this.#outageUntil) return this.#fallback.take(caller);
     return this.#claimAndTake(caller, allowance, window);
+  }
+
+  /**
+   * Half the allowance used: the next one is claimed in the background, so the caller's requests
+   * keep being decided synchronously while the database answers instead of all waiting for it.
+   */
+  #claimAhead(caller: string | number, allowance: Allowance, window: number, now: number): void {
+    if (allowance.pending || allowance.exhausted || now < this.#outageUntil) return;
+    allowance.pending = this.#claim(caller, allowance, window).finally(() => {
+      allowance.pending = undefined;
+    });
+    // A failure has started the outage (#claim); nobody waits on this claim to hear it.
+    allowance.pending.catch(() => {});
   }
 
   /** A decision from what this node already knows, or undefined when it must ask. */
