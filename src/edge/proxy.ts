@@ -226,7 +226,9 @@ export class OriginProxy {
   #expire(): void {
     if (this.#watched.size === 0) return;
     const now = performance.now();
-    this.#watched.forEach((exchange) => exchange.expire(now));
+    this.#watched.forEach((exchange) => {
+      exchange.expire(now);
+    });
   }
 
   #upstream(originUrl: string): Upstream {

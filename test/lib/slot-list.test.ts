@@ -6,7 +6,9 @@ import { SlotList } from '../../src/lib/slot-list.ts';
 describe('SlotList', () => {
   const names = (list: SlotList<{ name: string }>) => {
     const seen: string[] = [];
-    list.forEach((item) => seen.push(item.name));
+    list.forEach((item) => {
+      seen.push(item.name);
+    });
     return seen;
   };
 
