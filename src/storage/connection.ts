@@ -37,7 +37,7 @@ export interface Database<Schema> {
    * (on SQLite run synchronously on the writer, on PostgreSQL on a connection of its own).
    */
   readonly groupCommit: GroupCommit;
-  /** SQLite only: synchronous reads for the hottest paths (`readNow` reads between transactions). */
+  /** SQLite only: synchronous reads for the hottest paths, between transactions (prepared.ts). */
   readonly sqlite?: SqliteSync;
   /** PostgreSQL only: the pool, for reads run as named prepared statements (prepared.ts). */
   readonly pgPool?: pg.Pool;
@@ -45,11 +45,6 @@ export interface Database<Schema> {
 }
 
 export interface SqliteSync {
-  /**
-   * A statement to run synchronously now on the writer connection, or undefined while a Kysely
-   * transaction holds it (then read through Kysely, which waits for the transaction).
-   */
-  readNow(sql: string): StatementSync | undefined;
   /**
    * A statement of the caller's own, outside the cache the writes share, so that its settings
    * (rows as arrays) touch no other query. Run it only while `canReadNow()`.
@@ -76,7 +71,6 @@ export function openDatabase<Schema>(location: StorageLocation): Database<Schema
     const writer = openSqliteFile(location.file);
     const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: writer.kysely }) });
     const sqlite: SqliteSync = {
-      readNow: (sql) => (writer.raw.isTransaction ? undefined : writer.statement(sql)),
       prepareOwn: (sql) => writer.raw.prepare(sql),
       canReadNow: () => !writer.raw.isTransaction,
       backupTo: async (file) => {

@@ -8,7 +8,7 @@ export {
 export { isConnectionLost, isForeignKeyViolation, isUniqueViolation } from './errors.ts';
 export { type BatchWork, type GroupCommit, MAX_BATCH, type Outcome } from './group-commit.ts';
 export { booleanColumnType, type DialectMigration, idColumnType, migrateToLatest } from './migrate.ts';
-export { compileOnce, compileRowsOnce, prepareQuery, prepareValuesQuery, readById } from './prepared.ts';
+export { compileOnce, compileRowsOnce, prepareValuesQuery, readById } from './prepared.ts';
 export { batchReads, shareReads } from './read-batch.ts';
 export { rowsOf, runSteps, runStepsIn, runStepsSync, type Steps } from './steps.ts';
 export { transact } from './transact.ts';

@@ -1,5 +1,4 @@
 import type { Compilable, CompiledQuery } from 'kysely';
-import type { QueryResultRow } from 'pg';
 import type { Database, SQLInputValue } from './connection.ts';
 import { batchReads, eachKey } from './read-batch.ts';
 import { statementName } from './statement-name.ts';
@@ -48,46 +47,6 @@ export function compileRowsOnce<Row, Input>(
       byCount.set(rows.length, compiled);
     }
     return { ...compiled, parameters: rows.flatMap(values) };
-  };
-}
-
-/**
- * A read compiled once (see compileOnce) and run: on SQLite synchronously when no transaction
- * holds the connection, else through Kysely.
- */
-export function prepareQuery<Row, Args extends unknown[]>(
-  // biome-ignore lint/suspicious/noExplicitAny: any schema; only executeQuery is used
-  database: Database<any>,
-  build: (...placeholders: Args) => Compilable<Row>,
-  placeholders: Args,
-): (...args: Args) => Promise<Row[]> {
-  const query = compileOnce(build, placeholders);
-  const { sql } = query(...placeholders);
-  const { sqlite, db } = database;
-  if (sqlite) {
-    return (...args: Args) => {
-      const statement = sqlite.readNow(sql);
-      if (!statement) return db.executeQuery<Row>(query(...args)).then((r) => r.rows as Row[]);
-      try {
-        return Promise.resolve(statement.all(...(args as SQLInputValue[])) as Row[]);
-      } catch (error) {
-        return Promise.reject(error);
-      }
-    };
-  }
-  const { pgPool } = database;
-  if (pgPool) {
-    // PostgreSQL: a named statement, parsed and planned once per pooled connection (pg keeps
-    // track of which have it), then only bound and executed.
-    const name = statementName(sql);
-    return async (...args: Args) => {
-      const result = await pgPool.query<QueryResultRow, unknown[]>({ name, text: sql, values: args });
-      return result.rows as Row[];
-    };
-  }
-  return async (...args: Args) => {
-    const result = await db.executeQuery<Row>(query(...args));
-    return result.rows as Row[];
   };
 }
 

@@ -132,11 +132,16 @@ export class SharedWindowLimiter implements RateLimiter {
    */
   #claimAhead(caller: string | number, allowance: Allowance, window: number, now: number): void {
     if (allowance.pending || allowance.exhausted || now < this.#outageUntil) return;
-    allowance.pending = this.#claim(caller, allowance, window).finally(() => {
+    // A failure has started the outage (#claim); nobody waits on this claim to hear it.
+    this.#startClaim(caller, allowance, window).catch(() => {});
+  }
+
+  /** The caller's claim in flight, started if none is: every request of the caller shares it. */
+  #startClaim(caller: string | number, allowance: Allowance, window: number): Promise<void> {
+    allowance.pending ??= this.#claim(caller, allowance, window).finally(() => {
       allowance.pending = undefined;
     });
-    // A failure has started the outage (#claim); nobody waits on this claim to hear it.
-    allowance.pending.catch(() => {});
+    return allowance.pending;
   }
 
   /** A decision from what this node already knows, or undefined when it must ask. */
@@ -162,11 +167,8 @@ export class SharedWindowLimiter implements RateLimiter {
     window: number,
   ): Promise<RateLimitDecision> {
     for (;;) {
-      allowance.pending ??= this.#claim(caller, allowance, window).finally(() => {
-        allowance.pending = undefined;
-      });
       try {
-        await allowance.pending;
+        await this.#startClaim(caller, allowance, window);
       } catch {
         return this.#fallback.take(caller);
       }
