@@ -30,7 +30,7 @@ async function main(): Promise<void> {
   const database = openDatabase<PetstoreTables>(
     config.databaseUrl
       ? { kind: 'postgres', url: config.databaseUrl }
-      : { kind: 'sqlite', file: join(resolve(config.dataDir), 'petstore.db') },
+      : { kind: 'sqlite', file: join(resolve(config.dataDir), 'petstore.db'), checkpoint: 'background' },
   );
   await migrateToLatest(database.db, database.dialect, 'petstore', petstoreMigrations);
   const settings = petstoreAppSettings(config);

@@ -33,7 +33,6 @@ import {
   petstoreDocument,
   petstoreMigrations,
 } from '../petstore/index.ts';
-import { serveResetRequests } from '../platform/accounts/reset-inbox.ts';
 import { buildManagementApp } from '../platform/api/app.ts';
 import { SqliteBackups } from '../platform/backups.ts';
 import { bootstrapPlatform } from '../platform/bootstrap.ts';
@@ -135,7 +134,7 @@ async function main(): Promise<void> {
   const where = (file: string, applicationName: string): StorageLocation =>
     config.databaseUrl
       ? { kind: 'postgres', url: config.databaseUrl, applicationName }
-      : { kind: 'sqlite', file: join(resolve(config.dataDir), file) };
+      : { kind: 'sqlite', file: join(resolve(config.dataDir), file), checkpoint: 'background' };
   const logger = config.logLevel === 'silent' ? false : { level: config.logLevel };
 
   // The Petstore: its own tables (its own SQLite file), its own listener.
@@ -355,7 +354,6 @@ async function main(): Promise<void> {
     stopping = (async () => {
       api.log.info({ signal, timeoutMs: config.shutdownTimeoutMs }, 'shutting down: draining connections');
       health.startDraining();
-      resets?.stop();
       const jobs = Promise.all([checker.stop(), certificateJob.stop(), webhooks.stop()]);
       const { forced } = await drainServers([server, tlsServer], { timeoutMs: config.shutdownTimeoutMs });
       if (forced) api.log.warn({ timeoutMs: config.shutdownTimeoutMs }, 'drain timed out: connections cut');
@@ -377,12 +375,6 @@ async function main(): Promise<void> {
       },
     );
   };
-  // On SQLite this process holds the database file: `npm run reset-password` asks it to apply resets.
-  const resets = platformDb.sqlite
-    ? serveResetRequests(ctx.db, resolve(config.dataDir), (error) =>
-        api.log.error({ err: error }, 'password reset request failed'),
-      )
-    : undefined;
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
   const { metricsPort } = config;

@@ -1,22 +1,17 @@
 import { join, resolve } from 'node:path';
 import { ConfigError, loadPlatformConfig } from '../config/index.ts';
-import {
-  applyPasswordHash,
-  type ResetAnswer,
-  requestFromRunningPlatform,
-} from '../platform/accounts/reset-inbox.ts';
+import { applyPasswordHash, type ResetAnswer } from '../platform/accounts/people.ts';
 import { generatePassword, hashPassword } from '../platform/accounts/secrets.ts';
 import { normaliseEmail } from '../platform/accounts/users.ts';
 import { type PlatformTables, platformMigrations } from '../platform/db-schema.ts';
-import { type Database, migrateToLatest, openDatabase } from '../storage/index.ts';
+import { migrateToLatest, openDatabase } from '../storage/index.ts';
 
 /**
  * `npm run reset-password -- <email>`: for an operator locked out of an account (the only admin's,
  * typically). Reads the configuration `npm start` reads (DATA_DIR, DATABASE_URL) and works with
  * the platform stopped or running: sets a new random password, printed once, and signs out every
- * session of the account (API tokens keep working). On PostgreSQL it writes the database itself;
- * on SQLite a running platform holds the file, so the platform applies the change for it
- * (src/platform/accounts/reset-inbox.ts).
+ * session of the account (API tokens keep working). It writes the database itself either way; on
+ * SQLite a running platform and this script take turns at writing (busy_timeout).
  */
 async function main(): Promise<number> {
   const args = process.argv.slice(2).filter((a) => a !== '--');
@@ -35,33 +30,17 @@ async function main(): Promise<number> {
   }
   const password = generatePassword();
   const passwordHash = await hashPassword(password);
-  const dataDir = resolve(config.dataDir);
-  let database: Database<PlatformTables> | undefined;
+  const database = openDatabase<PlatformTables>(
+    config.databaseUrl
+      ? { kind: 'postgres', url: config.databaseUrl, applicationName: 'kennel-reset-password' }
+      : { kind: 'sqlite', file: join(resolve(config.dataDir), 'kennel.db') },
+  );
+  let answer: ResetAnswer;
   try {
-    database = openDatabase<PlatformTables>(
-      config.databaseUrl
-        ? { kind: 'postgres', url: config.databaseUrl, applicationName: 'kennel-reset-password' }
-        : { kind: 'sqlite', file: join(dataDir, 'kennel.db') },
-    );
-  } catch (error) {
-    if (config.databaseUrl || !/database is locked/.test(String((error as Error).message))) throw error;
-  }
-  let answer: ResetAnswer | undefined;
-  if (database) {
-    try {
-      await migrateToLatest(database.db, database.dialect, 'platform', platformMigrations);
-      answer = await applyPasswordHash(database.db, email, passwordHash);
-    } finally {
-      await database.close();
-    }
-  } else {
-    answer = await requestFromRunningPlatform(dataDir, email, passwordHash);
-    if (!answer) {
-      process.stderr.write(
-        `The platform running on ${join(dataDir, 'kennel.db')} did not answer in 10 s: stop it, then run this again.\n`,
-      );
-      return 1;
-    }
+    await migrateToLatest(database.db, database.dialect, 'platform', platformMigrations);
+    answer = await applyPasswordHash(database, email, passwordHash);
+  } finally {
+    await database.close();
   }
   if (!answer.ok) {
     process.stderr.write(`${answer.message}\n`);

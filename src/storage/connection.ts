@@ -4,13 +4,18 @@ import { backup, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { type GroupCommit, postgresGroupCommit, sqliteGroupCommit } from './group-commit.ts';
-import { createPrivately, openSqliteFile } from './sqlite-adapter.ts';
+import { type CheckpointMode, createPrivately, openSqliteFile } from './sqlite-adapter.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
 /** Where the data lives: a SQLite file (the default) or a PostgreSQL URL. */
 export type StorageLocation =
-  | { readonly kind: 'sqlite'; readonly file: string }
+  | {
+      readonly kind: 'sqlite';
+      readonly file: string;
+      /** Servers: 'background' (sqlite-checkpointer.ts); default 'inline'. */
+      readonly checkpoint?: CheckpointMode;
+    }
   | {
       readonly kind: 'postgres';
       readonly url: string;
@@ -54,8 +59,8 @@ export interface SqliteSync {
   canReadNow(): boolean;
   /**
    * Copies the database, consistent as of the end of the copy, into a new file with SQLite's
-   * online backup (a few pages per event-loop turn, so the server keeps serving). The only way to
-   * copy the file while the server runs: it holds the file's lock exclusively.
+   * online backup (a few pages per event-loop turn, so the server keeps serving). A plain copy of
+   * the file while the server runs can be torn: recent commits live in the write-ahead log.
    */
   backupTo(file: string): Promise<void>;
 }
@@ -68,7 +73,7 @@ export function openDatabase<Schema>(location: StorageLocation): Database<Schema
   if (location.kind === 'sqlite') {
     // The data directory, when created here, is the owner's alone (it holds the databases).
     if (location.file !== ':memory:') mkdirSync(dirname(location.file), { recursive: true, mode: 0o700 });
-    const writer = openSqliteFile(location.file);
+    const writer = openSqliteFile(location.file, location.checkpoint);
     const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: writer.kysely }) });
     const sqlite: SqliteSync = {
       prepareOwn: (sql) => writer.raw.prepare(sql),
@@ -85,6 +90,8 @@ export function openDatabase<Schema>(location: StorageLocation): Database<Schema
       groupCommit: sqliteGroupCommit(db, writer),
       sqlite,
       close: async () => {
+        // The thread's connection first: the writer's close is then the last, and checkpoints.
+        await writer.checkpointer?.close();
         await db.destroy();
       },
     };

@@ -1,27 +1,43 @@
 import { closeSync, openSync } from 'node:fs';
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import type { SqliteDatabase, SqliteStatement } from 'kysely';
+import { BACKSTOP_PAGES, type Checkpointer, startCheckpointer } from './sqlite-checkpointer.ts';
+
+/**
+ * Who checkpoints the write-ahead log: SQLite itself, on the connection that commits (tools and
+ * tests), or a thread of its own (servers, whose event loop must not wait for `fsync`).
+ */
+export type CheckpointMode = 'inline' | 'background';
 
 /**
  * Kysely's SqliteDialect over `node:sqlite` (no native add-on). Statements are prepared once per
  * SQL text and reused: Kysely prepares on every call, which costs more than running a point read.
  */
-export function openSqliteFile(path: string): {
+export function openSqliteFile(
+  path: string,
+  checkpoint: CheckpointMode = 'inline',
+): {
   raw: DatabaseSync;
   kysely: SqliteDatabase;
   statement: (sql: string) => StatementSync;
+  /** Present in background mode: close it before the connection. */
+  checkpointer?: Checkpointer;
 } {
   createPrivately(path);
   const raw = new DatabaseSync(path, { enableForeignKeyConstraints: true, timeout: 5000 });
   // WAL: readers never block the writer; NORMAL sync in WAL survives a process crash (SIGKILL)
-  // without an fsync per commit. busy_timeout covers other processes (backups, the CLI).
-  // One process owns the file (the server); exclusive locking spares every statement the file
-  // lock calls a shared file needs. Other tools open it while the server is stopped.
-  raw.exec('PRAGMA locking_mode = EXCLUSIVE');
+  // without an fsync per commit. busy_timeout covers other connections (the checkpointer, the
+  // CLI, a backup tool). Locking stays shared: the WAL checkpoint, whose fsyncs would stall the
+  // event loop, runs on a connection of its own (sqlite-checkpointer.ts).
   raw.exec('PRAGMA journal_mode = WAL');
   raw.exec('PRAGMA synchronous = NORMAL');
   raw.exec('PRAGMA foreign_keys = ON');
   raw.exec('PRAGMA busy_timeout = 5000');
+  let checkpointer: Checkpointer | undefined;
+  if (checkpoint === 'background' && path !== ':memory:' && path !== '') {
+    raw.exec(`PRAGMA wal_autocheckpoint = ${BACKSTOP_PAGES}`);
+    checkpointer = startCheckpointer(path);
+  }
   const cache = new Map<string, SqliteStatement>();
   const rawCache = new Map<string, StatementSync>();
   const statement = (sql: string) => {
@@ -47,7 +63,7 @@ export function openSqliteFile(path: string): {
       return statement;
     },
   };
-  return { raw, kysely, statement };
+  return { raw, kysely, statement, checkpointer };
 }
 
 function adapt(statement: StatementSync): SqliteStatement {

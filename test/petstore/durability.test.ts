@@ -145,8 +145,8 @@ for (const dialect of testDialects()) {
       const lost = [...acknowledged].filter((id) => !ids.has(id) && !cancelSent.has(id));
       assert.deepEqual(lost, []);
       assert.equal(item.body.status, 'available');
-      // Units held for open orders are exactly the open orders' quantities. (The server holds
-      // its SQLite file exclusively: read it once the server has stopped.)
+      // Units held for open orders are exactly the open orders' quantities, read in the database
+      // itself once the server has stopped.
       await server.stop('SIGTERM');
       server = undefined;
       const database = openDatabase<PetstoreTables>(processStorage(storage.location, 'petstore.db'));

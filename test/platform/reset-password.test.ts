@@ -49,7 +49,7 @@ for (const dialect of testDialects()) {
         });
         const session = await createSession(ctx, admin);
         const env = storageEnv(storage.location);
-        // Stopped: nothing holds the database (a SQLite file is held by the process that opens it).
+        // Stopped: no other connection has the database open.
         await database.close();
 
         const unknown = await resetPassword(env, 'nobody@x.test');

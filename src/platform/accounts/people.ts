@@ -417,6 +417,38 @@ export async function setPasswordHash(
   });
 }
 
+export type ResetAnswer = { ok: true } | { ok: false; message: string };
+
+/**
+ * `npm run reset-password`'s change: sets the hash of the account that uses `email` and signs out
+ * its sessions. For an unknown email the answer names the platform admins instead.
+ */
+export async function applyPasswordHash(
+  ctx: Pick<PlatformContext, 'db'>,
+  email: string,
+  passwordHash: string,
+): Promise<ResetAnswer> {
+  const user = await ctx.db
+    .selectFrom('users')
+    .select('id')
+    .where('email', '=', normaliseEmail(email))
+    .executeTakeFirst();
+  if (!user) {
+    const admins = await ctx.db.selectFrom('users').select(['email', 'is_admin']).orderBy('id').execute();
+    const names = admins.filter((a) => Boolean(a.is_admin)).map((a) => a.email);
+    return {
+      ok: false,
+      message: `No account uses ${normaliseEmail(email)}. ${
+        names.length > 0
+          ? `Platform admins: ${names.join(', ')}.`
+          : 'There is no account yet: npm start creates the first admin.'
+      }`,
+    };
+  }
+  await setPasswordHash(ctx, user.id, passwordHash);
+  return { ok: true };
+}
+
 /**
  * An owner (or a platform admin) creates a one-time reset link for a member of their team, on
  * `platformUrl` (the platform's address as the owner reached it). An owner may reset only an
