@@ -69,6 +69,7 @@ export function startCheckpointer(file: string, options: CheckpointerOptions = {
   let closing = false;
   let worker: Worker;
   let exited: Promise<void>;
+  let restarts = 0;
 
   const start = () => {
     worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, everyMs } });
@@ -81,8 +82,9 @@ export function startCheckpointer(file: string, options: CheckpointerOptions = {
     exited = new Promise((done) => {
       worker.once('exit', () => {
         done();
-        // A thread that died (not closed) is replaced after a pause; the backstop covers the gap.
-        if (!closing) setTimeout(() => closing || start(), 1_000).unref();
+        // A thread that died (not closed) is replaced after a pause, longer each time (1 s, 2 s…
+        // up to a minute); the writer's backstop covers the gap.
+        if (!closing) setTimeout(() => closing || start(), Math.min(60_000, 1_000 * 2 ** restarts++)).unref();
       });
     });
   };
@@ -92,6 +94,8 @@ export function startCheckpointer(file: string, options: CheckpointerOptions = {
     close: async () => {
       if (closing) return;
       closing = true;
+      // Held until the thread is gone: a shutdown awaiting this must not see the process exit.
+      worker.ref();
       worker.postMessage('close');
       await exited;
     },
