@@ -111,4 +111,36 @@ describe('the background WAL checkpointer (sqlite)', {
     assert.equal(errors.length, 1, errors.map((e) => e.message).join('\n'));
     assert.match(errors[0]?.message ?? '', /WAL checkpoint of .*not-a-database\.db failed: .*not a database/);
   });
+
+  it('starts a thread that died again, which then checkpoints the file', async () => {
+    const file = join(scratch(), 'repaired.db');
+    writeFileSync(file, 'not a database yet '.repeat(300));
+    const errors: Error[] = [];
+    const checkpointer = startCheckpointer(file, { everyMs: 5, onError: (error) => errors.push(error) });
+    try {
+      await new Promise((done) => setTimeout(done, 200));
+      assert.equal(errors.length, 1, 'the first thread died on the file');
+      // The file becomes a database in WAL mode whose writer never checkpoints by itself.
+      rmSync(file);
+      const writer = new DatabaseSync(file);
+      try {
+        writer.exec('PRAGMA journal_mode = WAL');
+        writer.exec('PRAGMA wal_autocheckpoint = 0');
+        writer.exec('CREATE TABLE notes (id integer PRIMARY KEY, body text NOT NULL)');
+        const insert = writer.prepare('INSERT INTO notes (body) VALUES (?)');
+        for (let i = 0; i < 50; i++) insert.run('y'.repeat(PAGE));
+        const before = statSync(file).size;
+        const until = Date.now() + 10_000;
+        while (statSync(file).size <= before + 50 * PAGE && Date.now() < until) {
+          await new Promise((done) => setTimeout(done, 20));
+        }
+        assert.ok(statSync(file).size > before + 50 * PAGE, 'a new thread copied the log into the file');
+      } finally {
+        writer.close();
+      }
+    } finally {
+      await checkpointer.close();
+    }
+    assert.equal(errors.length, 1, errors.map((e) => e.message).join('\n'));
+  });
 });
