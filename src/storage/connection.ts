@@ -1,10 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { backup, type SQLInputValue, type StatementSync } from 'node:sqlite';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { type GroupCommit, postgresGroupCommit, sqliteGroupCommit } from './group-commit.ts';
-import { type CheckpointMode, createPrivately, openSqliteFile } from './sqlite-adapter.ts';
+import { type CheckpointMode, createPrivately, openSqliteFile, sqliteDialect } from './sqlite-adapter.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -74,7 +74,7 @@ export function openDatabase<Schema>(location: StorageLocation): Database<Schema
     // The data directory, when created here, is the owner's alone (it holds the databases).
     if (location.file !== ':memory:') mkdirSync(dirname(location.file), { recursive: true, mode: 0o700 });
     const writer = openSqliteFile(location.file, location.checkpoint);
-    const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: writer.kysely }) });
+    const db = new Kysely<Schema>({ dialect: sqliteDialect(writer.kysely) });
     const sqlite: SqliteSync = {
       prepareOwn: (sql) => writer.raw.prepare(sql),
       canReadNow: () => !writer.raw.isTransaction,

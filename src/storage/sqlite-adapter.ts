@@ -1,6 +1,14 @@
 import { closeSync, openSync } from 'node:fs';
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
-import type { SqliteDatabase, SqliteStatement } from 'kysely';
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  SqliteDialect,
+  type SqliteDatabase,
+  SqliteDriver,
+  type SqliteStatement,
+} from 'kysely';
 import { BACKSTOP_PAGES, type Checkpointer, startCheckpointer } from './sqlite-checkpointer.ts';
 
 /**
@@ -64,6 +72,34 @@ export function openSqliteFile(
     },
   };
   return { raw, kysely, statement, checkpointer };
+}
+
+/**
+ * Kysely's SQLite dialect, but a transaction takes the write lock when it begins (`BEGIN
+ * IMMEDIATE`). Other processes write the same file (reset-password, a backup tool): a deferred
+ * transaction that read before another process committed could not write afterwards
+ * (SQLITE_BUSY_SNAPSHOT, which no busy timeout waits out). Begun immediately, it waits its turn
+ * under the busy timeout instead, and the other writer waits for it.
+ */
+export function sqliteDialect(database: SqliteDatabase): SqliteDialect {
+  return new ImmediateSqliteDialect({ database });
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  readonly #database: SqliteDatabase;
+  constructor(config: { database: SqliteDatabase }) {
+    super(config);
+    this.#database = config.database;
+  }
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver({ database: this.#database });
+  }
+}
+
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('BEGIN IMMEDIATE'));
+  }
 }
 
 function adapt(statement: StatementSync): SqliteStatement {
