@@ -4,8 +4,8 @@ import {
   CompiledQuery,
   type DatabaseConnection,
   type Driver,
-  SqliteDialect,
   type SqliteDatabase,
+  SqliteDialect,
   SqliteDriver,
   type SqliteStatement,
 } from 'kysely';
