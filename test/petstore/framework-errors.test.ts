@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { type AddressInfo, connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { petstoreErrors } from '../../src/petstore/index.ts';
+import { BODY_LIMIT_BYTES, petstoreErrors } from '../../src/petstore/index.ts';
 import { testDialects } from '../support/databases.ts';
 import { type RawAnswer, rawRequest } from '../support/http.ts';
 import { startPetstore, TEST_LIMITS, type TestPetstore } from '../support/petstore.ts';
@@ -67,6 +67,57 @@ for (const dialect of testDialects()) {
       assert.equal(big.closed, true);
       const url = await rawRequest(port, `GET /pets?q=${'a'.repeat(100_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
       assertError(url, 431, 'headers_too_large');
+    });
+
+    it('a whole body that is not JSON is 400 malformed_json and the connection stays open for the next request', async () => {
+      const socket = connect(port, '127.0.0.1');
+      after(() => socket.destroy());
+      socket.setEncoding('latin1');
+      let text = '';
+      let closed = false;
+      socket.on('data', (chunk: string) => {
+        text += chunk;
+      });
+      socket.on('close', () => {
+        closed = true;
+      });
+      const answered = async (count: number) => {
+        for (
+          let waited = 0;
+          (text.match(/HTTP\/1\.1 /g) ?? []).length < count && waited < 5_000;
+          waited += 10
+        ) {
+          await sleep(10);
+        }
+        await sleep(50);
+      };
+      const bad = '{"petId":,"quantity":1}';
+      socket.write(
+        `POST /store/orders HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: application/json\r\nContent-Length: ${bad.length}\r\n\r\n${bad}`,
+      );
+      await answered(1);
+      const [head = ''] = text.split('\r\n\r\n');
+      assert.match(head, /^HTTP\/1\.1 400 /);
+      assert.doesNotMatch(head, /\r\nconnection: close\r\n/i);
+      assert.match(text, /"code":"malformed_json"/);
+      assert.equal(closed, false, 'the server kept the connection');
+
+      text = '';
+      socket.write('GET /pets/999999 HTTP/1.1\r\nHost: x\r\n\r\n');
+      await answered(1);
+      assert.match(text, /^HTTP\/1\.1 404 /);
+      assert.match(text, /"code":"pet_not_found"/);
+    });
+
+    it('a body over the limit is 413 body_too_large and the connection closes (the rest of it is not read)', async () => {
+      const big = `{"name":"${'x'.repeat(BODY_LIMIT_BYTES)}"}`;
+      const answer = await rawRequest(
+        port,
+        `POST /categories HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: application/json\r\nContent-Length: ${big.length}\r\n\r\n${big}`,
+        { waitMs: 200 },
+      );
+      assertError(answer, 413, 'body_too_large');
+      assert.equal(answer.headers.connection, 'close');
     });
 
     it('a broken chunked body is 400 malformed_request with the request id, and the connection closes', async () => {

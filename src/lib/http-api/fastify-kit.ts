@@ -193,6 +193,16 @@ export function createJsonApi(options: {
     { parseAs: 'string', bodyLimit: options.bodyLimit },
     app.getDefaultJsonParser('error', 'error'),
   );
+  // The entry goes when the answer has gone. A socket that kept its last reply would hold that
+  // request's whole graph (reply, request, parsed body) for as long as node keeps the closed
+  // socket reachable: under a stream of short connections (`Connection: close`, or requests
+  // refused with a close) every scavenge then promoted megabytes and took 40–90 ms
+  // (docs/benchmarks.md, "Short connections").
+  app.addHook('onResponse', (request, reply, done) => {
+    const socket = request.raw.socket;
+    if (reading.get(socket) === reply) reading.delete(socket);
+    done();
+  });
   let closing = false;
   app.addHook('preClose', (done) => {
     closing = true;
@@ -459,6 +469,10 @@ export function installErrorHandling<Deps>(
         )
       : toApiError(error, catalog, options.bodyLimit);
     if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
+    // Fastify closes the connection after any body it could not parse, in case more of the body
+    // follows. A malformed JSON body that arrived whole leaves the connection in step: the client
+    // keeps it, and a flood of bad bodies does not turn into a flood of new connections.
+    if (apiError.code === 'malformed_json' && request.raw.complete) reply.removeHeader('connection');
     return reply
       .code(apiError.status)
       .headers({ ...apiError.headers, 'x-request-id': request.id })
