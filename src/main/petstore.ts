@@ -6,6 +6,7 @@ import {
   petstoreWebhookSettings,
 } from '../config/index.ts';
 import { systemClock } from '../lib/clock.ts';
+import { logProcessWarnings } from '../lib/process-warnings.ts';
 import { sealingKeysOrFile } from '../lib/sealing-key-file.ts';
 import {
   buildPetstoreApp,
@@ -46,6 +47,7 @@ async function main(): Promise<void> {
       sealingKeysOrFile(config.secretKeys, config.dataDir, 'petstore.key'),
     ),
   });
+  logProcessWarnings(app.log);
   if (!settings.authentication) {
     app.log.warn(
       'PETSTORE_AUTHENTICATION=off: every operation is public. Never run this way outside benchmarks.',

@@ -24,6 +24,7 @@ import {
 } from '../edge/index.ts';
 import { systemClock } from '../lib/clock.ts';
 import { drainServers } from '../lib/drain-servers.ts';
+import { logProcessWarnings } from '../lib/process-warnings.ts';
 import { parseSealingKey, type SealingKey } from '../lib/sealed-box.ts';
 import { sealingKeysOrFile } from '../lib/sealing-key-file.ts';
 import {
@@ -180,6 +181,7 @@ async function main(): Promise<void> {
     resolver: createDnsResolver({ servers: config.dnsServers, timeoutMs: 2000, tries: 2 }),
   };
   const api = buildManagementApp(ctx, { logger });
+  logProcessWarnings(api.log);
   // Operations: metrics (served on the operator listener only) and this node's health.
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });

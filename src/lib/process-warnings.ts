@@ -1,0 +1,15 @@
+/** The part of a pino logger this needs (Fastify's `app.log`). */
+export interface WarningLog {
+  warn(fields: { err: Error }, message: string): void;
+}
+
+/**
+ * Process warnings (a failing WAL checkpoint from sqlite-checkpointer.ts, node's own deprecation
+ * and listener-leak warnings) also go to the service's JSON log, where operators look, not only
+ * to stderr as text. Node still prints them to stderr.
+ */
+export function logProcessWarnings(log: WarningLog): () => void {
+  const listener = (warning: Error) => log.warn({ err: warning }, `process warning: ${warning.message}`);
+  process.on('warning', listener);
+  return () => process.off('warning', listener);
+}
