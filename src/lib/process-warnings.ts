@@ -8,8 +8,6 @@ export interface WarningLog {
  * and listener-leak warnings) also go to the service's JSON log, where operators look, not only
  * to stderr as text. Node still prints them to stderr.
  */
-export function logProcessWarnings(log: WarningLog): () => void {
-  const listener = (warning: Error) => log.warn({ err: warning }, `process warning: ${warning.message}`);
-  process.on('warning', listener);
-  return () => process.off('warning', listener);
+export function logProcessWarnings(log: WarningLog): void {
+  process.on('warning', (warning) => log.warn({ err: warning }, `process warning: ${warning.message}`));
 }
