@@ -31,12 +31,29 @@ export function storageEnv(location: StorageLocation): Record<string, string> {
   return { DATABASE_URL: url.toString() };
 }
 
+export interface StartOptions {
+  /** A command the process runs under, e.g. `['taskset', '-c', '0']`. */
+  readonly prefix?: readonly string[];
+  /** Flags for Node itself, before the entry point. */
+  readonly nodeArgs?: readonly string[];
+}
+
 /**
  * Starts an entry point of src/main as a child process on a free port and waits until it logs
  * the address it listens on.
  */
-export async function startProcess(entry: string, env: Record<string, string>): Promise<RunningProcess> {
-  const child = spawn(NODE, [join(ROOT, 'src', 'main', entry)], {
+export async function startProcess(
+  entry: string,
+  env: Record<string, string>,
+  options: StartOptions = {},
+): Promise<RunningProcess> {
+  const [command = NODE, ...args] = [
+    ...(options.prefix ?? []),
+    NODE,
+    ...(options.nodeArgs ?? []),
+    join(ROOT, 'src', 'main', entry),
+  ];
+  const child = spawn(command, args, {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', PORT: '0', METRICS_PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
