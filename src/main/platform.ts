@@ -1,5 +1,5 @@
-import { relaunchForCores } from './gc-threads.ts';
+import { relaunchForCores } from './helper-threads.ts';
 
-// Decided before the server's modules load: V8 takes its collector's flags only at start.
+// Decided before the server's modules load: Node sizes V8's thread pool only at start.
 relaunchForCores();
 await import('./platform-server.ts');
