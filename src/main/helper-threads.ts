@@ -24,15 +24,34 @@ export function helperThreadFlags(cores: number, startFlags: readonly string[]):
  * Replaces this process with the same command plus the flags `helperThreadFlags` asks for (same
  * PID, so a supervisor's signals and exit codes are unchanged). The pool is sized only when Node
  * starts, hence the relaunch. Call it before anything else is loaded; it returns when nothing is
- * needed.
+ * needed, or when the relaunch failed (a warning says so and the server starts as it is: a slower
+ * tail is better than no server).
  */
-export function relaunchForCores(): void {
-  const fromEnvironment = (process.env.NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean);
-  const flags = helperThreadFlags(availableParallelism(), [...process.execArgv, ...fromEnvironment]);
-  if (flags.length === 0 || typeof process.execve !== 'function') return;
-  process.execve(
-    process.execPath,
-    [process.execPath, ...flags, ...process.execArgv, ...process.argv.slice(1)],
-    process.env,
-  );
+export function relaunchForCores(
+  options: {
+    readonly cores?: number;
+    /** The flags Node was started with (default: the command line's and NODE_OPTIONS'). */
+    readonly startFlags?: readonly string[];
+    readonly execve?: typeof process.execve;
+  } = {},
+): void {
+  const {
+    cores = availableParallelism(),
+    startFlags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean)],
+    execve = process.execve,
+  } = options;
+  const flags = helperThreadFlags(cores, startFlags);
+  if (flags.length === 0 || typeof execve !== 'function') return;
+  try {
+    execve(
+      process.execPath,
+      [process.execPath, ...flags, ...process.execArgv, ...process.argv.slice(1)],
+      process.env,
+    );
+  } catch (error) {
+    process.emitWarning(
+      `could not restart with ${flags.join(' ')} for this one-core machine (${(error as Error).message}); starting without it`,
+      { code: 'KENNEL_RELAUNCH_FAILED' },
+    );
+  }
 }

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { helperThreadFlags, ONE_HELPER_THREAD } from '../../src/main/helper-threads.ts';
+import { helperThreadFlags, ONE_HELPER_THREAD, relaunchForCores } from '../../src/main/helper-threads.ts';
 import { type StartOptions, startProcess } from '../support/processes.ts';
 
 describe('helperThreadFlags', () => {
@@ -27,6 +27,33 @@ describe('helperThreadFlags', () => {
     }
     // A different flag that merely starts alike is not a choice.
     assert.deepEqual(helperThreadFlags(1, ['--v8-pool-sizes=4']), [ONE_HELPER_THREAD]);
+  });
+});
+
+describe('relaunchForCores', () => {
+  it('starts the server as it is, with a warning, when the relaunch fails', (t) => {
+    const warnings = t.mock.method(process, 'emitWarning', () => {});
+    const calls: string[][] = [];
+    const failing = ((_file: string, args: readonly string[] = []) => {
+      calls.push([...args]);
+      throw Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' });
+    }) as typeof process.execve;
+    relaunchForCores({ cores: 1, startFlags: [], execve: failing });
+    assert.equal(calls.length, 1);
+    assert.ok(calls[0]?.includes(ONE_HELPER_THREAD), calls[0]?.join(' '));
+    assert.equal(warnings.mock.callCount(), 1);
+    const [message, options] = warnings.mock.calls[0]?.arguments ?? [];
+    assert.match(String(message), /EACCES: permission denied\); starting without it$/);
+    assert.deepEqual(options, { code: 'KENNEL_RELAUNCH_FAILED' });
+  });
+
+  it('does nothing with more than one core', () => {
+    let called = false;
+    const spy = (() => {
+      called = true;
+    }) as unknown as typeof process.execve;
+    relaunchForCores({ cores: Math.max(2, availableParallelism()), startFlags: [], execve: spy });
+    assert.equal(called, false);
   });
 });
 
