@@ -1,11 +1,19 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { BENCH_HOST, get, ORIGIN_BODY, ORIGIN_PATH, startPetOrigin } from './edge.ts';
+import { countedInstructions } from './support/callgrind.ts';
 import type { BenchConfig } from './support/config.ts';
 import { prepareEdgeDatabase } from './support/platform.ts';
-import { type Check, formatRate, formatRatio, type Suite, type SuiteReport } from './support/report.ts';
+import {
+  type Check,
+  formatRate,
+  formatRatio,
+  median,
+  type Suite,
+  type SuiteReport,
+} from './support/report.ts';
 import { freePort, type RunningServer, startServer } from './support/servers.ts';
 import { runWrk } from './support/wrk.ts';
 
@@ -18,8 +26,12 @@ import { runWrk } from './support/wrk.ts';
  * It leaves out what the kernel does for the process (the socket calls), which `edge` measures.
  *
  * Each server runs under callgrind with counting off; wrk warms it up (the JIT compiles the hot
- * path), counting is switched on for a measured run, and the total is divided by the requests
- * wrk counted. The origin, not counted, runs beside wrk on the load core.
+ * path), then counts in windows: counters zeroed, counting on for one wrk run, the count divided
+ * by the requests wrk counted. Under callgrind a process runs about fifty times slower, so a
+ * window is a fraction of a second of native load, and whether a major collection or a
+ * compilation lands in it moves its count by up to 40%: the figure is the median of WINDOWS
+ * windows, their range printed beside it. The origin, not counted, runs beside wrk on the load
+ * core.
  */
 export const edgeInstructionsSuite: Suite = {
   name: 'edge-instructions',
@@ -32,11 +44,14 @@ const ROOT = resolve(import.meta.dirname, '..');
 const CONNECTIONS = 10;
 const WARMUP_SECONDS = Number(process.env.BENCH_INSTR_WARMUP ?? 30);
 const MEASURE_SECONDS = Number(process.env.BENCH_INSTR_SECONDS ?? 15);
+const WINDOWS = Number(process.env.BENCH_INSTR_WINDOWS ?? 5);
 
 interface Counted {
   readonly label: string;
+  /** Requests counted in all windows. */
   readonly requests: number;
-  readonly instructions: number;
+  /** Instructions per request of each window. */
+  readonly perWindow: readonly number[];
 }
 
 function requireValgrind(): void {
@@ -91,6 +106,7 @@ async function runEdgeInstructionsSuite(
     ];
     for (const target of targets) {
       log(`${target.label}: starting under callgrind (counting off)`);
+      // Figures are read live (callgrind_control -e); the file is what callgrind writes at exit.
       const outFile = join(work, `${target.label.replace(/\W+/g, '-')}.callgrind`);
       const server = await startServer({
         name: target.label,
@@ -116,24 +132,31 @@ async function runEdgeInstructionsSuite(
         }
         log(`${target.label}: warm-up ${WARMUP_SECONDS} s`);
         await load(config, server, target.path, WARMUP_SECONDS);
-        await callgrindControl(['-i', 'on', String(server.pid)]);
-        const run = await load(config, server, target.path, MEASURE_SECONDS);
-        await callgrindControl(['-i', 'off', String(server.pid)]);
-        // Read once the server has exited: callgrind writes what it counted when the process ends.
-        await server.stop();
-        const instructions = totalInstructions(work, outFile);
-        if (run.problem) problems.push(`${target.label}: ${run.problem}`);
-        if (instructions === 0) problems.push(`${target.label}: callgrind counted nothing`);
-        // Under callgrind the first seconds after counting starts are slow (code re-instrumented).
-        if (run.requests < 1_000) {
-          problems.push(
-            `${target.label}: ${run.requests} requests counted, too few to divide by; raise BENCH_INSTR_SECONDS`,
+        const pid = String(server.pid);
+        const perWindow: number[] = [];
+        let requests = 0;
+        for (let window = 1; window <= WINDOWS; window++) {
+          await callgrindControl(['--zero', pid]);
+          await callgrindControl(['-i', 'on', pid]);
+          const run = await load(config, server, target.path, MEASURE_SECONDS);
+          // Read while counting is on: callgrind shows no counters once it is off.
+          const instructions = countedInstructions(await callgrindControl(['-e', 'Ir', pid]));
+          await callgrindControl(['-i', 'off', pid]);
+          if (run.problem) problems.push(`${target.label}, window ${window}: ${run.problem}`);
+          if (instructions === 0)
+            problems.push(`${target.label}, window ${window}: callgrind counted nothing`);
+          requests += run.requests;
+          perWindow.push(instructions / run.requests);
+          log(
+            `${target.label}: window ${window}, ${run.requests} requests, ${formatRate(instructions / run.requests)} instructions per request`,
           );
         }
-        counted.push({ label: target.label, requests: run.requests, instructions });
-        log(
-          `${target.label}: ${run.requests} requests, ${formatRate(instructions / run.requests)} instructions per request`,
-        );
+        if (requests < 1_000) {
+          problems.push(
+            `${target.label}: ${requests} requests counted, too few to divide by; raise BENCH_INSTR_SECONDS`,
+          );
+        }
+        counted.push({ label: target.label, requests, perWindow });
       } finally {
         await server.stop();
       }
@@ -166,36 +189,32 @@ async function load(
   };
 }
 
-function callgrindControl(args: string[]): Promise<void> {
+/** Runs callgrind_control and returns what it printed. */
+function callgrindControl(args: string[]): Promise<string> {
   return new Promise((resolvePromise, reject) => {
     // vgdb names its pipes after $USER and $HOST as the server saw them, and startServer sets
     // HOST=127.0.0.1 for the server: the same here, or callgrind_control finds no pipe.
     const child = spawn('callgrind_control', args, {
-      stdio: 'ignore',
+      stdio: ['ignore', 'pipe', 'ignore'],
       env: { ...process.env, HOST: '127.0.0.1' },
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
     });
     child.once('error', reject);
     child.once('exit', (code) =>
-      code === 0 ? resolvePromise() : reject(new Error(`callgrind_control ${args.join(' ')} exited ${code}`)),
+      code === 0
+        ? resolvePromise(output)
+        : reject(new Error(`callgrind_control ${args.join(' ')} exited ${code}`)),
     );
   });
-}
-
-/** The Ir totals of every dump callgrind wrote for `outFile` (one per dump, `<file>.<n>`). */
-function totalInstructions(dir: string, outFile: string): number {
-  const base = outFile.slice(dir.length + 1);
-  let total = 0;
-  for (const name of readdirSync(dir).filter((file) => file === base || file.startsWith(`${base}.`))) {
-    const match = /^totals: (\d+)/m.exec(readFileSync(join(dir, name), 'utf8'));
-    if (match) total += Number(match[1]);
-  }
-  return total;
 }
 
 function summarize(counted: readonly Counted[], problems: readonly string[]): SuiteReport {
   const per = (label: string) => {
     const row = counted.find((c) => c.label === label);
-    return row && row.requests > 0 ? row.instructions / row.requests : Number.NaN;
+    return row ? median(row.perWindow) : Number.NaN;
   };
   const direct = per('origin directly');
   const edge = per('Kennel edge');
@@ -209,16 +228,23 @@ function summarize(counted: readonly Counted[], problems: readonly string[]): Su
   ];
   return {
     suite: edgeInstructionsSuite.name,
-    title: `User-space instructions per request under callgrind (${CONNECTIONS} connections, ${MEASURE_SECONDS} s counted after ${WARMUP_SECONDS} s of warm-up)`,
+    title: `User-space instructions per request under callgrind (${CONNECTIONS} connections, ${WARMUP_SECONDS} s of warm-up, median of ${WINDOWS} windows of ${MEASURE_SECONDS} s)`,
     table: {
-      headers: ['Server', 'requests counted', 'instructions/req', 'vs the origin answering directly'],
+      headers: [
+        'Server',
+        'requests counted',
+        'instructions/req',
+        'windows range',
+        'vs the origin answering directly',
+      ],
       rows: counted.map((c) => [
         c.label,
         formatRate(c.requests),
-        formatRate(c.instructions / c.requests),
-        formatRatio(c.instructions / c.requests / direct),
+        formatRate(median(c.perWindow)),
+        `${formatRate(Math.min(...c.perWindow))}–${formatRate(Math.max(...c.perWindow))}`,
+        formatRatio(median(c.perWindow) / direct),
       ]),
-      right: [1, 2, 3],
+      right: [1, 2, 3, 4],
     },
     checks,
     problems,
