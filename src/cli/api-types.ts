@@ -51,12 +51,6 @@ export interface Team {
   role?: 'owner' | 'member' | null;
 }
 
-export interface Member {
-  /** Account email */
-  email: string;
-  role: 'owner' | 'member';
-}
-
 export interface TeamMember {
   /** User id */
   userId: number;
@@ -77,7 +71,7 @@ export interface Invitation {
   /** Who is invited */
   email: string;
   /** The role on joining */
-  role: 'member';
+  role: 'owner' | 'member';
   /** When it was made */
   createdAt: string;
   /** When the token stops working */
@@ -86,11 +80,11 @@ export interface Invitation {
 }
 
 export interface CreatedInvitation extends Invitation {
-  /** The one-time invitation token (kin_…), shown only here */
-  token: string;
-  /** The dashboard link that accepts it, on the platform address the request came to: <address>/invitations/accept#token=kin_… (the token in the fragment, which browsers never send to a server) */
-  url: string;
-  /** Whether it was mailed (SMTP_URL set and the server took it); otherwise pass the token on */
+  /** The one-time invitation token (kin_…), shown only here and only when it was not mailed (pass it on over a channel you trust) */
+  token?: string;
+  /** When not mailed: the dashboard link that accepts it, on the platform address the request came to: <address>/invitations/accept#token=kin_… (the token in the fragment, which browsers never send to a server) */
+  url?: string;
+  /** Whether it was mailed (SMTP_URL set and the server took it): then the token is only in the mail, and accepting it proves the email. Otherwise the answer holds `token` and `url` */
   mailed: boolean;
 }
 
@@ -99,7 +93,7 @@ export interface AcceptedInvitation {
   email: string;
   /** The team joined */
   teamId: number;
-  role: 'member';
+  role: 'owner' | 'member';
 }
 
 export interface PasswordResetLink {
@@ -113,6 +107,21 @@ export interface PasswordResetLink {
   url: string;
   /** When the token stops working */
   expiresAt: string;
+}
+
+export interface OriginGrant {
+  /** Grant id */
+  id: number;
+  /** The team */
+  teamId: number;
+  /** The team name */
+  teamName: string;
+  /** The origin as compared (URL.origin), or KENNEL_ORIGIN_ALLOWLIST */
+  origin: string;
+  /** The granting admin's email; null for the first start's grant */
+  grantedBy: string | null;
+  /** When it was granted */
+  createdAt: string;
 }
 
 export interface Project {

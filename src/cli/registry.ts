@@ -5,6 +5,7 @@ import { keysGroup } from './commands/keys.ts';
 import { loginCommand } from './commands/login.ts';
 import { logoutCommand } from './commands/logout.ts';
 import { membersGroup } from './commands/members.ts';
+import { originsGroup } from './commands/origins.ts';
 import { passwordGroup } from './commands/password.ts';
 import { projectsGroup } from './commands/projects.ts';
 import { teamsGroup } from './commands/teams.ts';
@@ -23,6 +24,7 @@ export const COMMANDS: readonly (CommandSpec | GroupSpec)[] = [
   deployCommand,
   domainsGroup,
   webhooksGroup,
+  originsGroup,
   keysGroup,
 ];
 

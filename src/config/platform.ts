@@ -30,6 +30,17 @@ const duration = (raw: string): number => {
   const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] as 'ms'];
   return Number(match[1]) * unit;
 };
+/** A size in bytes: 6291456, 512KiB, 6MiB or 1GiB; `min`/`max` bound it. */
+const byteSize =
+  (min: number, max: number) =>
+  (raw: string): number => {
+    const match = /^(\d+)(KiB|MiB|GiB)?$/.exec(raw);
+    if (!match) throw new Error('expected a size in bytes such as 6291456, 512KiB, 32MiB or 1GiB');
+    const unit = { KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3 }[match[2] as 'KiB'] ?? 1;
+    const bytes = Number(match[1]) * unit;
+    if (bytes < min || bytes > max) throw new Error(`expected a size from ${min} to ${max} bytes`);
+    return bytes;
+  };
 const domainName = (raw: string) => {
   const name = raw.toLowerCase().replace(/\.$/, '');
   if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(name)) {
@@ -129,7 +140,7 @@ export const platformSettings = {
   originAllowlist: {
     env: 'KENNEL_ORIGIN_ALLOWLIST',
     description:
-      'Project origins allowed although they are not public addresses (scheme://host:port, comma-separated, exact match); the bundled Petstore’s origin is always allowed; see docs/security.md',
+      'Private origins the operator’s own team (the first start’s, "Kennel") may use for its projects (scheme://host:port, comma-separated, exact match); the bundled Petstore’s origin is always added; other teams need a platform admin’s origin grant; see docs/security.md',
     default: [] as readonly string[],
     parse: list(normaliseOrigin) as (raw: string) => readonly string[],
   },
@@ -218,13 +229,61 @@ export const platformSettings = {
   receiveTimeoutMs: {
     env: 'RECEIVE_TIMEOUT',
     description:
-      'How long a client may take to send a whole request, body included (a deploy document may be 6 MB), before it is answered 408 receive_timeout; at least HEADERS_TIMEOUT',
+      'How long a client may take to send a whole request, body included (a deploy document may be as large as API_BODY_LIMIT), before it is answered 408 receive_timeout; at least HEADERS_TIMEOUT',
     default: 60_000,
     parse: (raw: string) => {
       const ms = duration(raw);
       if (ms < 100 || ms > 3_600_000) throw new Error('expected a duration from 100ms to 1h');
       return ms;
     },
+  },
+  apiBodyLimitBytes: {
+    env: 'API_BODY_LIMIT',
+    description:
+      'The largest request body the management API reads (a deploy carries its whole document in one); larger bodies are answered 413 body_too_large',
+    default: 6 * 1024 * 1024,
+    parse: byteSize(64 * 1024, 1024 ** 3),
+  },
+  deployMaxExpandedBytes: {
+    env: 'DEPLOY_MAX_EXPANDED_SIZE',
+    description:
+      'The largest a deployed document may be once parsed, its YAML aliases expanded, as minified JSON; larger is refused 413 document_too_large before anything is stored',
+    default: 32 * 1024 * 1024,
+    parse: byteSize(64 * 1024, 1024 ** 3),
+  },
+  deployMaxYamlAliases: {
+    env: 'DEPLOY_MAX_YAML_ALIASES',
+    description:
+      'How many aliases (*name) a YAML document may hold, nested ones counted as yaml counts them; more is refused 422 document_too_complex',
+    default: 100,
+    parse: parse.integer(0, 100_000),
+  },
+  deployMaxDepth: {
+    env: 'DEPLOY_MAX_DEPTH',
+    description:
+      'How deeply a deployed document may nest objects and arrays; deeper (or a YAML alias inside its own anchor) is refused 422 document_too_complex',
+    default: 128,
+    parse: parse.integer(8, 10_000),
+  },
+  deployMaxPaths: {
+    env: 'DEPLOY_MAX_PATHS',
+    description: 'How many paths a deployed document may have; more is refused 422 document_too_complex',
+    default: 10_000,
+    parse: parse.integer(1, 10_000_000),
+  },
+  deployMaxOperations: {
+    env: 'DEPLOY_MAX_OPERATIONS',
+    description:
+      'How many operations (paths and webhooks) a deployed document may have; more is refused 422 document_too_complex',
+    default: 20_000,
+    parse: parse.integer(1, 10_000_000),
+  },
+  deployRetention: {
+    env: 'DEPLOY_RETENTION',
+    description:
+      'How many of its latest deploys a project keeps (the live one is always kept too); older ones are deleted with each new deploy',
+    default: 50,
+    parse: parse.integer(1, 100_000),
   },
   shutdownTimeoutMs: {
     env: 'SHUTDOWN_TIMEOUT',

@@ -3,12 +3,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { ApiError } from '../lib/api-error.ts';
 import { escapeHtml } from '../lib/html.ts';
+import { normalizeRequestPath } from '../lib/uri-path.ts';
 import type { PlatformContext } from '../platform/context.ts';
 import { isConnectionLost } from '../storage/index.ts';
 import { REFERENCE_PREFIX, referenceAssets } from '../web/reference/index.ts';
 import { edgeErrors } from './errors.ts';
 import { LifecycleCache, type LifecycleRules } from './lifecycle.ts';
-import { type OriginProxy, sendError } from './proxy.ts';
+import { platformAllowsPlainHttp } from './platform-https.ts';
+import { type OriginProxy, originForbidden, sendError } from './proxy.ts';
 import { DocumentCache, sendReferencePage } from './published-site.ts';
 import { ambiguousHead } from './request-framing.ts';
 import { type ProjectRoute, type Route, RoutingTable } from './routing-table.ts';
@@ -60,18 +62,39 @@ export interface EdgeHooks {
   failed(exchange: EdgeExchange, error: unknown): void;
 }
 
-const CHALLENGE_PREFIX = '/.well-known/acme-challenge/';
+export const CHALLENGE_PREFIX = '/.well-known/acme-challenge/';
 /** Project labels for requests that are not for a project (metrics and logs). */
 export const PLATFORM_LABEL = '_platform';
 export const ACME_LABEL = '_acme';
 export const REDIRECT_LABEL = '_redirect';
 export const UNKNOWN_LABEL = '_unknown';
 
-/** The hostname a request is for: Host without port, lowercase, no trailing dot. */
+/**
+ * The hostname a request is for: Host without port, lowercase, no trailing dot. A Host with
+ * anything but a port after the name (`shop.test:@attacker.test`) is no site's: '' (host_not_found).
+ */
 export function hostOf(req: IncomingMessage): string {
-  const host = (req.headers.host ?? '').toLowerCase();
-  const bare = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : (host.split(':')[0] ?? '');
-  return bare.endsWith('.') ? bare.slice(0, -1) : bare;
+  const raw = req.headers.host ?? '';
+  const end = raw.startsWith('[') ? raw.indexOf(']') + 1 : raw.indexOf(':');
+  if (end !== -1 && end !== raw.length && !PORT.test(raw.slice(end))) return '';
+  const host = (end === -1 ? raw : raw.slice(0, end)).toLowerCase();
+  return host.endsWith('.') ? host.slice(0, -1) : host;
+}
+const PORT = /^:\d{0,5}$/;
+
+/**
+ * The site's own address for the links the edge writes: the name its route was matched by and
+ * the port the connection came to (left out when it is the scheme's), never the raw Host header.
+ */
+function authorityOf(req: IncomingMessage, host: string): string {
+  return `${host}${portSuffix(req)}`;
+}
+
+/** `:port` of the listener the request came to, or '' for the scheme's default port. */
+function portSuffix(req: IncomingMessage): string {
+  const port = req.socket.localPort;
+  const encrypted = (req.socket as { encrypted?: boolean }).encrypted === true;
+  return port === undefined || port === (encrypted ? 443 : 80) ? '' : `:${port}`;
 }
 
 function wantsHtml(req: IncomingMessage): boolean {
@@ -132,7 +155,7 @@ export function createEdgeHandler(deps: EdgeDeps): {
   close(): void;
 } {
   const { ctx } = deps;
-  const table = new RoutingTable(ctx.db, ctx.config.platformDomain, ctx.clock);
+  const table = new RoutingTable(ctx.db, ctx.config.platformDomain, ctx.clock, ctx.config.originAllowlist);
   const reference = referenceAssets();
   const documents = new DocumentCache(ctx.db, reference);
   const lifecycle = new LifecycleCache(ctx.db);
@@ -157,8 +180,7 @@ export function createEdgeHandler(deps: EdgeDeps): {
     redirect: { to: string; status: number; maxAgeSeconds?: number },
   ): Promise<void> {
     const url = req.url ?? '/';
-    const requestPort = /:(\d+)$/.exec(req.headers.host ?? '')?.[1];
-    const samePort = requestPort === undefined ? '' : `:${requestPort}`;
+    const samePort = portSuffix(req);
     const { to, status, maxAgeSeconds } = redirect;
     if (isEncrypted(req)) {
       redirectTo(res, requestId, status, `https://${to}${samePort}${url}`, maxAgeSeconds);
@@ -199,9 +221,11 @@ export function createEdgeHandler(deps: EdgeDeps): {
   }
 
   /**
-   * The control plane. With a publicly trusted certificate, plain HTTP is sent to HTTPS (308,
-   * path and query kept) and HTTPS answers carry HSTS for a year — not includeSubDomains: the
-   * projects' default addresses under the platform domain have no such certificate.
+   * The control plane. Plain HTTP is sent to HTTPS (308, path and query kept) unless the platform
+   * domain is `localhost` or a name reserved for tests (platform-https.ts: over HTTP a project's
+   * page could plant the session cookie), and always once it has a publicly trusted certificate;
+   * then HTTPS answers carry HSTS for a year — not includeSubDomains: the projects' default
+   * addresses under the platform domain have no such certificate.
    */
   function servePlatform(
     req: IncomingMessage,
@@ -210,7 +234,8 @@ export function createEdgeHandler(deps: EdgeDeps): {
     secured: boolean,
   ) {
     const { host, requestId } = exchange;
-    if (secured && !isEncrypted(req)) {
+    const httpsOnly = secured || (deps.httpsPort !== undefined && !platformAllowsPlainHttp(host));
+    if (httpsOnly && !isEncrypted(req)) {
       redirectTo(res, requestId, 308, `https://${host}${httpsSuffix}${req.url ?? '/'}`);
       return;
     }
@@ -298,7 +323,19 @@ export function createEdgeHandler(deps: EdgeDeps): {
   ): void {
     const { host, requestId } = exchange;
     const url = req.url ?? '/';
-    const apiPath = path.slice(4) || '/';
+    // One normal form for the lifecycle and the origin: the origin gets the path that was matched.
+    const apiPath = normalizeRequestPath(path.slice(4) || '/');
+    if (apiPath === undefined) {
+      sendError(
+        res,
+        edgeErrors.error(
+          'bad_request_path',
+          'The request path has a `.` or `..` segment (raw or percent-encoded); the API is served only below /api/. Resolve the path before sending it.',
+        ),
+        requestId,
+      );
+      return;
+    }
     const found = rules.empty
       ? undefined
       : rules.match(req.method ?? 'GET', apiPath, ctx.clock.now().getTime());
@@ -320,17 +357,17 @@ export function createEdgeHandler(deps: EdgeDeps): {
       );
       return;
     }
-    const forwardedPath = url.slice(4) || '/';
     const upstreamStart = performance.now();
     deps.proxy.forward(
       req,
       res,
       route.originUrl,
-      forwardedPath.startsWith('/') ? forwardedPath : `/${forwardedPath}`,
+      // The query as sent: it is the origin's to read.
+      url.length === path.length ? apiPath : `${apiPath}${url.slice(path.length)}`,
       {
         clientAddress: req.socket.remoteAddress ?? '',
         host,
-        authority: req.headers.host ?? host,
+        authority: authorityOf(req, host),
         proto: isEncrypted(req) ? 'https' : 'http',
         requestId,
         ...(found && { lifecycle: found }),
@@ -351,6 +388,11 @@ export function createEdgeHandler(deps: EdgeDeps): {
     api: boolean,
   ): void | Promise<void> {
     const { host, requestId } = exchange;
+    if (api && route.originRefused) {
+      // Its team has no grant for the private origin (revoked, or never given): not forwarded.
+      sendError(res, originForbidden(), requestId);
+      return;
+    }
     if (api) {
       const rules = lifecycle.get(route.deployId);
       return rules instanceof Promise

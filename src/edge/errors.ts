@@ -17,7 +17,7 @@ export const edgeErrors = defineErrorCatalog({
   origin_forbidden: {
     status: 502,
     meaning:
-      "The project's origin resolves to an address the platform does not connect to (loopback, private, link-local or metadata), and the operator has not allowed it.",
+      "The project's origin is an address the platform does not connect to (loopback, private, link-local or metadata), and no platform admin granted the project's team that origin.",
   },
   origin_bad_response: {
     status: 502,
@@ -27,6 +27,11 @@ export const edgeErrors = defineErrorCatalog({
     status: 400,
     meaning:
       'The request is framed ambiguously (a second Host, or a Transfer-Encoding other than chunked): the edge does not guess what the origin would read.',
+  },
+  bad_request_path: {
+    status: 400,
+    meaning:
+      'The request path under /api/ has a `.` or `..` segment, raw or percent-encoded (`%2e%2e`): the edge does not forward a path that could climb out of the API.',
   },
   database_unavailable: {
     status: 503,
@@ -51,6 +56,11 @@ export const edgeErrors = defineErrorCatalog({
   },
   edge_error: { status: 500, meaning: 'The edge itself failed; it is logged with the request id.' },
   origin_timeout: { status: 504, meaning: "The project's origin did not answer in time." },
+  node_starting: {
+    status: 503,
+    meaning:
+      'The node is still starting (a first start creates the admin and the first project): every request but health checks and ACME http-01 answers gets this, with Retry-After, until it is ready.',
+  },
   // The operator listener (METRICS_PORT):
   backup_method_not_allowed: { status: 405, meaning: 'A backup is written with POST /backup.' },
   backup_not_available: {

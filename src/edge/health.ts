@@ -5,24 +5,39 @@ export const READINESS_PATH = '/readyz';
 
 export interface Readiness {
   readonly ready: boolean;
-  readonly status: 'ready' | 'draining' | 'unready';
+  readonly status: 'starting' | 'ready' | 'draining' | 'unready';
   readonly checks: { readonly database: string };
 }
 
 /**
- * Liveness and readiness of one node. Live while the process answers at all; ready while the
- * database answers within the timeout and the node is not draining. Draining starts at the first
- * shutdown signal and never ends, so a load balancer stops sending traffic before the listeners
- * close.
+ * Liveness and readiness of one node. Starting (with `starting: true`) from the moment the
+ * listeners are bound until `started()`: the start binds every port before it creates anything
+ * (the first admin, the first project), and meanwhile neither probe says 200, so the first 200 a
+ * script or a load balancer sees means the node works. Then live while the process answers at
+ * all; ready while the database answers within the timeout and the node is not draining.
+ * Draining starts at the first shutdown signal and never ends, so a load balancer stops sending
+ * traffic before the listeners close.
  */
 export class NodeHealth {
   readonly #pingDatabase: () => Promise<unknown>;
   readonly #timeoutMs: number;
+  #starting: boolean;
   #draining = false;
 
-  constructor(options: { pingDatabase: () => Promise<unknown>; timeoutMs: number }) {
+  constructor(options: { pingDatabase: () => Promise<unknown>; timeoutMs: number; starting?: boolean }) {
     this.#pingDatabase = options.pingDatabase;
     this.#timeoutMs = options.timeoutMs;
+    this.#starting = options.starting ?? false;
+  }
+
+  /** Until `started()`: the edge answers 503 `node_starting` (observe-requests.ts). */
+  get starting(): boolean {
+    return this.#starting;
+  }
+
+  /** The start is done: everything it creates exists. */
+  started(): void {
+    this.#starting = false;
   }
 
   get draining(): boolean {
@@ -36,6 +51,7 @@ export class NodeHealth {
   async readiness(): Promise<Readiness> {
     const database = await this.#database();
     if (this.#draining) return { ready: false, status: 'draining', checks: { database } };
+    if (this.#starting) return { ready: false, status: 'starting', checks: { database } };
     return database === 'ok'
       ? { ready: true, status: 'ready', checks: { database } }
       : { ready: false, status: 'unready', checks: { database } };
@@ -73,7 +89,8 @@ export class NodeHealth {
       return true;
     }
     if (path === LIVENESS_PATH) {
-      send(res, req, 200, { status: 'live' }, requestId);
+      if (this.#starting) send(res, req, 503, { status: 'starting' }, requestId, STARTING_RETRY);
+      else send(res, req, 200, { status: 'live' }, requestId);
       return true;
     }
     this.readiness().then(
@@ -84,12 +101,16 @@ export class NodeHealth {
           readiness.ready ? 200 : 503,
           { status: readiness.status, checks: readiness.checks },
           requestId,
+          readiness.status === 'starting' ? STARTING_RETRY : {},
         ),
       (error: unknown) => res.destroy(error as Error),
     );
     return true;
   }
 }
+
+/** A start takes about a second (a first start hashes the admin's password, deploys a document). */
+export const STARTING_RETRY = { 'retry-after': '1' };
 
 function send(
   res: ServerResponse,

@@ -1,3 +1,4 @@
+import { OperationMatcher } from '../lib/operation-matcher.ts';
 import type { PlatformDb } from '../platform/context.ts';
 import { readDeployDocument } from '../platform/publishing/index.ts';
 
@@ -20,9 +21,6 @@ export interface LifecycleHeaders {
 }
 
 interface Rule {
-  readonly method: string;
-  readonly pattern: RegExp;
-  readonly names: readonly string[];
   readonly sunsetAt: number;
   readonly deprecation: string;
   readonly sunset: string;
@@ -33,8 +31,6 @@ export interface LifecycleMatch extends LifecycleHeaders {
   /** Whether the sunset has passed: the edge answers 410 without calling the origin. */
   readonly gone: boolean;
 }
-
-const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 const parseDate = (value: unknown): number | undefined => {
   if (typeof value !== 'string' && !(value instanceof Date)) return undefined;
@@ -50,78 +46,64 @@ const plainPath = (text: string) =>
   text.startsWith('/') && [...text].every((c) => c > ' ' && c <= '~' && !'<>"\\'.includes(c));
 const LINK_UNSAFE = /[<>"\\]/g;
 
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** The rule of a deprecated operation with a sunset date, or null for any other operation. */
+function ruleOf(operation: Record<string, unknown>, deployedAt: Date): Rule | null {
+  if (operation.deprecated !== true) return null;
+  const sunsetAt = parseDate(operation['x-sunset'] ?? operation['x-deprecated-sunset']);
+  if (sunsetAt === undefined) return null;
+  const deprecatedAt =
+    parseDate(operation['x-deprecated-at'] ?? operation['x-deprecation-date']) ?? deployedAt.getTime();
+  const successor = operation['x-successor'];
+  return {
+    sunsetAt,
+    deprecation: `@${Math.floor(deprecatedAt / 1000)}`,
+    sunset: new Date(sunsetAt).toUTCString(),
+    successor: typeof successor === 'string' && plainPath(successor) ? successor : undefined,
+  };
+}
 
-/** The deprecated operations of one deploy; `none` when it has none (the common case). */
+/**
+ * The deprecated operations of one deploy; `none` when it has none (the common case). Requests are
+ * matched to the document's operations by the one operation matcher (src/lib/operation-matcher.ts),
+ * over every operation, so a concrete path that is not deprecated wins over a deprecated template.
+ */
 export class LifecycleRules {
-  static readonly none = new LifecycleRules([]);
-  readonly #rules: readonly Rule[];
+  static readonly none = new LifecycleRules(undefined);
+  readonly #matcher: OperationMatcher<Rule | null> | undefined;
 
-  private constructor(rules: readonly Rule[]) {
-    this.#rules = rules;
+  private constructor(matcher: OperationMatcher<Rule | null> | undefined) {
+    this.#matcher = matcher;
   }
 
   static from(document: Record<string, unknown>, deployedAt: Date): LifecycleRules {
-    const rules: Rule[] = [];
-    const paths = document.paths;
-    if (paths === null || typeof paths !== 'object') return LifecycleRules.none;
-    for (const [template, item] of Object.entries(paths as Record<string, unknown>)) {
-      if (item === null || typeof item !== 'object') continue;
-      const names: string[] = [];
-      const source = template
-        .split(/(\{[^}/]+\})/)
-        .map((part) => {
-          if (/^\{[^}/]+\}$/.test(part)) {
-            names.push(part.slice(1, -1));
-            return '([^/]+)';
-          }
-          return escapeRegExp(part);
-        })
-        .join('');
-      const pattern = new RegExp(`^${source}$`);
-      for (const method of METHODS) {
-        const operation = (item as Record<string, unknown>)[method] as Record<string, unknown> | undefined;
-        if (operation?.deprecated !== true) continue;
-        const sunsetAt = parseDate(operation['x-sunset'] ?? operation['x-deprecated-sunset']);
-        if (sunsetAt === undefined) continue;
-        const deprecatedAt =
-          parseDate(operation['x-deprecated-at'] ?? operation['x-deprecation-date']) ?? deployedAt.getTime();
-        const successor = operation['x-successor'];
-        rules.push({
-          method: method.toUpperCase(),
-          pattern,
-          names,
-          sunsetAt,
-          deprecation: `@${Math.floor(deprecatedAt / 1000)}`,
-          sunset: new Date(sunsetAt).toUTCString(),
-          successor: typeof successor === 'string' && plainPath(successor) ? successor : undefined,
-        });
-      }
-    }
-    return rules.length === 0 ? LifecycleRules.none : new LifecycleRules(rules);
+    let deprecated = false;
+    const matcher = OperationMatcher.fromDocument(document, (operation) => {
+      const rule = ruleOf(operation, deployedAt);
+      if (rule) deprecated = true;
+      return rule;
+    });
+    return deprecated ? new LifecycleRules(matcher) : LifecycleRules.none;
   }
 
   get empty(): boolean {
-    return this.#rules.length === 0;
+    return this.#matcher === undefined;
   }
 
-  /** The lifecycle of the operation `method path` (path under the API, without its query). */
+  /** The lifecycle of the operation `method path` (path under the API, normalised, without its query). */
   match(method: string, path: string, now: number): LifecycleMatch | undefined {
-    for (const rule of this.#rules) {
-      if (rule.method !== method && !(method === 'HEAD' && rule.method === 'GET')) continue;
-      const found = rule.pattern.exec(path);
-      if (!found) continue;
-      let link: string | undefined;
-      if (rule.successor !== undefined) {
-        const target = rule.successor.replace(/\{([^}/]+)\}/g, (_, name: string) => {
-          const at = rule.names.indexOf(name);
-          return at === -1 ? '' : (found[at + 1] ?? '').replace(LINK_UNSAFE, encodeURIComponent);
-        });
-        link = `</api${target}>; rel="successor-version"`;
-      }
-      return { deprecation: rule.deprecation, sunset: rule.sunset, link, gone: now >= rule.sunsetAt };
+    const found = this.#matcher?.match(method, path);
+    const rule = found?.operation;
+    if (!rule) return undefined;
+    let link: string | undefined;
+    if (rule.successor !== undefined) {
+      const target = rule.successor.replace(/\{([^}/]+)\}/g, (_, name: string) =>
+        Object.hasOwn(found.params, name)
+          ? (found.params[name] as string).replace(LINK_UNSAFE, encodeURIComponent)
+          : '',
+      );
+      link = `</api${target}>; rel="successor-version"`;
     }
-    return undefined;
+    return { deprecation: rule.deprecation, sunset: rule.sunset, link, gone: now >= rule.sunsetAt };
   }
 }
 

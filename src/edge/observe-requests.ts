@@ -1,7 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type EdgeExchange, type EdgeHooks, UNKNOWN_LABEL } from './edge-server.ts';
-import type { NodeHealth } from './health.ts';
+import { CHALLENGE_PREFIX, type EdgeExchange, type EdgeHooks, UNKNOWN_LABEL } from './edge-server.ts';
+import { edgeErrors } from './errors.ts';
+import { type NodeHealth, STARTING_RETRY } from './health.ts';
 import { type EdgeMetrics, proxyErrorKind, statusClass } from './metrics.ts';
+import { sendError } from './proxy.ts';
 
 /** The part of a pino logger the edge uses (Fastify's `app.log` is one). */
 export interface EdgeLogger {
@@ -58,6 +60,21 @@ export function observeRequests(options: {
       // Health checks are answered before routing and left out of metrics and the access log:
       // a load balancer probing every few seconds would drown both.
       if (health.answer(req, res, exchange.requestId)) return true;
+      // Until the start is done (a first start: the admin and the first project not created
+      // yet), no answer may look like success: sign-in would refuse the printed credentials.
+      // http-01 answers come from the database and are right already (another node's order).
+      if (health.starting && !(req.url ?? '').startsWith(CHALLENGE_PREFIX)) {
+        sendError(
+          res,
+          edgeErrors.error(
+            'node_starting',
+            'Kennel is still starting on this node and serves nothing yet. Try again in a second (Retry-After).',
+            { headers: STARTING_RETRY },
+          ),
+          exchange.requestId,
+        );
+        return true;
+      }
       // While draining, every response closes its connection so keep-alive clients reconnect to
       // another node instead of holding this one open.
       if (health.draining) res.setHeader('connection', 'close');

@@ -51,15 +51,35 @@ const REPLACED_IN_ANSWER = new Set(['x-request-id']);
 /**
  * The origin guard for an address policy: an address literal is judged before connecting (no DNS
  * lookup happens for it), a name at every lookup, so a name that later resolves to a private
- * address (DNS rebinding) is refused at connect time too.
+ * address (DNS rebinding) is refused at connect time too. A function as `policy` is asked every
+ * time (the origins granted change while the edge runs); judgements are kept until it answers
+ * with another policy.
  */
-export function originGuard(policy: OriginPolicy): OriginGuard {
-  return { allows: (origin) => originAllowed(origin, policy), lookup: guardedLookup(policy) };
+export function originGuard(policy: OriginPolicy | (() => OriginPolicy)): OriginGuard {
+  const current = typeof policy === 'function' ? policy : () => policy;
+  let judgedUnder: OriginPolicy | undefined;
+  const judged = new Map<string, boolean>();
+  return {
+    allows(origin) {
+      const now = current();
+      if (now !== judgedUnder) {
+        judged.clear();
+        judgedUnder = now;
+      }
+      let allowed = judged.get(origin.href);
+      if (allowed === undefined) {
+        allowed = originAllowed(origin, now);
+        judged.set(origin.href, allowed);
+      }
+      return allowed;
+    },
+    lookup: guardedLookup(current),
+  };
 }
 
 /** Where a project's origin may be reached: checked before connecting and at every DNS answer. */
 export interface OriginGuard {
-  /** False for an origin whose host is an address literal the policy refuses (judged once). */
+  /** False for an origin whose host is an address literal the policy refuses (asked per request). */
   allows(origin: URL): boolean;
   /** Resolves origin hostnames, failing for any address the policy refuses (DNS rebinding). */
   readonly lookup: LookupFunction;
@@ -88,7 +108,10 @@ export interface ProxyOptions {
 export interface ForwardedFor {
   readonly clientAddress: string;
   readonly host: string;
-  /** The Host header as the client sent it (with its port): links are rewritten to it. */
+  /**
+   * The site's address (`host[:port]`), built by the edge from the name the site was matched by
+   * and the port the connection came to, never the raw Host: links are rewritten to it.
+   */
   readonly authority?: string;
   /** The deprecation lifecycle of the operation, when its document declares one (lifecycle.ts). */
   readonly lifecycle?: LifecycleHeaders;
@@ -136,8 +159,8 @@ interface Upstream extends LinkRewriter {
   readonly pool: Pool;
   /** The origin URL's path without its trailing slash, prefixed to every forwarded path. */
   readonly basePath: string;
-  /** False when the origin is an address the policy refuses: never connected to. */
-  readonly allowed: boolean;
+  /** The origin's URL, judged by the guard before every request. */
+  readonly url: URL;
 }
 
 /** An Error with the code the metrics and the answer are chosen by. */
@@ -254,7 +277,7 @@ export class OriginProxy {
         }),
         origin: origin.origin,
         basePath: origin.pathname.replace(/\/$/, ''),
-        allowed: guard.allows(origin),
+        url: origin,
       };
       this.#upstreams.set(originUrl, upstream);
     }
@@ -282,7 +305,7 @@ export class OriginProxy {
     }
     const upstream = this.#upstream(originUrl);
     const handler = new ForwardHandler(this, res, forwarded, this.#options, upstream);
-    if (!upstream.allowed) {
+    if (!this.#options.guard.allows(upstream.url)) {
       handler.onResponseError(
         undefined,
         failure('ORIGIN_ADDRESS_FORBIDDEN', `the origin ${originUrl} is an address the edge may not reach`),
@@ -296,6 +319,9 @@ export class OriginProxy {
       const value = incoming[name];
       if (value === undefined || HOP_BY_HOP.has(name) || DECIDED_BY_EDGE.has(name)) continue;
       if (name.startsWith('x-forwarded-') || listed?.has(name)) continue;
+      // Origins behind CGI or WSGI read `_` as `-`: `X_Forwarded_For` would pass for the real
+      // header. Dropped, as nginx does by default (underscores_in_headers off).
+      if (name.includes('_')) continue;
       if (typeof value === 'string') headers.push(name, value);
       else for (const one of value) headers.push(name, one);
     }
@@ -608,6 +634,17 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
   }
 }
 
+/**
+ * The answer for a project whose origin the edge may not reach: refused by the guard, or by the
+ * project's team having no origin grant for it (the routing table's `originRefused`).
+ */
+export function originForbidden(): ApiError {
+  return edgeErrors.error(
+    'origin_forbidden',
+    "The project's origin is an address the platform does not connect to (loopback, private or metadata) without an origin grant. The project's owner should point it at a public address, or ask a platform admin to grant the team that origin.",
+  );
+}
+
 function originError(error: unknown): ApiError {
   const code = (error as { code?: string }).code ?? '';
   if (code === 'ORIGIN_HEADERS_TIMEOUT' || code === 'ORIGIN_BODY_TIMEOUT') {
@@ -616,12 +653,7 @@ function originError(error: unknown): ApiError {
       "The project's API did not answer in time. Try again; if it persists, the project's owner should check its origin.",
     );
   }
-  if (code === 'ORIGIN_ADDRESS_FORBIDDEN') {
-    return edgeErrors.error(
-      'origin_forbidden',
-      "The project's origin is an address the platform does not connect to (loopback, private or metadata). The project's owner should point it at a public address, or ask the operator to allow it.",
-    );
-  }
+  if (code === 'ORIGIN_ADDRESS_FORBIDDEN') return originForbidden();
   if (code === 'ORIGIN_BAD_RESPONSE') {
     return edgeErrors.error(
       'origin_bad_response',

@@ -1,11 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { availableParallelism } from 'node:os';
 import { stringify } from 'yaml';
+import { WorkerPool } from '../lib/worker-pool.ts';
 import type { PlatformDb } from '../platform/context.ts';
 import { readDeployDocument } from '../platform/publishing/index.ts';
 import {
   CompressedBody,
+  REFERENCE_FILES,
   REFERENCE_PAGE_CSP,
   type ReferenceAssets,
+  type ReferenceFile,
   referenceAssets,
   renderReferencePage,
 } from '../web/reference/index.ts';
@@ -14,7 +18,6 @@ export interface PublishedDocument {
   /** `/openapi.json` and `/openapi.yaml`, compressed once per deploy like the page. */
   readonly json: CompressedBody;
   readonly yaml: CompressedBody;
-  readonly document: Record<string, unknown>;
   /** The reference page (`/`), rendered and compressed once per deploy. */
   readonly page: CompressedBody;
 }
@@ -49,6 +52,50 @@ export function atSiteApi(document: Record<string, unknown>): Record<string, unk
   };
 }
 
+/** A deploy's published texts as UTF-8, each in a buffer of its own (moved, not copied, between threads). */
+export interface RenderedSite {
+  readonly page: Uint8Array<ArrayBuffer>;
+  readonly json: Uint8Array<ArrayBuffer>;
+  readonly yaml: Uint8Array<ArrayBuffer>;
+}
+
+/**
+ * Renders what a site publishes from a deploy's stored document: the reference page (asset URLs
+ * from `urls`), `/openapi.json` and `/openapi.yaml`. Seconds for a big document: it runs in a
+ * worker thread (render-published-worker.ts).
+ */
+export function renderPublishedSite(
+  documentJson: string,
+  urls: Readonly<Record<ReferenceFile, string>>,
+): RenderedSite {
+  const document = JSON.parse(documentJson) as Record<string, unknown>;
+  const utf8 = new TextEncoder();
+  const page = utf8.encode(renderReferencePage(document, { url: (name) => urls[name] }));
+  const published = atSiteApi(document);
+  const json = utf8.encode(JSON.stringify(published, null, 2));
+  const yaml = utf8.encode(stringify(published, { aliasDuplicateObjects: false, lineWidth: 0 }));
+  return { page, json, yaml };
+}
+
+/**
+ * The threads rendering published sites: the first request for a big deploy's site must not stall
+ * the loop serving every other site (docs/security.md). Process-wide and idle-ending, like the
+ * pool that reads deployed documents.
+ */
+const siteRenderers = new WorkerPool<
+  { document: string; urls: Readonly<Record<ReferenceFile, string>> },
+  RenderedSite
+>(new URL('./render-published-worker.ts', import.meta.url), {
+  size: Math.min(2, availableParallelism()),
+  idleMs: 60_000,
+  nice: 10,
+});
+
+const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+
+/** Brotli's best for the usual document; a fast quality past a megabyte (see CompressedBody). */
+const brotliQualityFor = (bytes: Uint8Array) => (bytes.byteLength > 1024 * 1024 ? 5 : 11);
+
 /**
  * The deployed OpenAPI documents, by deploy id. Deploys are immutable, so an entry never goes
  * stale; a new deploy is a new id.
@@ -80,22 +127,18 @@ export class DocumentCache {
   async #load(deployId: number): Promise<PublishedDocument | undefined> {
     const row = await readDeployDocument(this.#db, deployId);
     if (!row) return undefined;
-    const document = JSON.parse(row.document) as Record<string, unknown>;
-    const page = new CompressedBody(
-      'text/html; charset=utf-8',
-      Buffer.from(renderReferencePage(document, this.#assets)),
-    );
-    const published = atSiteApi(document);
-    const json = new CompressedBody(
-      'application/json; charset=utf-8',
-      Buffer.from(JSON.stringify(published, null, 2)),
-    );
-    const yaml = new CompressedBody(
-      'application/yaml; charset=utf-8',
-      Buffer.from(stringify(published, { aliasDuplicateObjects: false, lineWidth: 0 })),
-    );
+    const urls = Object.fromEntries(REFERENCE_FILES.map((name) => [name, this.#assets.url(name)]));
+    const rendered = await siteRenderers.run({
+      document: row.document,
+      urls: urls as Record<ReferenceFile, string>,
+    });
+    const body = (type: string, bytes: Uint8Array) =>
+      new CompressedBody(type, asBuffer(bytes), { brotliQuality: brotliQualityFor(bytes) });
+    const page = body('text/html; charset=utf-8', rendered.page);
+    const json = body('application/json; charset=utf-8', rendered.json);
+    const yaml = body('application/yaml; charset=utf-8', rendered.yaml);
     await Promise.all([page.compress(), json.compress(), yaml.compress()]);
-    return { document, page, json, yaml };
+    return { page, json, yaml };
   }
 }
 

@@ -1,3 +1,4 @@
+import type { OriginPolicy } from '../lib/address-policy.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { PlatformDb } from '../platform/context.ts';
 import { type PublishedRoutes, type Route, readPublishedRoutes } from '../platform/publishing/index.ts';
@@ -14,7 +15,13 @@ export class RoutingTable {
   readonly #db: PlatformDb;
   readonly #platformDomain: string;
   readonly #clock: Clock;
+  readonly #originAllowlist: readonly string[];
   #routes = new Map<string, Route>();
+  /**
+   * Every origin a team was granted, as read with the routes: the edge's connection guard follows
+   * it (start-edge.ts), so it never lags behind the routes' own `originRefused`.
+   */
+  grantedOrigins: OriginPolicy;
   /** Bumped by every change; the table answers only while it was read at the latest one. */
   #changes = 1;
   /** The value of `#changes` when the table in `#routes` started being read. */
@@ -23,10 +30,13 @@ export class RoutingTable {
   #staleAt = Number.POSITIVE_INFINITY;
   #loading: Promise<void> | undefined;
 
-  constructor(db: PlatformDb, platformDomain: string, clock: Clock) {
+  /** `originAllowlist`: KENNEL_ORIGIN_ALLOWLIST, for the teams granted it (origin-grants.ts). */
+  constructor(db: PlatformDb, platformDomain: string, clock: Clock, originAllowlist: readonly string[] = []) {
     this.#db = db;
     this.#platformDomain = platformDomain;
     this.#clock = clock;
+    this.#originAllowlist = originAllowlist;
+    this.grantedOrigins = { allowlist: originAllowlist };
   }
 
   /** Marks the table stale: no lookup is answered from it again; the next one reloads it first. */
@@ -59,8 +69,10 @@ export class RoutingTable {
             this.#db,
             this.#platformDomain,
             this.#clock.now(),
+            this.#originAllowlist,
           );
           this.#routes = built.routes;
+          this.grantedOrigins = built.grantedOrigins;
           this.#staleAt = built.staleAt;
           this.#readAt = changes;
         } while (this.#readAt !== this.#changes);

@@ -10,6 +10,7 @@ import type { CertificateCache } from './certificate-cache.ts';
 import { createEdgeHandler, type EdgeHooks } from './edge-server.ts';
 import { edgeErrors } from './errors.ts';
 import { type OriginGuard, OriginProxy, originGuard, type ProxyOptions } from './proxy.ts';
+import type { RoutingTable } from './routing-table.ts';
 import { createTlsServer } from './tls-server.ts';
 
 export interface EdgeOptions {
@@ -29,7 +30,11 @@ export interface EdgeOptions {
   readonly challenges?: { answer(token: string): Promise<string | undefined> };
   readonly hooks?: EdgeHooks;
   readonly onProxyError?: ProxyOptions['onError'];
-  /** Which origins may be reached; by default the configured allowlist and public addresses. */
+  /**
+   * Which origins may be reached; by default public addresses and every origin a team was granted
+   * (KENNEL_ORIGIN_ALLOWLIST included), read with the routing table, whose routes refuse a
+   * project whose own team has no grant for its private origin.
+   */
   readonly guard?: OriginGuard;
   readonly connectTimeoutMs?: number;
   readonly responseTimeoutMs?: number;
@@ -54,8 +59,11 @@ export interface StartedEdge {
  */
 export async function startEdge(options: EdgeOptions): Promise<StartedEdge> {
   const { ctx, tls } = options;
+  // The handler's routing table is made below; until it has read the grants, the allowlist alone.
+  let table: RoutingTable | undefined;
+  const granted = { allowlist: ctx.config.originAllowlist };
   const proxy = new OriginProxy({
-    guard: options.guard ?? originGuard({ allowlist: ctx.config.originAllowlist }),
+    guard: options.guard ?? originGuard(() => table?.grantedOrigins ?? granted),
     platformDomain: ctx.config.platformDomain,
     connectTimeoutMs: options.connectTimeoutMs ?? 5_000,
     responseTimeoutMs: options.responseTimeoutMs ?? 30_000,
@@ -93,6 +101,7 @@ export async function startEdge(options: EdgeOptions): Promise<StartedEdge> {
     ...(httpsPort !== undefined && { httpsPort }),
     ...(options.hooks && { hooks: options.hooks }),
   });
+  table = handler.table;
   if (https) {
     https.removeAllListeners('request');
     https.on('request', handler.handle);

@@ -14,7 +14,7 @@ import { BlockList, isIP, type LookupFunction } from 'node:net';
  *   IPv4 address (IPv4-mapped `::ffff:a.b.c.d` however written, NAT64 `64:ff9b::/96`, 6to4
  *   `2002::/16`), and the prefixes whose embedding is not a plain copy are refused whole
  *   (IPv4-compatible and the rest of `::/8`, local-use NAT64 `64:ff9b:1::/48`, Teredo `2001::/32`).
- * - An `OriginPolicy` is the operator's allowlist of origins (`scheme://host:port`, compared as
+ * - An `OriginPolicy` is a list of allowed origins (`scheme://host:port`, compared as
  *   `URL.origin`, so case, default ports and IP spellings do not matter). An allowlisted origin is
  *   reached whatever its address; its host on another scheme or port is refused, because a name
  *   lookup cannot tell ports apart (see `guardedLookup`).
@@ -120,7 +120,7 @@ export function isLoopbackHost(host: string): boolean {
   return bare === '::1';
 }
 
-/** The operator's allowlist: origins reached whatever their address. */
+/** Origins reached whatever their address (the platform's: what operator and admins allowed). */
 export interface OriginPolicy {
   /** Origins such as `http://127.0.0.1:4010`, normalised by `normaliseOrigin`. */
   readonly allowlist: readonly string[];
@@ -220,13 +220,22 @@ export class OriginAddressForbiddenError extends Error {
  * (`code` `'ORIGIN_ADDRESS_FORBIDDEN'`) when any address of the answer is not public: one private
  * address in the answer is enough to refuse, since the connector may try any of them. Names of
  * allowlisted origins are not judged (the lookup does not see the port: `originAllowed` refuses
- * such a name on any other scheme or port before connecting).
+ * such a name on any other scheme or port before connecting). A function as `policy` is asked at
+ * every lookup, so a policy that changes (origin grants) applies from the next connection on.
  */
-export function guardedLookup(policy: OriginPolicy): LookupFunction {
-  const exempt = allowlistedNames(policy);
+export function guardedLookup(policy: OriginPolicy | (() => OriginPolicy)): LookupFunction {
+  const current = typeof policy === 'function' ? policy : () => policy;
+  // The names exempt under the policy in force, worked out again only when it is replaced.
+  let judged: OriginPolicy | undefined;
+  let exempt = new Map<string, string[]>();
   return (hostname, options, callback) => {
     dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
       if (error) return callback(error, options.all ? [] : '');
+      const now = current();
+      if (now !== judged) {
+        exempt = allowlistedNames(now);
+        judged = now;
+      }
       if (!exempt.has(hostname.toLowerCase())) {
         const forbidden = addresses.find((a) => !isPublicAddress(a.address));
         if (forbidden) return callback(new OriginAddressForbiddenError(hostname, forbidden.address), []);

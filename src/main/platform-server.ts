@@ -186,7 +186,12 @@ async function main(): Promise<void> {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const platformMetrics = new PlatformMetrics(registry, ctx);
-  const health = new NodeHealth({ pingDatabase: () => sql`select 1`.execute(ctx.db), timeoutMs: 2_000 });
+  // Starting until the first start's admin and project exist: the edge answers 503 until then.
+  const health = new NodeHealth({
+    pingDatabase: () => sql`select 1`.execute(ctx.db),
+    timeoutMs: 2_000,
+    starting: true,
+  });
   const checker = startPeriodic(
     config.domainCheckEveryMs,
     () => checkDueDomains(ctx),
@@ -428,6 +433,8 @@ async function main(): Promise<void> {
       `\n  The Petstore's first admin API key (every scope; shown this once, stored only as a hash):\n    ${petstoreKey.secret}\n  Send it as Authorization: Bearer <key>; create narrower keys with kennel keys create.\n\n`,
     );
   }
+  // Created and printed: from now on the first 200 (/readyz included) means sign-in works.
+  health.started();
   api.log.info(
     {
       address,

@@ -9,8 +9,9 @@ import { migrateToLatest, openDatabase } from '../storage/index.ts';
 /**
  * `npm run reset-password -- <email>`: for an operator locked out of an account (the only admin's,
  * typically). Reads the configuration `npm start` reads (DATA_DIR, DATABASE_URL) and works with
- * the platform stopped or running: sets a new random password, printed once, and signs out every
- * session of the account (API tokens keep working). It writes the database itself either way; on
+ * the platform stopped or running: sets a new random password, printed once, signs out every
+ * session of the account and revokes its API tokens (whoever held the account before the reset
+ * keeps nothing). It writes the database itself either way; on
  * SQLite a running platform and this script take turns at writing (busy_timeout).
  */
 async function main(): Promise<number> {
@@ -47,7 +48,7 @@ async function main(): Promise<number> {
     return 1;
   }
   process.stdout.write(
-    `New password for ${email} (shown this once; not stored in clear):\n  ${password}\nEvery session of this account was signed out; its API tokens keep working.\n`,
+    `New password for ${email} (shown this once; not stored in clear):\n  ${password}\nSigned out ${answer.sessionsEnded} session(s) and revoked ${answer.tokensRevoked} API token(s) of this account: make new tokens where they were used.\n`,
   );
   return 0;
 }

@@ -3,6 +3,7 @@ import { createTeam, setPlan } from './accounts/teams.ts';
 import { createUser } from './accounts/users.ts';
 import type { PlatformContext } from './context.ts';
 import { deployProject } from './projects/deploys.ts';
+import { grantAllowlist } from './projects/origin-grants.ts';
 import { createProject } from './projects/projects.ts';
 
 export interface FirstProject {
@@ -21,7 +22,8 @@ export interface Bootstrapped {
 }
 
 /**
- * First start: an admin, a team on the Enterprise plan and the first project deployed. Does
+ * First start: an admin, a team on the Enterprise plan holding the operator's origin allowlist
+ * (origin-grants.ts), and the first project deployed. Does
  * nothing once any account exists, so restarts and extra nodes never repeat it.
  */
 export async function bootstrapPlatform(
@@ -38,6 +40,8 @@ export async function bootstrapPlatform(
   });
   const team = await createTeam(ctx, admin, 'Kennel');
   await setPlan(ctx, admin, team.id, 'enterprise');
+  // KENNEL_ORIGIN_ALLOWLIST (the Petstore's origin among them) is the operator's, for this team only.
+  await grantAllowlist(ctx, team.id);
   await createProject(ctx, admin, {
     teamId: team.id,
     slug: first.slug,

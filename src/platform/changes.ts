@@ -8,7 +8,15 @@ export interface Change {
    * `everything`: changes may have been missed (the change relay lost its PostgreSQL connection
    * and reconnected), so whoever caches what serves traffic reloads all of it. Its projectId is 0.
    */
-  readonly kind: 'domains' | 'projects' | 'deploys' | 'redirects' | 'certificates' | 'everything';
+  readonly kind:
+    | 'domains'
+    | 'projects'
+    | 'deploys'
+    | 'redirects'
+    | 'certificates'
+    /** A platform admin granted or revoked a private origin (projectId 0): routes change with it. */
+    | 'origin_grants'
+    | 'everything';
   readonly projectId: number;
 }
 

@@ -22,6 +22,11 @@ export interface PlatformTables {
     created_at: string;
     /** The name given when accepting an invitation or signing up (null for older accounts). */
     name: string | null;
+    /**
+     * When the account's email was proved: its holder followed a link mailed to it, or the
+     * operator made the account. Null: never proved (docs/decisions.md, "Proved emails").
+     */
+    email_proved_at: string | null;
   };
   /** An invitation to join a team: the link's token is stored only as its SHA-256. */
   invitations: {
@@ -34,6 +39,10 @@ export interface PlatformTables {
     expires_at: string;
     accepted_at: string | null;
     revoked_at: string | null;
+    /** When the SMTP server took the invitation's mail (null: the owner passes the link on). */
+    mailed_at: string | null;
+    /** The role the invitee joins with (owner or member). */
+    role: Generated<string>;
   };
   /** A one-time password reset link for one account, stored only as its SHA-256. */
   password_resets: {
@@ -157,6 +166,18 @@ export interface PlatformTables {
     created_at: string;
     updated_at: string;
   };
+  /**
+   * Which team may reach which private origin (src/platform/projects/origin-grants.ts): a
+   * normalised origin, or `KENNEL_ORIGIN_ALLOWLIST` for every origin of that setting. granted_by
+   * is the platform admin (null: the first start's grant to the bootstrap team).
+   */
+  origin_grants: {
+    id: Generated<number>;
+    team_id: number;
+    origin: string;
+    granted_by: number | null;
+    created_at: string;
+  };
   /** The platform's webhook outbox (src/storage/webhook-outbox.ts): endpoint_key is `team:<id>`. */
   webhook_messages: OutboxMessageTable;
   webhook_attempts: OutboxAttemptTable;
@@ -168,6 +189,43 @@ export const PLATFORM_OUTBOX: OutboxTables = { messages: 'webhook_messages', att
 const now = sql`CURRENT_TIMESTAMP`;
 
 export const platformMigrations: Record<string, DialectMigration> = {
+  '0008_origin_grants': {
+    async up(db, dialect) {
+      const id = idColumnType(dialect);
+      const pk = (c: { primaryKey(): { autoIncrement(): unknown } }) =>
+        (dialect === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey()) as never;
+      await db.schema
+        .createTable('origin_grants')
+        .addColumn('id', id, pk)
+        .addColumn('team_id', 'bigint', (c) => c.notNull().references('teams.id').onDelete('cascade'))
+        .addColumn('origin', 'text', (c) => c.notNull())
+        .addColumn('granted_by', 'bigint', (c) => c.references('users.id').onDelete('set null'))
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addUniqueConstraint('origin_grants_team_origin', ['team_id', 'origin'])
+        .execute();
+      // KENNEL_ORIGIN_ALLOWLIST served every team before; from now on it serves the bootstrap team
+      // only: on an existing installation, the first team a platform admin owns (the first start
+      // made it, "Kennel", with the Petstore). Other teams need a platform admin's grant.
+      await sql`INSERT INTO origin_grants (team_id, origin, granted_by, created_at)
+        SELECT MIN(m.team_id), 'KENNEL_ORIGIN_ALLOWLIST', NULL, ${new Date().toISOString()}
+        FROM memberships m JOIN users u ON u.id = m.user_id
+        WHERE m.role = 'owner' AND u.is_admin = true
+        HAVING MIN(m.team_id) IS NOT NULL`.execute(db);
+    },
+  },
+  '0006_account_proof': {
+    async up(db) {
+      await db.schema.alterTable('users').addColumn('email_proved_at', 'text').execute();
+      // Accounts made before: only platform admins were the operator's word; the rest never proved
+      // their email (it costs them only the unproved-account rules of docs/decisions.md).
+      await sql`UPDATE users SET email_proved_at = created_at WHERE is_admin = true`.execute(db);
+      await db.schema.alterTable('invitations').addColumn('mailed_at', 'text').execute();
+      await db.schema
+        .alterTable('invitations')
+        .addColumn('role', 'text', (c) => c.notNull().defaultTo('member'))
+        .execute();
+    },
+  },
   '0005_people': {
     async up(db, dialect) {
       const id = idColumnType(dialect);

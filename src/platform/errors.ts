@@ -24,6 +24,16 @@ export const platformErrors = defineErrorCatalog({
       'The platform does not take sign-ups (KENNEL_OPEN_SIGNUP is off): ask a team owner for an invitation.',
   },
   plan_required: { status: 403, meaning: 'Custom domains need the Pro plan or above.' },
+  email_not_proved: {
+    status: 403,
+    meaning:
+      "The invited email's account never proved it owns the email, and this invitation was not mailed, so accepting it proves nothing.",
+  },
+  reset_link_outdated: {
+    status: 403,
+    meaning:
+      'The reset link would not be allowed now: the account joined a team its maker does not own, became a platform admin, or its maker lost their rights.',
+  },
   domain_limit_reached: {
     status: 403,
     meaning: "The project has as many domains as its team's plan allows.",
@@ -45,6 +55,7 @@ export const platformErrors = defineErrorCatalog({
   domain_not_found: { status: 404, meaning: 'The project has no domain with this hostname.' },
   token_not_found: { status: 404, meaning: 'You have no API token with this id.' },
   webhook_not_found: { status: 404, meaning: 'The team has no webhook endpoint.' },
+  origin_grant_not_found: { status: 404, meaning: 'No origin grant has this id (it may have been revoked).' },
   delivery_not_found: { status: 404, meaning: "The team's webhook has no message with this id." },
   slug_taken: { status: 409, meaning: 'Another project already uses this slug.' },
   email_taken: { status: 409, meaning: 'Another account already uses this email.' },
@@ -58,6 +69,16 @@ export const platformErrors = defineErrorCatalog({
   reverify_not_available: {
     status: 409,
     meaning: 'Re-verify is offered for a verified domain without a certificate after the waiting time.',
+  },
+  document_too_large: {
+    status: 413,
+    meaning:
+      'The deployed document, parsed and its YAML aliases expanded, is larger than DEPLOY_MAX_EXPANDED_SIZE; nothing was stored.',
+  },
+  document_too_complex: {
+    status: 422,
+    meaning:
+      'The deployed document has more YAML aliases, nesting levels, paths or operations than the platform allows (the message names the setting); nothing was stored.',
   },
   invalid_hostname: {
     status: 422,
@@ -81,7 +102,7 @@ export const platformErrors = defineErrorCatalog({
   origin_not_allowed: {
     status: 422,
     meaning:
-      'The origin URL points at a loopback, private, link-local or otherwise non-public address (or localhost), which projects may not use unless the operator lists the origin in KENNEL_ORIGIN_ALLOWLIST.',
+      'The origin URL points at a loopback, private, link-local or otherwise non-public address (or localhost), or at a private origin granted to other teams: a project may use it only when a platform admin grants its team the origin (POST /api/v1/origin-grants).',
   },
   invalid_domain_config: {
     status: 422,

@@ -112,9 +112,18 @@ describe('kennel members and kennel password', () => {
     assert.equal(set.code, 0, show(set));
     assert.equal(
       set.stdout,
-      'The password of ana@x.test is set. Sign in with: kennel login --email ana@x.test\n',
+      // Ana's CLI login token is revoked with the reset (whoever held the password kept nothing).
+      'The password of ana@x.test is set. Signed out 0 session(s) and revoked 1 API token(s).\nSign in with: kennel login --email ana@x.test\n',
     );
     await authenticate(server.platform.ctx, 'ana@x.test', 'ana password 456');
+    // The reset revoked Ana's saved CLI token: commands need a new sign-in.
+    const revoked = await asInvitee(['members', 'list', String(teamId)]);
+    assert.equal(revoked.code, 3, show(revoked));
+    const relogin = await asInvitee(
+      ['login', '--email', 'ana@x.test', '--password-stdin'],
+      'ana password 456\n',
+    );
+    assert.equal(relogin.code, 0, show(relogin));
 
     const change = await asInvitee(
       ['password', 'change', '--password-stdin'],

@@ -94,7 +94,7 @@ describe('kennel usage, help and exit codes (no server needed)', () => {
       [['verify', 'a', 'b'], /unknown command "verify"; did you mean "kennel domains verify"\?/],
       [
         ['list'],
-        /unknown command "list"; did you mean "kennel <teams\|members\|projects\|domains\|keys> list"\?/,
+        /unknown command "list"; did you mean "kennel <teams\|members\|projects\|domains\|origins\|keys> list"\?/,
       ],
       [['zzz'], /^error: unknown command "zzz"\.$/m],
       [

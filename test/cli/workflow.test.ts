@@ -51,7 +51,8 @@ for (const dialect of testDialects()) {
       ]);
       server = await startCliServer(dialect, {
         DNS_SERVERS: dns.servers.join(','),
-        // The Petstore's origin, as `npm start` allows it.
+        // The Petstore's origin, as `npm start` allows it (for the bootstrap team only: the tenant
+        // team below is granted it by the admin, kennel origins grant).
         KENNEL_ORIGIN_ALLOWLIST: 'http://127.0.0.1:4010',
       });
     });
@@ -139,8 +140,30 @@ for (const dialect of testDialects()) {
       const list = await asOwner(['teams', 'list']);
       assert.match(list.stdout, /^ID\s+Name\s+Plan\s+Role$/m);
       assert.match(list.stdout, new RegExp(`^${teamId}\\s+Shop\\s+pro\\s+owner$`, 'm'));
+      // Adding a member is an invitation they accept (no SMTP here: the token is shown to pass on).
       const member = await asOwner(['teams', 'add-member', String(teamId), USERS.member.email, '--json']);
-      assert.deepEqual(json(member), { email: USERS.member.email, role: 'member' });
+      const invited = json<{ email: string; role: string; status: string; mailed: boolean; token: string }>(
+        member,
+      );
+      assert.deepEqual(
+        [invited.email, invited.role, invited.status, invited.mailed],
+        [USERS.member.email, 'member', 'pending', false],
+      );
+      const accepted = await asOwner(['members', 'accept', invited.token, '--password-stdin'], {
+        input: `${USERS.member.password}\n`,
+      });
+      assert.equal(accepted.code, 0, show(accepted));
+      assert.match(accepted.stdout, new RegExp(`^member@x\\.test joined team ${teamId} as member\\.`, 'm'));
+      const told = await asOwner(['teams', 'add-member', String(teamId), 'ana@x.test', '--role', 'owner']);
+      assert.equal(told.code, 0, show(told));
+      assert.match(
+        told.stdout,
+        /^Invited ana@x\.test to team \d+ as owner \(invitation \d+, until \S+\); they join when they accept it\.$/m,
+      );
+      assert.match(
+        told.stdout,
+        /^Not mailed\. Invitation token \(shown this once; send it to them over a channel you trust\):\n {2}kin_[\w-]{43}$/m,
+      );
       const badRole = await asOwner([
         'teams',
         'add-member',
@@ -168,7 +191,28 @@ for (const dialect of testDialects()) {
       assert.equal(operator.code, 1, show(operator));
       assert.match(
         operator.stderr,
-        /^error: originUrl http:\/\/127\.0\.0\.1:9464 points at a loopback, private or reserved address \(127\.0\.0\.1\); .*ask the operator to add http:\/\/127\.0\.0\.1:9464 to KENNEL_ORIGIN_ALLOWLIST\. \(origin_not_allowed\)$/m,
+        /^error: originUrl http:\/\/127\.0\.0\.1:9464 points at a loopback, private or reserved address \(127\.0\.0\.1\); .*ask a platform admin to grant team "Shop" the origin http:\/\/127\.0\.0\.1:9464\. \(origin_not_allowed\)$/m,
+      );
+      const notGranted = await asOwner(['origins', 'grant', String(teamId), 'http://127.0.0.1:4010']);
+      assert.equal(notGranted.code, 1, show(notGranted));
+      assert.match(notGranted.stderr, /\(forbidden\)/);
+      const granted = await kennel(['origins', 'grant', String(teamId), 'http://127.0.0.1:4010'], {
+        env: { KENNEL_URL: server.url, KENNEL_CONFIG_DIR: admin.path },
+      });
+      assert.equal(granted.code, 0, show(granted));
+      assert.match(
+        granted.stdout,
+        new RegExp(
+          `^Team ${teamId} "Shop" may use http://127\\.0\\.0\\.1:4010 \\(grant \\d+; revoke with kennel origins revoke \\d+\\)\\.$`,
+          'm',
+        ),
+      );
+      const grants = await kennel(['origins', 'list'], {
+        env: { KENNEL_URL: server.url, KENNEL_CONFIG_DIR: admin.path },
+      });
+      assert.match(
+        grants.stdout,
+        new RegExp(`^\\d+\\s+${teamId} Shop\\s+http://127\\.0\\.0\\.1:4010\\s+admin@x\\.test\\s+`, 'm'),
       );
       const created = await asOwner([
         'projects',

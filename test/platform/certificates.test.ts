@@ -2,12 +2,16 @@ import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { parseSealingKey } from '../../src/lib/sealed-box.ts';
-import { obtainDueCertificates } from '../../src/platform/certificates/certificate-job.ts';
+import {
+  obtainDueCertificates,
+  REFUSED_RENEWAL_RETRY_MS,
+} from '../../src/platform/certificates/certificate-job.ts';
 import { CertificateStore, databaseChallenges } from '../../src/platform/certificates/certificate-store.ts';
 import { InternalIssuer } from '../../src/platform/certificates/internal-issuer.ts';
 import { type Issuer, IssuerError } from '../../src/platform/certificates/issuer.ts';
 import type { Actor } from '../../src/platform/context.ts';
 import { addDomain } from '../../src/platform/domains/add-domain.ts';
+import { CERTIFICATE_REFUSED_REMEDY } from '../../src/platform/domains/domain-status.ts';
 import { inspectDomain } from '../../src/platform/domains/read-domains.ts';
 import { removeDomain } from '../../src/platform/domains/remove-domain.ts';
 import { reverifyDomain, verifyDomain } from '../../src/platform/domains/verify-domain.ts';
@@ -58,6 +62,7 @@ for (const dialect of testDialects()) {
       await dns.setRecords('example.test', [
         { name: 'shop', type: 'CNAME', value: 'petstore.platform.test' },
         { name: 'api', type: 'CNAME', value: 'petstore.platform.test' },
+        { name: 'refused', type: 'CNAME', value: 'petstore.platform.test' },
       ]);
       await dns.setRecords('caa.test', [
         { name: '@', type: 'CAA', value: '0 issue "pki.goog"' },
@@ -176,6 +181,73 @@ for (const dialect of testDialects()) {
       await reverifyDomain(p.ctx, owner, 'petstore', 'www.caa.test');
       assert.deepEqual(await obtainDueCertificates(p.ctx, deps('node-a', acme)), ['www.caa.test']);
       assert.equal(acme.calls, 1);
+    });
+
+    it('does not retry a refusal marked not retryable: the job stops until Verify, while a retryable failure backs off', async () => {
+      await addDomain(p.ctx, owner, 'petstore', 'refused.example.test');
+      await verifyDomain(p.ctx, owner, 'petstore', 'refused.example.test');
+      // A retryable failure (the CA down for a moment) is tried again after the back-off (30 s).
+      issuer.failures.push(new IssuerError('the CA could not be reached', { retryable: true }));
+      assert.deepEqual(await obtainDueCertificates(p.ctx, deps()), []);
+      const retrying = (await inspectDomain(p.ctx, owner, 'petstore', 'refused.example.test')).domain;
+      assert.deepEqual(
+        [retrying.certificate?.state, retrying.certificate?.nextAttemptAt],
+        ['failed', new Date(p.clock.now().getTime() + 30_000).toISOString()],
+      );
+      p.clock.advance(30_000);
+      // The next attempt is refused for good (the CA fetched a wrong http-01 answer, say).
+      const refusal = 'refused.example.test: the ACME CA marked the authorization invalid (unauthorized): no';
+      issuer.failures.push(new IssuerError(refusal, { retryable: false }));
+      const calls = issuer.calls;
+      assert.deepEqual(await obtainDueCertificates(p.ctx, deps()), []);
+      assert.equal(issuer.calls - calls, 1);
+      const stopped = (await inspectDomain(p.ctx, owner, 'petstore', 'refused.example.test')).domain;
+      assert.deepEqual(
+        [stopped.certificate?.state, stopped.certificate?.reason, stopped.certificate?.nextAttemptAt],
+        ['failed', refusal, null],
+      );
+      assert.deepEqual(stopped.failure, {
+        reason: 'certificate_failed',
+        message: refusal,
+        remedy: CERTIFICATE_REFUSED_REMEDY,
+      });
+      // No attempt is scheduled: however long the job runs, the CA is not asked again.
+      for (const step of [30_000, 60 * 60_000, 24 * 60 * 60_000]) {
+        p.clock.advance(step);
+        assert.deepEqual(await obtainDueCertificates(p.ctx, deps()), []);
+      }
+      assert.equal(issuer.calls - calls, 1, 'the refusal was not retried');
+      // The owner fixes the cause and clicks Verify: a fresh attempt, and the certificate.
+      await verifyDomain(p.ctx, owner, 'petstore', 'refused.example.test');
+      assert.deepEqual(await obtainDueCertificates(p.ctx, deps()), ['refused.example.test']);
+      assert.equal(issuer.calls - calls, 2);
+    });
+
+    it('tries a refused renewal again a day later: the served certificate is kept and renewed in time', async () => {
+      const served = await store.load('shop.example.test');
+      assert.ok(served);
+      const lifetime = served.notAfter.getTime() - served.notBefore.getTime();
+      p.clock.set(Math.max(p.clock.now().getTime(), served.notAfter.getTime() - lifetime / 3) + 1000);
+      const refusal = 'shop.example.test: the ACME CA refused the order (rejectedIdentifier)';
+      issuer.failures.push(new IssuerError(refusal, { retryable: false }));
+      // Other domains fall due too (the clock is far on): only this one is watched.
+      assert.ok(!(await obtainDueCertificates(p.ctx, deps())).includes('shop.example.test'));
+      const refused = (await inspectDomain(p.ctx, owner, 'petstore', 'shop.example.test')).domain.certificate;
+      assert.deepEqual(
+        [refused?.state, refused?.reason, refused?.nextAttemptAt],
+        ['failed', refusal, new Date(p.clock.now().getTime() + REFUSED_RENEWAL_RETRY_MS).toISOString()],
+      );
+      assert.equal((await store.load('shop.example.test'))?.notAfter.getTime(), served.notAfter.getTime());
+      p.clock.advance(REFUSED_RENEWAL_RETRY_MS - 1000);
+      assert.ok(
+        !(await obtainDueCertificates(p.ctx, deps())).includes('shop.example.test'),
+        'not within the day',
+      );
+      p.clock.advance(1000);
+      assert.ok((await obtainDueCertificates(p.ctx, deps())).includes('shop.example.test'));
+      assert.ok(
+        ((await store.load('shop.example.test'))?.notAfter.getTime() ?? 0) > served.notAfter.getTime(),
+      );
     });
   });
 }

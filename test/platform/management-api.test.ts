@@ -80,7 +80,8 @@ for (const dialect of testDialects()) {
       ]);
       p = await startPlatformContext(dialect, {
         DNS_SERVERS: dns.servers.join(','),
-        // The Petstore's origin, as `npm start` allows it.
+        // The Petstore's origin, as `npm start` allows it: for the bootstrap team only, so the
+        // tenant team below gets a platform admin's grant for it.
         KENNEL_ORIGIN_ALLOWLIST: 'http://127.0.0.1:4010',
       });
       app = buildManagementApp(p.ctx);
@@ -145,6 +146,11 @@ for (const dialect of testDialects()) {
         (await admin('PUT', `/api/v1/teams/${ids.teamId}/plan`, { plan: 'pro' })).body.plan,
         'pro',
       );
+      const grant = await admin('POST', '/api/v1/origin-grants', {
+        teamId: ids.teamId,
+        origin: 'http://127.0.0.1:4010',
+      });
+      assert.equal(grant.status, 201);
       const project = await owner('POST', '/api/v1/projects', {
         teamId: ids.teamId,
         slug: 'petstore',
@@ -202,6 +208,14 @@ for (const dialect of testDialects()) {
           body: { plan: 'enterprise' },
           expect: [403],
         },
+        listOriginGrants: { method: 'GET', url: '/api/v1/origin-grants', expect: [403] },
+        grantOrigin: {
+          method: 'POST',
+          url: '/api/v1/origin-grants',
+          body: { teamId: ids.teamId, origin: 'http://10.0.0.5:8080' },
+          expect: [403],
+        },
+        revokeOriginGrant: { method: 'DELETE', url: '/api/v1/origin-grants/1', expect: [403] },
         addTeamMember: {
           method: 'POST',
           url: `/api/v1/teams/${ids.teamId}/members`,

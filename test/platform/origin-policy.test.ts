@@ -38,7 +38,7 @@ const FORBIDDEN: [string, string][] = [
   ['http://0.0.0.0:9464', 'points at a loopback, private or reserved address (0.0.0.0)'],
   ['http://localhost:9464', 'points at localhost, a loopback address'],
   ['http://metrics.localhost:9464', 'points at metrics.localhost, a loopback address'],
-  // Allowlisted is http://127.0.0.1:4010 exactly: not another port, not another scheme.
+  // Granted to the team is http://127.0.0.1:4010 exactly: not another port, not another scheme.
   ['http://127.0.0.1:4011', 'points at a loopback, private or reserved address (127.0.0.1)'],
   ['https://127.0.0.1:4010', 'points at a loopback, private or reserved address (127.0.0.1)'],
 ];
@@ -55,12 +55,23 @@ for (const dialect of testDialects()) {
     ) => Promise<{ status: number; body: Record<string, unknown> & unknown[] }>;
 
     before(async () => {
-      p = await startPlatformContext(dialect, { KENNEL_ORIGIN_ALLOWLIST: 'http://127.0.0.1:4010' });
+      p = await startPlatformContext(dialect);
       app = buildManagementApp(p.ctx);
       await app.ready();
-      const { owner, team } = await seedTeam(p.ctx);
+      const { owner, team, admin } = await seedTeam(p.ctx);
       teamId = team.id;
       const { token } = await createToken(p.ctx, owner, 'tests');
+      // What the team's Petstore runs on: a private origin a platform admin granted the team.
+      const granted = await app.inject({
+        method: 'POST',
+        url: '/api/v1/origin-grants',
+        headers: {
+          authorization: `Bearer ${(await createToken(p.ctx, admin, 'tests')).token}`,
+          'content-type': 'application/json',
+        },
+        payload: JSON.stringify({ teamId, origin: 'http://127.0.0.1:4010' }),
+      });
+      assert.equal(granted.statusCode, 201, granted.body);
       send = async (method, url, body) => {
         const response = await app.inject({
           method: method as 'GET',
@@ -105,7 +116,7 @@ for (const dialect of testDialects()) {
             originUrl,
             422,
             'origin_not_allowed',
-            `originUrl ${stored} ${reason}; projects may not reach the platform's own network. Use a public address, or ask the operator to add ${new URL(originUrl).origin} to KENNEL_ORIGIN_ALLOWLIST.`,
+            `originUrl ${stored} ${reason}; projects may reach the platform's own network only with a grant. Use a public address, or ask a platform admin to grant team "Shop" the origin ${new URL(originUrl).origin}.`,
           ];
         }),
       );
@@ -122,7 +133,7 @@ for (const dialect of testDialects()) {
       assert.deepEqual([answer.status, answer.body.code], [400, 'validation_failed']);
     });
 
-    it('accepts the allowlisted origin however it is spelled, and public origins', async () => {
+    it("accepts the team's granted origin however it is spelled, and public origins", async () => {
       const allowed = await send('POST', '/api/v1/projects', {
         teamId,
         slug: 'petstore',

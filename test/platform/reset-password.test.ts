@@ -3,7 +3,12 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { createSession, sessionFor } from '../../src/platform/accounts/credentials.ts';
+import {
+  actorForToken,
+  createSession,
+  createToken,
+  sessionFor,
+} from '../../src/platform/accounts/credentials.ts';
 import { authenticate, createUser } from '../../src/platform/accounts/users.ts';
 import { type PlatformTables, platformMigrations } from '../../src/platform/db-schema.ts';
 import { migrateToLatest, openDatabase } from '../../src/storage/index.ts';
@@ -33,7 +38,7 @@ async function resetPassword(env: Record<string, string>, ...args: string[]) {
 
 for (const dialect of testDialects()) {
   describe(`npm run reset-password (${dialect})`, () => {
-    it('with the platform stopped: sets a new random password, printed once, and signs out every session', async () => {
+    it('with the platform stopped: sets a new random password, printed once, signs out every session and revokes every API token', async () => {
       const storage = await createTestStorage(dialect);
       const location = processStorage(storage.location, 'kennel.db');
       let database = openDatabase<PlatformTables>(location);
@@ -48,6 +53,8 @@ for (const dialect of testDialects()) {
           isAdmin: true,
         });
         const session = await createSession(ctx, admin);
+        // A token made before the reset (by whoever held the account) must not outlive it.
+        const token = await createToken(ctx, admin, 'made before the reset');
         const env = storageEnv(storage.location);
         // Stopped: no other connection has the database open.
         await database.close();
@@ -62,7 +69,10 @@ for (const dialect of testDialects()) {
         const run = await resetPassword(env, '--', ' OPS@x.test ');
         assert.equal(run.code, 0, run.stderr);
         assert.match(run.password ?? '', /^[\w-]{24}$/);
-        assert.match(run.stdout, /^New password for ops@x\.test \(shown this once; not stored in clear\):\n/);
+        assert.equal(
+          run.stdout,
+          `New password for ops@x.test (shown this once; not stored in clear):\n  ${run.password}\nSigned out 1 session(s) and revoked 1 API token(s) of this account: make new tokens where they were used.\n`,
+        );
         database = openDatabase<PlatformTables>(location);
         ctx = { ...ctx, db: database.db };
         assert.equal((await authenticate(ctx, 'ops@x.test', run.password as string)).userId, admin.userId);
@@ -70,6 +80,7 @@ for (const dialect of testDialects()) {
           code: 'invalid_credentials',
         });
         assert.equal(await sessionFor(ctx, session.cookie), undefined, 'signed out');
+        assert.equal(await actorForToken(ctx, token.token), undefined, 'the token is revoked');
       } finally {
         await database.close();
         await storage.drop();

@@ -82,7 +82,7 @@ describe('sign-in limits in memory', () => {
       const email = `user${i}@x.test`;
       limiter.attempt(email, `2001:db8:${(i % 65536).toString(16)}::1`, now);
     }
-    assert.deepEqual(limiter.tracked, { accounts: 500, addresses: 500 });
+    assert.deepEqual(limiter.tracked, { pairs: 500, accounts: 500, known: 0, addresses: 500 });
   });
 
   it('counts IPv6 clients by their /64 and IPv4-mapped addresses as IPv4', () => {
@@ -217,43 +217,42 @@ for (const dialect of testDialects()) {
       assert.equal((await signIn(app, OWNER, '192.0.2.2')).status, 201);
     });
 
-    it('answers 429 too_many_sign_in_attempts after 5 failures for an email in 15 minutes, until the window ends', async () => {
+    it('refuses an address after 5 failures for an email in 15 minutes, while the owner signs in from another', async () => {
       const wrong = { email: 'Other@X.test', password: 'guess' };
       for (let i = 1; i <= 5; i++) {
-        const answer = await signIn(app, wrong, `198.51.100.${i}`);
+        const answer = await signIn(app, wrong, '198.51.100.7');
         assert.equal(answer.status, 401, `failure ${i}`);
       }
       p.clock.advance(60_000);
-      // The right password from yet another address: refused all the same, without a check.
+      const other = { email: 'other@x.test', password: 'other password 1' };
+      // The owner, from an address of their own (never seen before), is not locked out.
+      assert.equal((await signIn(app, other, '203.0.113.9')).status, 201);
+      // The right password from the guessing address: refused all the same, without a check.
       derived.length = 0;
-      const refused = await signIn(
-        app,
-        { email: 'other@x.test', password: 'other password 1' },
-        '203.0.113.9',
-      );
+      const refused = await signIn(app, other, '198.51.100.7');
       assert.equal(refused.status, 429);
-      assert.equal(refused.body.code, 'too_many_sign_in_attempts');
+      assert.deepEqual(refused.body, {
+        code: 'too_many_sign_in_attempts',
+        status: 429,
+        message:
+          'Too many failed sign-ins for this email from your address. Try again in 840 s; sessions and API tokens already issued keep working.',
+      });
       assert.equal(refused.headers['retry-after'], String(14 * 60));
       assert.equal(derived.length, 0);
-      // Another account is not affected.
-      assert.equal((await signIn(app, OWNER, '203.0.113.9')).status, 201);
+      // Another account is not affected from the guessing address either.
+      assert.equal((await signIn(app, OWNER, '198.51.100.7')).status, 201);
       p.clock.advance(14 * 60_000 - 1000);
-      const almost = await signIn(
-        app,
-        { email: 'other@x.test', password: 'other password 1' },
-        '203.0.113.9',
-      );
+      const almost = await signIn(app, other, '198.51.100.7');
       assert.equal(almost.headers['retry-after'], '1');
       p.clock.advance(1000);
-      const after = await signIn(app, { email: 'other@x.test', password: 'other password 1' }, '203.0.113.9');
-      assert.equal(after.status, 201);
+      assert.equal((await signIn(app, other, '198.51.100.7')).status, 201);
     });
 
-    it('counts guesses being checked, so 8 at once for one email get 5 checks and 3 refusals', async () => {
+    it('counts guesses being checked, so 8 at once for one email from one address get 5 checks and 3 refusals', async () => {
       derived.length = 0;
       const answers = await Promise.all(
         Array.from({ length: 8 }, (_, i) =>
-          signIn(app, { email: 'owner@x.test', password: `guess ${i}` }, `198.51.100.${40 + i}`),
+          signIn(app, { email: 'owner@x.test', password: `guess ${i}` }, '198.51.100.40'),
         ),
       );
       const statuses = answers.map((a) => a.status).sort();
@@ -262,12 +261,12 @@ for (const dialect of testDialects()) {
       p.clock.advance(15 * 60_000);
     });
 
-    it('clears the failures of an email when it signs in', async () => {
+    it('clears the failures of an email from an address when it signs in from there', async () => {
       const wrong = { email: 'owner@x.test', password: 'guess' };
       for (let i = 0; i < 4; i++) assert.equal((await signIn(app, wrong, '198.51.100.20')).status, 401);
-      assert.equal((await signIn(app, OWNER, '198.51.100.21')).status, 201);
-      for (let i = 0; i < 5; i++) assert.equal((await signIn(app, wrong, '198.51.100.22')).status, 401);
-      assert.equal((await signIn(app, wrong, '198.51.100.23')).status, 429);
+      assert.equal((await signIn(app, OWNER, '198.51.100.20')).status, 201);
+      for (let i = 0; i < 5; i++) assert.equal((await signIn(app, wrong, '198.51.100.20')).status, 401);
+      assert.equal((await signIn(app, wrong, '198.51.100.20')).status, 429);
       p.clock.advance(15 * 60_000);
     });
 
@@ -305,6 +304,48 @@ for (const dialect of testDialects()) {
         },
       });
       assert.deepEqual(responses['503']?.['x-error-codes'], ['sign_in_busy', 'database_unavailable']);
+    });
+  });
+
+  describe(`the account's budget over all addresses (${dialect})`, () => {
+    let p: TestPlatform;
+    let app: FastifyInstance;
+
+    before(async () => {
+      p = await startPlatformContext(dialect);
+      await createUser(p.ctx, OWNER);
+      // A budget of 6 stands for the default 100: the same rule, fewer guesses to send.
+      app = buildManagementApp(p.ctx, { signIn: { limits: { accountBudget: 6 }, derive: scryptAsync } });
+      await app.ready();
+    });
+    after(async () => {
+      await app?.close();
+      await p?.close();
+    });
+
+    it('stops a guess spread over many addresses, but lets the owner in from an address they signed in from before', async () => {
+      assert.equal((await signIn(app, OWNER, '192.0.2.50')).status, 201, 'the owner, at home');
+      p.clock.advance(3_600_000);
+      const wrong = { email: OWNER.email, password: 'guess' };
+      for (let i = 1; i <= 6; i++) {
+        assert.equal((await signIn(app, wrong, `198.18.0.${i}`)).status, 401, `guess from address ${i}`);
+      }
+      p.clock.advance(60_000);
+      // The budget is spent: a new address is refused, even with the right password.
+      const refused = await signIn(app, OWNER, '198.18.0.7');
+      assert.equal(refused.status, 429);
+      assert.deepEqual(refused.body, {
+        code: 'too_many_sign_in_attempts',
+        status: 429,
+        message:
+          'Too many failed sign-ins for this email from many addresses. Try again in 86340 s, or from an address this account signed in from before; sessions and API tokens already issued keep working.',
+      });
+      assert.equal(refused.headers['retry-after'], '86340');
+      // The owner's known address still signs in, and the budget stays spent for the others.
+      assert.equal((await signIn(app, OWNER, '192.0.2.50')).status, 201);
+      assert.equal((await signIn(app, OWNER, '203.0.113.77')).status, 429);
+      p.clock.advance(86_340_000);
+      assert.equal((await signIn(app, OWNER, '203.0.113.77')).status, 201);
     });
   });
 

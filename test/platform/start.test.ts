@@ -2,12 +2,21 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync } from 'node:fs';
+import { request as httpsRequest } from 'node:https';
 import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createTestStorage, type TestStorage, testDialects } from '../support/databases.ts';
-import { requestAs } from '../support/http.ts';
+import pg from 'pg';
+import { type PlatformTables, platformMigrations } from '../../src/platform/db-schema.ts';
+import { migrateToLatest, openDatabase, quoteIdentifier } from '../../src/storage/index.ts';
+import {
+  createTestStorage,
+  TEST_POSTGRES_URL,
+  type TestStorage,
+  testDialects,
+} from '../support/databases.ts';
+import { type Reply, requestAs } from '../support/http.ts';
 import { NODE, type RunningProcess, startProcess, storageEnv } from '../support/processes.ts';
 
 const dataDirs = new Map<TestStorage, string>();
@@ -225,3 +234,167 @@ for (const dialect of testDialects()) {
     });
   });
 }
+
+/** One HTTPS request to the edge's TLS port (the internal CA's certificate: not checked here). */
+function httpsAs(port: number, host: string, path: string): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(
+      { host: '127.0.0.1', port, path, servername: host, headers: { host }, rejectUnauthorized: false },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          text += chunk;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+      },
+    );
+    req.setTimeout(5_000, () => req.destroy(new Error(`${path} hung`)));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('npm start answers no 200 until its first start is done (postgres)', {
+  skip: !testDialects().includes('postgres') && 'TEST_DATABASE excludes postgres',
+}, () => {
+  it('answers 503 node_starting with Retry-After (and /healthz, /readyz "starting") until sign-in with the printed credentials works', async () => {
+    // The window between binding the ports and creating the admin is made visible, and as long
+    // as the test wants, through the real entry point and without any hook in the platform: the
+    // test migrates the schema itself and holds an ACCESS EXCLUSIVE lock on `users`, so the
+    // start binds every port and then waits in bootstrap (whose first query reads `users`) until
+    // the test commits. The same window exists on SQLite, only too short to observe.
+    const storage = await createTestStorage('postgres');
+    const location = storage.location as { kind: 'postgres'; url: string; schema: string };
+    const schema = openDatabase<PlatformTables>(location);
+    await migrateToLatest(schema.db, schema.dialect, 'platform', platformMigrations);
+    await schema.close();
+    const lock = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+    await lock.connect();
+    await lock.query(`SET search_path TO ${quoteIdentifier(location.schema)}`);
+    await lock.query('BEGIN');
+    await lock.query('LOCK TABLE users IN ACCESS EXCLUSIVE MODE');
+    const ports = await Promise.all([occupiedPort(), occupiedPort(), occupiedPort()]);
+    await Promise.all(ports.map((port) => port.close()));
+    const [httpPort, httpsPort, metricsPort] = ports.map((port) => port.port) as [number, number, number];
+    const child = spawn(NODE, [join(import.meta.dirname, '..', '..', 'src', 'main', 'platform.ts')], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        ...env(storage, {
+          HTTP_PORT: String(httpPort),
+          HTTPS_PORT: String(httpsPort),
+          METRICS_PORT: String(metricsPort),
+        }),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    const exited = once(child, 'exit');
+    const signInBody = (password: string) => JSON.stringify({ email: 'admin@localhost', password });
+    const probes: Array<[string, () => Promise<Reply>]> = [
+      ['GET localhost/healthz', () => requestAs(httpPort, 'localhost', '/healthz', { hangMs: 5_000 })],
+      ['GET localhost/readyz', () => requestAs(httpPort, 'localhost', '/readyz', { hangMs: 5_000 })],
+      [
+        'GET localhost/api/v1/openapi.json',
+        () => requestAs(httpPort, 'localhost', '/api/v1/openapi.json', { hangMs: 5_000 }),
+      ],
+      [
+        'POST localhost/api/v1/session',
+        () =>
+          requestAs(httpPort, 'localhost', '/api/v1/session', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: signInBody('a guess at the password'),
+            hangMs: 5_000,
+          }),
+      ],
+      [
+        'GET petstore.localhost/api/pets',
+        () => requestAs(httpPort, 'petstore.localhost', '/api/pets', { hangMs: 5_000 }),
+      ],
+      ['GET https localhost/api/v1/me', () => httpsAs(httpsPort, 'localhost', '/api/v1/me')],
+      ['GET operator /healthz', () => requestAs(metricsPort, '127.0.0.1', '/healthz', { hangMs: 5_000 })],
+      ['GET operator /readyz', () => requestAs(metricsPort, '127.0.0.1', '/readyz', { hangMs: 5_000 })],
+    ];
+    try {
+      // From the first moment the edge accepts connections, for a second and a half of answers.
+      const deadline = Date.now() + 20_000;
+      let firstAnswerAt: number | undefined;
+      const seen: Array<[string, Reply]> = [];
+      while (firstAnswerAt === undefined || Date.now() < firstAnswerAt + 1_500) {
+        assert.ok(Date.now() < deadline, `the edge never answered:\n${output}`);
+        assert.equal(child.exitCode, null, output);
+        for (const [name, probe] of probes) {
+          const reply = await probe().catch(() => undefined); // not listening yet
+          if (!reply) continue;
+          firstAnswerAt ??= Date.now();
+          seen.push([name, reply]);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      assert.doesNotMatch(output, /Sign in with/, 'nothing is printed while bootstrap waits');
+      for (const [name, reply] of seen) {
+        const body = JSON.parse(reply.text) as Record<string, unknown>;
+        assert.deepEqual(
+          [name, reply.status, reply.headers['retry-after']],
+          [name, 503, '1'],
+          `${name}: ${reply.text}`,
+        );
+        if (name.endsWith('/healthz')) assert.deepEqual(body, { status: 'starting' });
+        else if (name.endsWith('/readyz'))
+          assert.deepEqual(body, { status: 'starting', checks: { database: 'ok' } });
+        else
+          assert.deepEqual(body, {
+            code: 'node_starting',
+            message:
+              'Kennel is still starting on this node and serves nothing yet. Try again in a second (Retry-After).',
+            status: 503,
+          });
+      }
+      const names = new Set(seen.map(([name]) => name));
+      assert.deepEqual([...names].sort(), probes.map(([name]) => name).sort(), 'every listener answered');
+
+      // Bootstrap goes on; the first 200 is followed at once by a sign-in with what was printed.
+      await lock.query('COMMIT');
+      let first: Reply;
+      for (;;) {
+        first = await requestAs(httpPort, 'localhost', '/api/v1/openapi.json', { hangMs: 5_000 });
+        if (first.status !== 503) break;
+        assert.equal((JSON.parse(first.text) as { code: string }).code, 'node_starting');
+        assert.ok(Date.now() < deadline + 10_000, `still starting:\n${output}`);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      assert.equal(first.status, 200);
+      // Printed before the node turned ready; the pipe may deliver it a moment after the answer.
+      const printed = Date.now() + 2_000;
+      while (!/password {2}\S+ {3}\(shown this once/.test(output) && Date.now() < printed)
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      const password = /password {2}(\S+) {3}\(shown this once/.exec(output)?.[1];
+      assert.ok(password, output);
+      const session = await requestAs(httpPort, 'localhost', '/api/v1/session', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: signInBody(password),
+        hangMs: 5_000,
+      });
+      assert.equal(session.status, 201, session.text);
+      assert.equal((await requestAs(httpPort, 'localhost', '/readyz')).status, 200);
+      assert.equal((await requestAs(httpPort, 'localhost', '/healthz')).status, 200);
+      assert.equal((await requestAs(httpPort, 'petstore.localhost', '/api/pets')).status, 200);
+    } finally {
+      // The lock first: a start still waiting on it could not shut down.
+      await lock.end().catch(() => {});
+      if (child.exitCode === null) child.kill('SIGTERM');
+      const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(killer);
+      await storage.drop();
+    }
+  });
+});

@@ -10,6 +10,7 @@ import { launchChromium, screenshotPath, type TestBrowser } from '../support/chr
 import { overflow, signIn, textOf } from '../support/dashboard-page.ts';
 import { testDialects } from '../support/databases.ts';
 import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { SmtpReceiver } from '../support/smtp.ts';
 
 /** Generous: each sign-in and acceptance hashes a password, on a machine other tests load too. */
 const WAIT = { timeout: 60_000 };
@@ -184,7 +185,7 @@ for (const dialect of testDialects()) {
       assert.match(link, new RegExp(`^${base}/invitations/accept#token=kin_[\\w-]{43}$`));
       assert.match(
         await textOf(owner.locator('[data-testid="invitation-link"]')),
-        /It was not mailed .* send the link yourself/,
+        /It was not mailed .* send the link yourself, over a channel you trust.*A link you pass on proves nothing about the address: it cannot add an existing account that never proved its email\. For that, the operator sets SMTP_URL so invitations are mailed\./s,
       );
       await invitationStatus('ana@x.test')
         .filter({ hasText: /^Pending$/ })
@@ -278,11 +279,13 @@ for (const dialect of testDialects()) {
       await reset.getByLabel('New password').fill('ana new password 1');
       await reset.getByRole('button', { name: 'Set password' }).click();
       await reset.getByRole('heading', { level: 1, name: 'Sign in to Kennel' }).waitFor(WAIT);
-      await reset
-        .locator('#main')
-        .getByRole('status')
-        .filter({ hasText: 'Your new password is set' })
-        .waitFor(WAIT);
+      const done = reset.locator('#main').getByRole('status').filter({ hasText: 'Your new password is set' });
+      await done.waitFor(WAIT);
+      // Ana's one session ended, and she has no API token: the flash counts both.
+      assert.match(
+        await textOf(done),
+        /Your new password is set: 1 session\(s\) signed out and 0 API token\(s\) revoked \(make new ones where you used them\)\. Sign in with it\./,
+      );
       assert.equal(await reset.getByLabel('Email').inputValue(), 'ana@x.test');
       await reset.getByLabel('Password').fill('ana new password 1');
       await reset.getByRole('button', { name: 'Sign in' }).click();
@@ -400,6 +403,23 @@ for (const dialect of testDialects()) {
       await revoked.getByRole('button', { name: 'Join the team' }).click();
       await revoked.getByRole('alert').filter({ hasText: 'invitation_not_valid' }).waitFor(WAIT);
       await revoked.context().close();
+
+      // An account that never proved its email (open sign-up, an earlier copied link) cannot join
+      // through a link the owner copied: the page says why and what to do.
+      await createUser(p.ctx, { email: 'una@x.test', password: 'una password 12', emailProved: false });
+      const unproved = await guest(await invite('una@x.test'));
+      await unproved.getByLabel('I already have a Kennel account with this email').check();
+      await unproved.getByLabel('Your Kennel password').fill('una password 12');
+      await unproved.getByRole('button', { name: 'Join the team' }).click();
+      const notProved = unproved
+        .getByRole('alert')
+        .filter({ hasText: 'This invitation cannot add your account' });
+      await notProved.waitFor(WAIT);
+      assert.match(
+        await textOf(notProved),
+        /once this Kennel mails invitations \(its operator sets SMTP_URL\).*email_not_proved/s,
+      );
+      await unproved.context().close();
     });
 
     it('offers "Create an account" when the operator opened sign-up, and signs the new account in', async () => {
@@ -431,6 +451,43 @@ for (const dialect of testDialects()) {
         await closed.context().close();
       } finally {
         await openApp.close();
+      }
+    });
+  });
+
+  describe(`the invite result when this Kennel mails invitations (${dialect})`, () => {
+    it('says the invitation was mailed and shows no link (it is only in the mail)', async () => {
+      const smtp = new SmtpReceiver();
+      const p = await startPlatformContext(dialect, { SMTP_URL: await smtp.start() });
+      p.clock.set(Date.now());
+      const app = buildManagementApp(p.ctx);
+      const chromium = await launchChromium({ mapToLoopback: ['platform.test'] });
+      try {
+        const { team } = await seedTeam(p.ctx);
+        const base = `http://platform.test:${await listen(app)}`;
+        const owner = await (await chromium.newContext()).newPage();
+        await signIn(owner, base, 'owner@x.test', 'owner password 1');
+        await owner.goto(`${base}/teams/${team.id}/people`);
+        await owner.getByLabel('Email').fill('mia@x.test');
+        await owner.getByRole('button', { name: 'Invite', exact: true }).click();
+        const mailed = owner.locator('[data-testid="invitation-mailed"]');
+        await mailed.waitFor(WAIT);
+        assert.match(
+          await textOf(mailed),
+          /^Invitation mailed to mia@x\.test\s*The link is only in that mail, so only whoever reads that address can accept it\.\s*Works once, until .+\.$/s,
+        );
+        assert.equal(await owner.locator('[data-testid="invitation-link"]').count(), 0);
+        assert.equal(await owner.locator('[data-field="secret"]').count(), 0);
+        assert.deepEqual(await accessibilityViolations(owner), []);
+        assert.deepEqual(
+          smtp.mails.map((m) => m.to),
+          [['mia@x.test']],
+        );
+      } finally {
+        await chromium.close();
+        await app.close();
+        await p.close();
+        await smtp.stop();
       }
     });
   });

@@ -11,6 +11,7 @@ import type { Actor } from '../../src/platform/context.ts';
 import { DNS_CHECK_REASONS } from '../../src/platform/domains/dns-check.ts';
 import {
   CERTIFICATE_FAILED_REMEDY,
+  CERTIFICATE_REFUSED_REMEDY,
   DOMAIN_STATUS_LABELS,
   DOMAIN_STATUS_TABLE,
   domainFailure,
@@ -212,10 +213,17 @@ describe('the status word of a domain', () => {
       domainFailure('failed', 'verified', null, null, cert('failed', null, 'caa_forbids'))?.remedy,
       DNS_CHECK_REASONS.caa_forbids.remedy,
     );
+    const retried = { ...cert('failed', null, 'CA busy'), nextAttemptAt: '2026-11-22T12:30:00.000Z' };
+    assert.deepEqual(domainFailure('failed', 'verified', null, null, retried), {
+      reason: 'certificate_failed',
+      message: 'CA busy',
+      remedy: CERTIFICATE_FAILED_REMEDY,
+    });
+    // A refusal is not retried by itself (no next attempt): the remedy says to fix it and Re-verify.
     assert.deepEqual(domainFailure('failed', 'verified', null, null, cert('failed', null, 'CA said no')), {
       reason: 'certificate_failed',
       message: 'CA said no',
-      remedy: CERTIFICATE_FAILED_REMEDY,
+      remedy: CERTIFICATE_REFUSED_REMEDY,
     });
     assert.equal(domainFailure('unverified', 'not_found_yet', 'nothing', 'wait', null), null);
   });

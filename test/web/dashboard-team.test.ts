@@ -189,7 +189,10 @@ for (const dialect of testDialects()) {
       await owner.getByRole('button', { name: 'Create project' }).click();
       const originError = owner.locator('#project-origin-error');
       await originError.getByRole('alert').waitFor(WAIT);
-      assert.match(await laidOutText(originError), /KENNEL_ORIGIN_ALLOWLIST.*origin_not_allowed$/);
+      assert.match(
+        await laidOutText(originError),
+        /ask a platform admin to grant team "[^"]+" the origin http:\/\/127\.0\.0\.1:9\. origin_not_allowed$/,
+      );
       assert.equal(await laidOutText(slugError), '', 'the slug error is gone');
       await owner.screenshot({ path: screenshotPath('new-project-1280'), fullPage: true });
 

@@ -6,7 +6,7 @@ import type {
   PasswordResetLink,
   TeamMember,
 } from '../api-types.ts';
-import { defineCommand, type GroupSpec, positiveInteger } from '../command.ts';
+import { type Call, defineCommand, type GroupSpec, positiveInteger } from '../command.ts';
 import { PASSWORD_STDIN, passwords } from '../passwords.ts';
 
 const ROLES = ['owner', 'member'];
@@ -39,7 +39,7 @@ export const membersGroup: GroupSpec = {
       summary: 'Invite an email to a team as a member (team owners); prints the token once',
       args: ['TEAM_ID', 'EMAIL'],
       description:
-        'The invitation token is shown this once and works once, until it expires (7 days by default). When the platform has an SMTP server (SMTP_URL), it is mailed too; otherwise pass it on yourself. The person runs kennel members accept TOKEN.',
+        'The invitation works once, until it expires (7 days by default). When the platform has an SMTP server (SMTP_URL), it is mailed and not shown here (accepting it proves the email); otherwise the token is shown this once: pass it on over a channel you trust. The person runs kennel members accept TOKEN.',
       examples: ['kennel members invite 3 ana@example.com'],
       async run(call) {
         const id = positiveInteger(call, 'TEAM_ID', call.args.TEAM_ID ?? '');
@@ -50,14 +50,7 @@ export const membersGroup: GroupSpec = {
           call.out.line(
             `Invited ${invitation.email} to team ${id} (invitation ${invitation.id}, until ${invitation.expiresAt}).`,
           );
-          call.out.line(
-            invitation.mailed
-              ? `Mailed to ${invitation.email}. Invitation token (shown this once):`
-              : 'Invitation token (shown this once; send it to them):',
-          );
-          call.out.line(`  ${invitation.token}`);
-          call.out.line(`They accept in a browser at ${invitation.url}`);
-          call.out.line(`or with: kennel members accept ${invitation.token} --server ${call.target.server}`);
+          printInvitationLink(call, invitation);
         });
         return 0;
       },
@@ -192,3 +185,20 @@ export const membersGroup: GroupSpec = {
     }),
   ],
 };
+
+/** How an invitation's link is told: mailed (then not shown), or shown once to pass on. */
+export function printInvitationLink(call: Call, invitation: CreatedInvitation): void {
+  if (invitation.mailed) {
+    call.out.line(
+      `Mailed to ${invitation.email}: the token is only in that mail, so accepting it proves the email is theirs.`,
+    );
+    return;
+  }
+  call.out.line('Not mailed. Invitation token (shown this once; send it to them over a channel you trust):');
+  call.out.line(`  ${invitation.token}`);
+  call.out.line(`They accept in a browser at ${invitation.url}`);
+  call.out.line(`or with: kennel members accept ${invitation.token} --server ${call.target.server}`);
+  call.out.line(
+    'An unmailed link proves nothing about the email: it cannot add an existing account whose email was never proved (the operator sets SMTP_URL so invitations are mailed).',
+  );
+}

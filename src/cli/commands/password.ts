@@ -30,18 +30,22 @@ export const passwordGroup: GroupSpec = {
       args: ['TOKEN'],
       options: PASSWORD_STDIN,
       description:
-        'Needs no sign-in: the token is the proof, once. Every session of the account is signed out. Then sign in with kennel login.',
+        'Needs no sign-in: the token is the proof, once. Every session of the account is signed out and its API tokens are revoked. Then sign in with kennel login.',
       examples: ['kennel password reset krs_… --server https://kennel.example.com'],
       async run(call) {
         const [password] = await passwords(call, ['New password']);
         const done = await call
           .anonymous()
-          .post<{ email: string }>('/api/v1/password-reset', { token: call.args.TOKEN, password });
-        call.out.result(done, () =>
+          .post<{ email: string; sessionsEnded: number; tokensRevoked: number }>('/api/v1/password-reset', {
+            token: call.args.TOKEN,
+            password,
+          });
+        call.out.result(done, () => {
           call.out.line(
-            `The password of ${done.email} is set. Sign in with: kennel login --email ${done.email}`,
-          ),
-        );
+            `The password of ${done.email} is set. Signed out ${done.sessionsEnded} session(s) and revoked ${done.tokensRevoked} API token(s).`,
+          );
+          call.out.line(`Sign in with: kennel login --email ${done.email}`);
+        });
         return 0;
       },
     }),

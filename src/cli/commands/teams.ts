@@ -1,6 +1,7 @@
 import { path } from '../api-client.ts';
-import type { Member, Team } from '../api-types.ts';
+import type { CreatedInvitation, Team } from '../api-types.ts';
 import { defineCommand, type GroupSpec, positiveInteger } from '../command.ts';
+import { printInvitationLink } from './members.ts';
 
 const ROLES = ['owner', 'member'];
 
@@ -60,7 +61,7 @@ export const teamsGroup: GroupSpec = {
     }),
     defineCommand({
       name: 'teams add-member',
-      summary: 'Add an existing account to a team (team owners)',
+      summary: 'Invite an email to a team as owner or member (team owners); they accept the invitation',
       args: ['TEAM_ID', 'EMAIL'],
       options: {
         role: { type: 'string', value: 'owner|member', description: 'The role to give (default member)' },
@@ -73,12 +74,15 @@ export const teamsGroup: GroupSpec = {
         const id = positiveInteger(call, 'TEAM_ID', call.args.TEAM_ID ?? '');
         const role = call.string('role') ?? 'member';
         if (!ROLES.includes(role)) throw call.usage(`--role must be owner or member (got "${role}").`);
-        const member = await call
+        const invitation = await call
           .api()
-          .post<Member>(path`/api/v1/teams/${id}/members`, { email: call.args.EMAIL, role });
-        call.out.result(member, () =>
-          call.out.line(`Added ${member.email} to team ${id} as ${member.role}.`),
-        );
+          .post<CreatedInvitation>(path`/api/v1/teams/${id}/members`, { email: call.args.EMAIL, role });
+        call.out.result(invitation, () => {
+          call.out.line(
+            `Invited ${invitation.email} to team ${id} as ${invitation.role} (invitation ${invitation.id}, until ${invitation.expiresAt}); they join when they accept it.`,
+          );
+          printInvitationLink(call, invitation);
+        });
         return 0;
       },
     }),

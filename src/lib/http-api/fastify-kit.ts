@@ -432,6 +432,8 @@ export function installErrorHandling<Deps>(
   catalog: Catalog,
   options: {
     bodyLimit: number;
+    /** The setting an operator raises for larger bodies, named in the 413 (none: a fixed limit). */
+    bodyLimitSetting?: string;
     /**
      * Recognises a failure of the database connection (storage's isConnectionLost): answered
      * 503 database_unavailable with Retry-After instead of 500, since the same request may
@@ -467,7 +469,7 @@ export function installErrorHandling<Deps>(
           `The database is unavailable. Try again in ${DATABASE_RETRY_AFTER_SECONDS} seconds; if this was a change, read it back first: it may or may not have been saved.`,
           { headers: { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) }, cause: error },
         )
-      : toApiError(error, catalog, options.bodyLimit);
+      : toApiError(error, catalog, options.bodyLimit, options.bodyLimitSetting);
     if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
     // Fastify closes the connection after any body it could not parse, in case more of the body
     // follows. A malformed JSON body that arrived whole leaves the connection in step: the client
@@ -502,7 +504,12 @@ export function installErrorHandling<Deps>(
   });
 }
 
-function toApiError(error: FastifyError, catalog: Catalog, bodyLimit: number): ApiError {
+function toApiError(
+  error: FastifyError,
+  catalog: Catalog,
+  bodyLimit: number,
+  bodyLimitSetting: string | undefined,
+): ApiError {
   if (error instanceof ApiError) return error;
   if (error.validation?.[0]?.keyword === NUL_KEYWORD) {
     const where = error.validation[0].instancePath?.replaceAll('/', '.').replace(/^\./, '');
@@ -535,7 +542,9 @@ function toApiError(error: FastifyError, catalog: Catalog, bodyLimit: number): A
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return catalog.error(
         'body_too_large',
-        `The body is larger than ${bodyLimit} bytes. Send a smaller body; no operation needs more.`,
+        bodyLimitSetting === undefined
+          ? `The body is larger than ${bodyLimit} bytes. Send a smaller body; no operation needs more.`
+          : `The body is larger than ${bodyLimit} bytes (the limit set by ${bodyLimitSetting}). Send a smaller body, or ask the platform's operator to raise ${bodyLimitSetting}.`,
       );
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return catalog.error(

@@ -1,5 +1,7 @@
+import type { Kysely } from 'kysely';
 import { transact } from '../../storage/index.ts';
 import type { Actor, PlatformContext } from '../context.ts';
+import type { PlatformTables } from '../db-schema.ts';
 import { platformErrors } from '../errors.ts';
 import { sendMail } from '../mail/smtp.ts';
 import { hashPassword, hashSecret, newSecret } from './secrets.ts';
@@ -32,7 +34,7 @@ export interface Invitation {
   id: number;
   teamId: number;
   email: string;
-  role: 'member';
+  role: Role;
   createdAt: string;
   expiresAt: string;
   /** pending, accepted, revoked or expired (at the time of the answer). */
@@ -43,6 +45,7 @@ type InvitationRow = {
   id: number;
   team_id: number;
   email: string;
+  role: string;
   created_at: string;
   expires_at: string;
   accepted_at: string | null;
@@ -53,7 +56,7 @@ const invitationOf = (row: InvitationRow, now: string): Invitation => ({
   id: row.id,
   teamId: row.team_id,
   email: row.email,
-  role: 'member',
+  role: row.role as Role,
   createdAt: row.created_at,
   expiresAt: row.expires_at,
   status: row.accepted_at
@@ -175,11 +178,16 @@ export async function removeMember(
 /** One address, nothing a mail header or an SMTP command could be split on. */
 const EMAIL = /^[^\s@<>()",;:\\]+@[^\s@<>()",;:\\]+\.[^\s@<>()",;:\\]+$/;
 
+/** What inviting answers: the token and its link only when nobody mailed them (the owner passes them on). */
+export type CreatedInvitation = Invitation & { mailed: boolean; token?: string; url?: string };
+
 /**
- * Invites an email to join a team as a member; the token (and the dashboard link holding it) is in
- * this answer only. With SMTP_URL set it is also mailed, the link built on `platformUrl` (the
- * platform's address as the owner reached it); a mail that fails leaves the invitation as it is
- * (`mailed: false`: pass the link on).
+ * Invites an email to join a team (as a member unless `role` says owner): the only way anyone is
+ * added by email, and the same answer whether or not the email has an account. With SMTP_URL set
+ * the link (built on `platformUrl`, the platform's address as the owner reached it) is mailed and
+ * kept out of the answer, so accepting it proves the email is the acceptor's. Without SMTP, or when
+ * the mail fails (`mailed: false`), the answer holds the token and link for the owner to pass on
+ * over a channel they trust; such a link proves nothing about the email (docs/decisions.md).
  */
 export async function inviteMember(
   ctx: PlatformContext,
@@ -187,7 +195,8 @@ export async function inviteMember(
   teamId: number,
   email: string,
   platformUrl = `http://${ctx.config.platformDomain}`,
-): Promise<Invitation & { token: string; url: string; mailed: boolean }> {
+  role: Role = 'member',
+): Promise<CreatedInvitation> {
   const team = await teamFor(ctx, actor, teamId, 'owner');
   const address = normaliseEmail(email);
   if (!EMAIL.test(address)) {
@@ -220,6 +229,8 @@ export async function inviteMember(
       expires_at: expiresAt,
       accepted_at: null,
       revoked_at: null,
+      mailed_at: null,
+      role,
     })
     .returning(['id'])
     .executeTakeFirstOrThrow();
@@ -259,18 +270,23 @@ export async function inviteMember(
       // The owner sees mailed: false and passes the token on; the invitation stands.
     }
   }
-  return {
+  if (mailed) {
+    await ctx.db
+      .updateTable('invitations')
+      .set({ mailed_at: ctx.clock.now().toISOString() })
+      .where('id', '=', row.id)
+      .execute();
+  }
+  const invitation: Invitation = {
     id: row.id,
     teamId,
     email: address,
-    role: 'member',
+    role,
     createdAt: now,
     expiresAt,
     status: 'pending',
-    token: secret,
-    url,
-    mailed,
   };
+  return mailed ? { ...invitation, mailed } : { ...invitation, token: secret, url, mailed };
 }
 
 /** A team's invitations, newest first (owners only: they name people not yet in the team). */
@@ -282,7 +298,7 @@ export async function listInvitations(
   await teamFor(ctx, actor, teamId, 'owner');
   const rows = await ctx.db
     .selectFrom('invitations')
-    .select(['id', 'team_id', 'email', 'created_at', 'expires_at', 'accepted_at', 'revoked_at'])
+    .select(['id', 'team_id', 'email', 'role', 'created_at', 'expires_at', 'accepted_at', 'revoked_at'])
     .where('team_id', '=', teamId)
     .orderBy('id', 'desc')
     .execute();
@@ -319,35 +335,58 @@ const invitationNotValid = () =>
     'This invitation link does not work: it was used, revoked or has expired. Ask a team owner for a new one.',
   );
 
+/** Locks an account's row until the transaction ends (PostgreSQL; SQLite has one writer anyway). */
+async function lockUser(trx: Kysely<PlatformTables>, dialect: PlatformContext['dialect'], userId: number) {
+  let row = trx.selectFrom('users').select('id').where('id', '=', userId);
+  if (dialect === 'postgres') row = row.forUpdate();
+  await row.executeTakeFirst();
+}
+
 /**
  * Accepts an invitation (no sign-in: the token is the proof). A new email gets an account with
  * this name and password; an email that already has an account must give that account's
- * password. Either way the account joins the team as a member and the link stops working.
+ * password. Either way the account joins the team with the invitation's role and the link stops
+ * working. A mailed invitation proves the email (the acceptor read that mailbox); an account whose
+ * email was never proved cannot join through a link the owner copied, which proves nothing.
  */
 export async function acceptInvitation(
   ctx: PlatformContext,
   input: { token: string; name?: string; password: string },
   verify: (email: string, password: string) => Promise<Actor> = (email, password) =>
     authenticate(ctx, email, password),
-): Promise<{ email: string; teamId: number; role: 'member' }> {
+): Promise<{ email: string; teamId: number; role: Role }> {
   const now = ctx.clock.now().toISOString();
   const invitation = await ctx.db
     .selectFrom('invitations')
-    .select(['id', 'team_id', 'email'])
+    .select(['id', 'team_id', 'email', 'role', 'mailed_at'])
     .where('token_hash', '=', hashSecret(input.token))
     .where('accepted_at', 'is', null)
     .where('revoked_at', 'is', null)
     .where('expires_at', '>', now)
     .executeTakeFirst();
   if (!invitation) throw invitationNotValid();
+  const mailed = invitation.mailed_at !== null;
+  const role = invitation.role as Role;
   const existing = await ctx.db
     .selectFrom('users')
-    .select('id')
+    .select(['id', 'email_proved_at'])
     .where('email', '=', invitation.email)
     .executeTakeFirst();
   const account = existing
     ? await verify(invitation.email, input.password)
-    : await createUser(ctx, { email: invitation.email, password: input.password, name: input.name });
+    : await createUser(ctx, {
+        email: invitation.email,
+        password: input.password,
+        name: input.name,
+        emailProved: mailed,
+      });
+  // Checked after the password, so the link alone tells nothing about the account.
+  if (existing && existing.email_proved_at === null && !mailed) {
+    throw platformErrors.error(
+      'email_not_proved',
+      `The account of ${invitation.email} has never proved it owns this email, and this invitation was not mailed, so it cannot add the account to a team. Ask the team owner to invite you again once this Kennel mails invitations (its operator sets SMTP_URL), or ask a platform admin.`,
+    );
+  }
   await transact(ctx.db, async (trx) => {
     // Claims the link first: of two acceptances at once, one wins.
     const claimed = await trx
@@ -358,6 +397,16 @@ export async function acceptInvitation(
       .where('revoked_at', 'is', null)
       .executeTakeFirst();
     if (claimed.numUpdatedRows === 0n) throw invitationNotValid();
+    // A password reset being redeemed for this account re-checks its teams under the same lock.
+    await lockUser(trx, ctx.dialect, account.userId);
+    if (mailed) {
+      await trx
+        .updateTable('users')
+        .set({ email_proved_at: now })
+        .where('id', '=', account.userId)
+        .where('email_proved_at', 'is', null)
+        .execute();
+    }
     const member = await trx
       .selectFrom('memberships')
       .select('role')
@@ -367,11 +416,11 @@ export async function acceptInvitation(
     if (!member) {
       await trx
         .insertInto('memberships')
-        .values({ team_id: invitation.team_id, user_id: account.userId, role: 'member', created_at: now })
+        .values({ team_id: invitation.team_id, user_id: account.userId, role, created_at: now })
         .execute();
     }
   });
-  return { email: invitation.email, teamId: Number(invitation.team_id), role: 'member' };
+  return { email: invitation.email, teamId: Number(invitation.team_id), role };
 }
 
 /** Open sign-up (KENNEL_OPEN_SIGNUP=on): an account, and a team of its own to start in. */
@@ -385,48 +434,80 @@ export async function signUp(
       'This Kennel does not take sign-ups: ask a team owner to invite you.',
     );
   }
-  const actor = await createUser(ctx, input);
+  // Nobody mailed the address: the account's email is unproved until a mailed invitation proves it.
+  const actor = await createUser(ctx, { ...input, emailProved: false });
   const team = await createTeam(ctx, actor, `${input.name}’s team`);
   return { email: actor.email, name: input.name, teamId: team.id };
 }
 
-/** Sets an account's password and signs out its sessions (but `keepSession`, a session id hash). */
+/** What a password change ended: sessions signed out, API tokens revoked. */
+export interface Revoked {
+  sessionsEnded: number;
+  tokensRevoked: number;
+}
+
+/**
+ * Replaces an account's password hash inside `trx` and signs out its sessions (but `keepSession`,
+ * a session id hash). `revokeTokens` also revokes its API tokens: a reset (link or command) is for
+ * an account someone else may hold, so nothing made before it keeps working.
+ */
+async function replacePasswordHash(
+  trx: Kysely<PlatformTables>,
+  userId: number,
+  hash: string,
+  options: { keepSession?: string; revokeTokens: boolean; now: string },
+): Promise<Revoked> {
+  await trx.updateTable('users').set({ password_hash: hash }).where('id', '=', userId).execute();
+  const sessions = await trx
+    .deleteFrom('sessions')
+    .where('user_id', '=', userId)
+    .$if(options.keepSession !== undefined, (q) => q.where('id_hash', '<>', options.keepSession as string))
+    .executeTakeFirst();
+  const tokens = options.revokeTokens
+    ? await trx
+        .updateTable('api_tokens')
+        .set({ revoked_at: options.now })
+        .where('user_id', '=', userId)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst()
+    : undefined;
+  return {
+    sessionsEnded: Number(sessions.numDeletedRows),
+    tokensRevoked: Number(tokens?.numUpdatedRows ?? 0n),
+  };
+}
+
+/**
+ * Changes an account's own password (the current one was checked): its other sessions end (all
+ * but `keepSession`, a session id hash); its API tokens keep working, since the holder is known.
+ */
 export async function setPassword(
-  ctx: Pick<PlatformContext, 'db'>,
+  ctx: Pick<PlatformContext, 'db' | 'clock'>,
   userId: number,
   password: string,
   keepSession?: string,
 ): Promise<void> {
-  await setPasswordHash(ctx, userId, await hashPassword(password), keepSession);
+  const hash = await hashPassword(password);
+  await transact(ctx.db, (trx) =>
+    replacePasswordHash(trx, userId, hash, {
+      keepSession,
+      revokeTokens: false,
+      now: ctx.clock.now().toISOString(),
+    }),
+  );
 }
 
-/** As setPassword, with the hash made already (`npm run reset-password` hashes it itself). */
-export async function setPasswordHash(
-  ctx: Pick<PlatformContext, 'db'>,
-  userId: number,
-  hash: string,
-  keepSession?: string,
-): Promise<void> {
-  await transact(ctx.db, async (trx) => {
-    await trx.updateTable('users').set({ password_hash: hash }).where('id', '=', userId).execute();
-    await trx
-      .deleteFrom('sessions')
-      .where('user_id', '=', userId)
-      .$if(keepSession !== undefined, (q) => q.where('id_hash', '<>', keepSession as string))
-      .execute();
-  });
-}
-
-export type ResetAnswer = { ok: true } | { ok: false; message: string };
+export type ResetAnswer = ({ ok: true } & Revoked) | { ok: false; message: string };
 
 /**
- * `npm run reset-password`'s change: sets the hash of the account that uses `email` and signs out
- * its sessions. For an unknown email the answer names the platform admins instead.
+ * `npm run reset-password`'s change: sets the hash of the account that uses `email`, signs out its
+ * sessions and revokes its API tokens. For an unknown email the answer names the platform admins.
  */
 export async function applyPasswordHash(
   ctx: Pick<PlatformContext, 'db'>,
   email: string,
   passwordHash: string,
+  now = new Date(),
 ): Promise<ResetAnswer> {
   const user = await ctx.db
     .selectFrom('users')
@@ -445,15 +526,51 @@ export async function applyPasswordHash(
       }`,
     };
   }
-  await setPasswordHash(ctx, user.id, passwordHash);
-  return { ok: true };
+  const revoked = await transact(ctx.db, (trx) =>
+    replacePasswordHash(trx, user.id, passwordHash, { revokeTokens: true, now: now.toISOString() }),
+  );
+  return { ok: true, ...revoked };
+}
+
+/**
+ * The one rule for who may set another account's password through a reset link: a platform
+ * admin; or an owner, for an account that is no platform admin, shares a team with them, and
+ * belongs to no team they do not own (otherwise a reset would hand them another team's access).
+ * Checked when the link is made and again, in the same transaction as the change, when it is used:
+ * memberships and roles change in between. Undefined when allowed, else why not.
+ */
+async function resetRefusal(
+  db: Kysely<PlatformTables>,
+  makerId: number | null,
+  userId: number,
+): Promise<string | undefined> {
+  const maker =
+    makerId === null
+      ? undefined
+      : await db.selectFrom('users').select('is_admin').where('id', '=', makerId).executeTakeFirst();
+  if (!maker || makerId === null) return 'the account that made the link no longer exists';
+  if (maker.is_admin) return undefined;
+  const user = await db.selectFrom('users').select('is_admin').where('id', '=', userId).executeTakeFirst();
+  if (!user || user.is_admin) return 'the account is a platform admin';
+  const teams = await db
+    .selectFrom('memberships as theirs')
+    .leftJoin('memberships as mine', (join) =>
+      join
+        .onRef('mine.team_id', '=', 'theirs.team_id')
+        .on('mine.user_id', '=', makerId)
+        .on('mine.role', '=', 'owner'),
+    )
+    .select(['theirs.team_id', 'mine.user_id as owner'])
+    .where('theirs.user_id', '=', userId)
+    .execute();
+  if (teams.some((t) => t.owner === null)) return 'the account belongs to a team the maker does not own';
+  if (teams.length === 0) return 'the account is in none of the maker’s teams';
+  return undefined;
 }
 
 /**
  * An owner (or a platform admin) creates a one-time reset link for a member of their team, on
- * `platformUrl` (the platform's address as the owner reached it). An owner may reset only an
- * account every team of which they own and that is no platform admin: otherwise a reset would
- * hand them another team's access.
+ * `platformUrl` (the platform's address as the owner reached it), if `resetRefusal` allows it.
  */
 export async function createPasswordReset(
   ctx: PlatformContext,
@@ -466,30 +583,16 @@ export async function createPasswordReset(
   const user = await ctx.db
     .selectFrom('memberships')
     .innerJoin('users', 'users.id', 'memberships.user_id')
-    .select(['users.id', 'users.email', 'users.is_admin'])
+    .select(['users.id', 'users.email'])
     .where('memberships.team_id', '=', teamId)
     .where('memberships.user_id', '=', userId)
     .executeTakeFirst();
   if (!user) throw memberNotFound(teamId, userId);
-  if (!actor.isAdmin) {
-    const elsewhere = await ctx.db
-      .selectFrom('memberships as theirs')
-      .leftJoin('memberships as mine', (join) =>
-        join
-          .onRef('mine.team_id', '=', 'theirs.team_id')
-          .on('mine.user_id', '=', actor.userId)
-          .on('mine.role', '=', 'owner'),
-      )
-      .select('theirs.team_id')
-      .where('theirs.user_id', '=', userId)
-      .where('mine.user_id', 'is', null)
-      .executeTakeFirst();
-    if (user.is_admin || elsewhere) {
-      throw platformErrors.error(
-        'forbidden',
-        `${user.email} also belongs to teams you do not own (or is a platform admin): ask a platform admin to reset their password.`,
-      );
-    }
+  if (await resetRefusal(ctx.db, actor.userId, userId)) {
+    throw platformErrors.error(
+      'forbidden',
+      `${user.email} also belongs to teams you do not own (or is a platform admin): ask a platform admin to reset their password.`,
+    );
   }
   const { secret, hash } = newSecret(RESET_PREFIX);
   const expiresAt = later(ctx, RESET_LIFETIME_MS);
@@ -513,35 +616,55 @@ export async function createPasswordReset(
   };
 }
 
-/** Uses a reset link: the new password is set and every session of the account ends. */
+const resetLinkNotValid = () =>
+  platformErrors.error(
+    'reset_link_not_valid',
+    'This password reset link does not work: it was used or has expired. Ask a team owner for a new one.',
+  );
+
+/**
+ * Uses a reset link: in one transaction that locks the account, the link is claimed, the rule
+ * that allowed it is checked again (`resetRefusal`), the new password is set, and every session
+ * and API token of the account ends.
+ */
 export async function redeemPasswordReset(
   ctx: PlatformContext,
   token: string,
   password: string,
-): Promise<{ email: string }> {
-  const now = ctx.clock.now().toISOString();
-  const reset = await ctx.db
-    .selectFrom('password_resets')
-    .innerJoin('users', 'users.id', 'password_resets.user_id')
-    .select(['password_resets.id', 'users.id as userId', 'users.email'])
-    .where('password_resets.token_hash', '=', hashSecret(token))
-    .where('password_resets.used_at', 'is', null)
-    .where('password_resets.expires_at', '>', now)
-    .executeTakeFirst();
-  const claimed = reset
-    ? await ctx.db
-        .updateTable('password_resets')
-        .set({ used_at: now })
-        .where('id', '=', reset.id)
-        .where('used_at', 'is', null)
-        .executeTakeFirst()
-    : undefined;
-  if (!reset || claimed?.numUpdatedRows === 0n) {
-    throw platformErrors.error(
-      'reset_link_not_valid',
-      'This password reset link does not work: it was used or has expired. Ask a team owner for a new one.',
-    );
-  }
-  await setPassword(ctx, reset.userId, password);
-  return { email: reset.email };
+): Promise<{ email: string } & Revoked> {
+  const tokenHash = hashSecret(token);
+  const live = (db: Kysely<PlatformTables>, now: string) =>
+    db
+      .selectFrom('password_resets')
+      .innerJoin('users', 'users.id', 'password_resets.user_id')
+      .select(['password_resets.id', 'password_resets.created_by', 'users.id as userId', 'users.email'])
+      .where('password_resets.token_hash', '=', tokenHash)
+      .where('password_resets.used_at', 'is', null)
+      .where('password_resets.expires_at', '>', now)
+      .executeTakeFirst();
+  // Looked up first, so an unknown token costs no password hash; hashed outside the transaction.
+  if (!(await live(ctx.db, ctx.clock.now().toISOString()))) throw resetLinkNotValid();
+  const hash = await hashPassword(password);
+  return transact(ctx.db, async (trx) => {
+    const now = ctx.clock.now().toISOString();
+    const reset = await live(trx, now);
+    if (!reset) throw resetLinkNotValid();
+    await lockUser(trx, ctx.dialect, reset.userId);
+    const refusal = await resetRefusal(trx, reset.created_by, reset.userId);
+    if (refusal) {
+      throw platformErrors.error(
+        'reset_link_outdated',
+        `This password reset link no longer holds: ${refusal}. Your password is unchanged. Ask a platform admin (or an owner of every team of the account) for a new link.`,
+      );
+    }
+    const claimed = await trx
+      .updateTable('password_resets')
+      .set({ used_at: now })
+      .where('id', '=', reset.id)
+      .where('used_at', 'is', null)
+      .executeTakeFirst();
+    if (claimed.numUpdatedRows === 0n) throw resetLinkNotValid();
+    const revoked = await replacePasswordHash(trx, reset.userId, hash, { revokeTokens: true, now });
+    return { email: reset.email, ...revoked };
+  });
 }

@@ -1,20 +1,35 @@
 import { isIPv6 } from 'node:net';
 
-/** How many sign-in attempts are allowed, per account and per client address. */
+/**
+ * How many sign-in attempts are allowed: per account from one client address, per account from
+ * all addresses (a slower budget, which addresses the account signed in from before skip), and per
+ * client address.
+ */
 export interface SignInLimits {
-  /** Failed sign-ins per account (email) in `accountWindowMs`; then 429 until the window ends. */
+  /** Failed sign-ins per account (email) from one address in `accountWindowMs`; then 429 there. */
   readonly accountFailures: number;
   readonly accountWindowMs: number;
+  /**
+   * Failed sign-ins per account from every address together in `accountBudgetWindowMs`: past it, a
+   * guess spread over many addresses is refused, except from an address the account signed in
+   * from within `knownAddressMs` (so the lockout cannot be used to keep the owner out).
+   */
+  readonly accountBudget: number;
+  readonly accountBudgetWindowMs: number;
+  readonly knownAddressMs: number;
   /** Sign-in attempts (failed or not) per client address (IPv6: per /64) in `addressWindowMs`. */
   readonly addressAttempts: number;
   readonly addressWindowMs: number;
-  /** Accounts and addresses tracked at once (each map); beyond, the oldest windows are forgotten. */
+  /** Keys tracked at once (each map); beyond, the oldest windows are forgotten. */
   readonly maxTracked: number;
 }
 
 export const DEFAULT_SIGN_IN_LIMITS: SignInLimits = {
   accountFailures: 5,
   accountWindowMs: 15 * 60_000,
+  accountBudget: 100,
+  accountBudgetWindowMs: 24 * 3_600_000,
+  knownAddressMs: 30 * 24 * 3_600_000,
   addressAttempts: 20,
   addressWindowMs: 60_000,
   maxTracked: 50_000,
@@ -68,10 +83,11 @@ export class WindowCounter {
     return 1;
   }
 
-  /** Takes back one event counted in the current window. */
+  /** Takes back one event counted in the current window; a window left empty is forgotten. */
   subtract(key: string, now: number): void {
     const window = this.#windows.get(key);
-    if (window && now < window.start + this.windowMs && window.count > 0) window.count--;
+    if (!window || now >= window.start + this.windowMs || window.count === 0) return;
+    if (--window.count === 0) this.#windows.delete(key);
   }
 
   delete(key: string): void {
@@ -86,68 +102,105 @@ export class WindowCounter {
   }
 }
 
+/**
+ * Which limit refused an attempt: the account's failures from this address, the account's budget
+ * over all addresses, or this address's attempts.
+ */
+export type SignInLimit = 'account-address' | 'account' | 'address';
+
 /** What a sign-in attempt may do: go on, or wait `retryAfterSeconds` (and why). */
 export type SignInDecision =
   | { readonly allowed: true }
-  | { readonly allowed: false; readonly limit: 'account' | 'address'; readonly retryAfterSeconds: number };
+  | { readonly allowed: false; readonly limit: SignInLimit; readonly retryAfterSeconds: number };
 
 /**
  * Sign-in attempt limits, in this process's memory (each node counts its own attempts). Keys:
- * the normalised email, and the client address (an IPv6 address by its /64, which one client
- * usually holds whole).
+ * the normalised email with the client address (an IPv6 address by its /64, which one client
+ * usually holds whole), the email alone, and the address alone. Failing five times from one
+ * address shuts that address out of the account, not the owner elsewhere; the budget over all
+ * addresses stops a guess spread over many, and an address the account signed in from before
+ * still gets in while it is spent (docs/security.md, "Attempt limits").
  */
 export class SignInLimiter {
   readonly limits: SignInLimits;
+  readonly #pairs: WindowCounter;
   readonly #accounts: WindowCounter;
+  readonly #known: WindowCounter;
   readonly #addresses: WindowCounter;
 
   constructor(limits: Partial<SignInLimits> = {}) {
     this.limits = { ...DEFAULT_SIGN_IN_LIMITS, ...limits };
-    this.#accounts = new WindowCounter(this.limits.accountWindowMs, this.limits.maxTracked);
+    this.#pairs = new WindowCounter(this.limits.accountWindowMs, this.limits.maxTracked);
+    this.#accounts = new WindowCounter(this.limits.accountBudgetWindowMs, this.limits.maxTracked);
+    this.#known = new WindowCounter(this.limits.knownAddressMs, this.limits.maxTracked);
     this.#addresses = new WindowCounter(this.limits.addressWindowMs, this.limits.maxTracked);
   }
 
-  /** Accounts and addresses tracked now. */
-  get tracked(): { accounts: number; addresses: number } {
-    return { accounts: this.#accounts.size, addresses: this.#addresses.size };
+  /** Keys tracked now: (account, address) pairs, accounts, known pairs, addresses. */
+  get tracked(): { pairs: number; accounts: number; known: number; addresses: number } {
+    return {
+      pairs: this.#pairs.size,
+      accounts: this.#accounts.size,
+      known: this.#known.size,
+      addresses: this.#addresses.size,
+    };
   }
 
   /**
    * Counts an attempt from `address` for `email`, and says whether it may be checked. An allowed
-   * attempt counts as a failure of the email at once, so concurrent guesses cannot all pass the
-   * check before the first failure is recorded; `succeeded` clears it, `notChecked` takes it back.
+   * attempt counts as a failure at once (of the pair and of the account's budget), so concurrent
+   * guesses cannot all pass the check before the first failure is recorded; `succeeded` clears
+   * it, `notChecked` takes it back.
    */
   attempt(email: string, address: string, now: Date): SignInDecision {
     const at = now.getTime();
     const from = addressKey(address);
+    const pair = pairKey(email, from);
+    const refuse = (limit: SignInLimit, counter: WindowCounter, key: string): SignInDecision => ({
+      allowed: false,
+      limit,
+      retryAfterSeconds: counter.retryAfterSeconds(key, at),
+    });
     if (this.#addresses.add(from, at) > this.limits.addressAttempts) {
-      return {
-        allowed: false,
-        limit: 'address',
-        retryAfterSeconds: this.#addresses.retryAfterSeconds(from, at),
-      };
+      return refuse('address', this.#addresses, from);
     }
-    if (this.#accounts.count(email, at) >= this.limits.accountFailures) {
-      return {
-        allowed: false,
-        limit: 'account',
-        retryAfterSeconds: this.#accounts.retryAfterSeconds(email, at),
-      };
+    if (this.#pairs.count(pair, at) >= this.limits.accountFailures) {
+      return refuse('account-address', this.#pairs, pair);
     }
+    const known = this.#known.count(pair, at) > 0;
+    if (!known && this.#accounts.count(email, at) >= this.limits.accountBudget) {
+      return refuse('account', this.#accounts, email);
+    }
+    this.#pairs.add(pair, at);
     this.#accounts.add(email, at);
     return { allowed: true };
   }
 
-  /** A successful sign-in forgets the account's failures. */
-  succeeded(email: string): void {
-    this.#accounts.delete(email);
+  /**
+   * A successful sign-in: the attempt was no failure, the pair's failures are forgotten, and the
+   * address becomes known to the account. The account's budget keeps the other failures: the
+   * owner signing in does not give a distributed guess a fresh budget.
+   */
+  succeeded(email: string, address: string, now: Date): void {
+    const at = now.getTime();
+    const pair = pairKey(email, addressKey(address));
+    this.#accounts.subtract(email, at);
+    this.#pairs.delete(pair);
+    // Known for knownAddressMs from the latest success.
+    this.#known.delete(pair);
+    this.#known.add(pair, at);
   }
 
   /** An allowed attempt whose password was not checked after all (the hasher was busy, an error). */
-  notChecked(email: string, now: Date): void {
-    this.#accounts.subtract(email, now.getTime());
+  notChecked(email: string, address: string, now: Date): void {
+    const at = now.getTime();
+    this.#pairs.subtract(pairKey(email, addressKey(address)), at);
+    this.#accounts.subtract(email, at);
   }
 }
+
+/** An (account, address) key: the email cannot hold a newline, so the two cannot run together. */
+const pairKey = (email: string, addressKeyed: string) => `${email}\n${addressKeyed}`;
 
 /** The key an address is counted under: IPv4 as is, IPv6 by its first 64 bits. */
 export function addressKey(address: string): string {

@@ -7,7 +7,7 @@ import {
   PasswordHasher,
   type PasswordHasherOptions,
 } from './password-hasher.ts';
-import { SignInLimiter, type SignInLimits } from './sign-in-limits.ts';
+import { type SignInLimit, SignInLimiter, type SignInLimits } from './sign-in-limits.ts';
 import { authenticate, normaliseEmail } from './users.ts';
 
 export interface SignInOptions {
@@ -22,9 +22,19 @@ export interface SignInOptions {
 /** Seconds a sign-in refused for a full hashing queue is asked to wait. */
 const BUSY_RETRY_SECONDS = 2;
 
+/** What each attempt limit tells the client, given the seconds to wait. */
+const LIMIT_MESSAGES: Record<SignInLimit, (wait: number) => string> = {
+  'account-address': (wait) =>
+    `Too many failed sign-ins for this email from your address. Try again in ${wait} s; sessions and API tokens already issued keep working.`,
+  account: (wait) =>
+    `Too many failed sign-ins for this email from many addresses. Try again in ${wait} s, or from an address this account signed in from before; sessions and API tokens already issued keep working.`,
+  address: (wait) => `Too many sign-in attempts from your address. Try again in ${wait} s.`,
+};
+
 /**
  * Sign-in as the management app does it, one per app (hence per process): attempt limits per
- * account and per client address, then the password check on the bounded hashing threads.
+ * account and address, per account, and per client address, then the password check on the
+ * bounded hashing threads.
  */
 export class SignInGuard {
   readonly limiter: SignInLimiter;
@@ -43,23 +53,19 @@ export class SignInGuard {
     const decision = this.limiter.attempt(account, address, ctx.clock.now());
     if (!decision.allowed) {
       const wait = decision.retryAfterSeconds;
-      throw platformErrors.error(
-        'too_many_sign_in_attempts',
-        decision.limit === 'account'
-          ? `Too many failed sign-ins for this email. Try again in ${wait} s; sessions and API tokens already issued keep working.`
-          : `Too many sign-in attempts from your address. Try again in ${wait} s.`,
-        { headers: { 'retry-after': String(wait) } },
-      );
+      throw platformErrors.error('too_many_sign_in_attempts', LIMIT_MESSAGES[decision.limit](wait), {
+        headers: { 'retry-after': String(wait) },
+      });
     }
     try {
       const actor = await authenticate(ctx, account, password, this.#derive);
-      this.limiter.succeeded(account);
+      this.limiter.succeeded(account, address, ctx.clock.now());
       return actor;
     } catch (error) {
       // A wrong password stays counted (unknown emails too: the limit says nothing about which
       // exist); an attempt that was not checked is taken back.
       if (!(error instanceof ApiError && error.code === 'invalid_credentials')) {
-        this.limiter.notChecked(account, ctx.clock.now());
+        this.limiter.notChecked(account, address, ctx.clock.now());
       }
       if (error instanceof HasherBusyError) {
         throw platformErrors.error(

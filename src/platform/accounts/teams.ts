@@ -98,6 +98,11 @@ export async function setPlan(
   return { ...team, plan };
 }
 
+/**
+ * Adds an existing account to a team directly: the operator's (and tests') seeding only. The API
+ * adds people through invitations they accept (inviteMember in people.ts), so no owner can hand a
+ * team to whoever holds an email's account, nor learn which emails have one.
+ */
 export async function addMember(
   ctx: PlatformContext,
   actor: Actor,

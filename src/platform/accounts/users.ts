@@ -10,11 +10,17 @@ export function normaliseEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
+/**
+ * Makes an account. `emailProved` says whether its holder is known to own the email: true (the
+ * default) for the operator's own word (the first admin, seeded accounts); sign-up and an
+ * invitation link nobody mailed pass false (docs/decisions.md, "Proved emails").
+ */
 export async function createUser(
   ctx: PlatformContext,
-  input: { email: string; password: string; isAdmin?: boolean; name?: string },
+  input: { email: string; password: string; isAdmin?: boolean; name?: string; emailProved?: boolean },
 ): Promise<Actor> {
   const email = normaliseEmail(input.email);
+  const now = ctx.clock.now().toISOString();
   try {
     const row = await ctx.db
       .insertInto('users')
@@ -22,8 +28,9 @@ export async function createUser(
         email,
         password_hash: await hashPassword(input.password),
         is_admin: input.isAdmin ? 1 : 0,
-        created_at: ctx.clock.now().toISOString(),
+        created_at: now,
         name: input.name ?? null,
+        email_proved_at: input.emailProved === false ? null : now,
       })
       .returning(['id'])
       .executeTakeFirstOrThrow();

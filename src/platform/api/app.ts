@@ -14,6 +14,7 @@ import type { PlatformContext } from '../context.ts';
 import { platformErrors } from '../errors.ts';
 import { authenticator, PLAIN_HTTP_SESSION_COOKIE, SESSION_COOKIE } from './auth.ts';
 import { domainRoutes } from './routes/domains.ts';
+import { originGrantRoutes } from './routes/origin-grants.ts';
 import { peopleRoutes } from './routes/people.ts';
 import { projectRoutes } from './routes/projects.ts';
 import { sessionRoutes } from './routes/session.ts';
@@ -21,8 +22,6 @@ import { teamRoutes } from './routes/teams.ts';
 import { tokenRoutes } from './routes/tokens.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { platformSchemas } from './schemas.ts';
-
-export const API_BODY_LIMIT = 6 * 1024 * 1024;
 
 /** The operations; `signIn` is the app's sign-in guard (a fresh one, unused, for the document). */
 export function managementOperations(
@@ -36,6 +35,7 @@ export function managementOperations(
     ...projectRoutes,
     ...domainRoutes,
     ...webhookRoutes,
+    ...originGrantRoutes,
   ];
 }
 
@@ -59,6 +59,10 @@ export function managementDocument(): Record<string, unknown> {
       {
         name: 'Webhooks',
         description: "A team's webhook endpoint, its delivery log, redelivery (docs/webhooks.md)",
+      },
+      {
+        name: 'Origin grants',
+        description: 'Platform admins: which teams may reach which private origins (docs/security.md)',
       },
     ],
     schemas: platformSchemas,
@@ -109,7 +113,7 @@ export function buildManagementApp(
   options: { logger?: boolean | { level: string }; signIn?: SignInOptions } = {},
 ): FastifyInstance {
   const app = createJsonApi({
-    bodyLimit: API_BODY_LIMIT,
+    bodyLimit: ctx.config.apiBodyLimitBytes,
     catalog: platformErrors,
     logger: options.logger,
     timeouts: { headersMs: ctx.config.headersTimeoutMs, requestMs: ctx.config.receiveTimeoutMs },
@@ -118,7 +122,8 @@ export function buildManagementApp(
   app.addHook('onClose', () => signIn.close());
   const operations = managementOperations(signIn);
   installErrorHandling(app, operations, platformErrors, {
-    bodyLimit: API_BODY_LIMIT,
+    bodyLimit: ctx.config.apiBodyLimitBytes,
+    bodyLimitSetting: 'API_BODY_LIMIT',
     isDatabaseUnavailable: isConnectionLost,
   });
   registerOperations(app, operations, platformSchemas, ctx, authenticator(ctx));

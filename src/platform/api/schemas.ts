@@ -177,14 +177,12 @@ export const platformSchemas: Record<string, JsonSchema> = {
     required: ['email'],
     additionalProperties: false,
     properties: {
-      email: text('Email of an existing account', { minLength: 3, maxLength: 254 }),
+      email: text('Email of the person to invite (with or without an account)', {
+        minLength: 3,
+        maxLength: 254,
+      }),
       role: { type: 'string', enum: ['owner', 'member'], default: 'member' },
     },
-  },
-  Member: {
-    type: 'object',
-    required: ['email', 'role'],
-    properties: { email: text('Account email'), role: { type: 'string', enum: ['owner', 'member'] } },
   },
   TeamMember: {
     type: 'object',
@@ -216,7 +214,7 @@ export const platformSchemas: Record<string, JsonSchema> = {
       id: id('Invitation id'),
       teamId: id('The team'),
       email: text('Who is invited'),
-      role: { type: 'string', enum: ['member'], description: 'The role on joining' },
+      role: { type: 'string', enum: ['owner', 'member'], description: 'The role on joining' },
       createdAt: text('When it was made', { format: 'date-time' }),
       expiresAt: text('When the token stops working', { format: 'date-time' }),
       status: { type: 'string', enum: ['pending', 'accepted', 'revoked', 'expired'] },
@@ -227,17 +225,19 @@ export const platformSchemas: Record<string, JsonSchema> = {
       ref('Invitation'),
       {
         type: 'object',
-        required: ['token', 'url', 'mailed'],
+        required: ['mailed'],
         properties: {
-          token: text('The one-time invitation token (kin_…), shown only here'),
+          token: text(
+            'The one-time invitation token (kin_…), shown only here and only when it was not mailed (pass it on over a channel you trust)',
+          ),
           url: text(
-            'The dashboard link that accepts it, on the platform address the request came to: <address>/invitations/accept#token=kin_… (the token in the fragment, which browsers never send to a server)',
+            'When not mailed: the dashboard link that accepts it, on the platform address the request came to: <address>/invitations/accept#token=kin_… (the token in the fragment, which browsers never send to a server)',
             { format: 'uri' },
           ),
           mailed: {
             type: 'boolean',
             description:
-              'Whether it was mailed (SMTP_URL set and the server took it); otherwise pass the token on',
+              'Whether it was mailed (SMTP_URL set and the server took it): then the token is only in the mail, and accepting it proves the email. Otherwise the answer holds `token` and `url`',
           },
         },
       },
@@ -265,7 +265,7 @@ export const platformSchemas: Record<string, JsonSchema> = {
     properties: {
       email: text('Your account'),
       teamId: id('The team joined'),
-      role: { type: 'string', enum: ['member'] },
+      role: { type: 'string', enum: ['owner', 'member'] },
     },
   },
   SignUp: {
@@ -331,8 +331,12 @@ export const platformSchemas: Record<string, JsonSchema> = {
   },
   PasswordResetDone: {
     type: 'object',
-    required: ['email'],
-    properties: { email: text('The account whose password was set') },
+    required: ['email', 'sessionsEnded', 'tokensRevoked'],
+    properties: {
+      email: text('The account whose password was set'),
+      sessionsEnded: { type: 'integer', minimum: 0, description: 'Sessions of the account signed out' },
+      tokensRevoked: { type: 'integer', minimum: 0, description: 'API tokens of the account revoked' },
+    },
   },
   NewProject: {
     type: 'object',
@@ -346,9 +350,33 @@ export const platformSchemas: Record<string, JsonSchema> = {
       }),
       name: text('Display name', { minLength: 1, maxLength: 100 }),
       originUrl: text(
-        'Where the API runs: an http or https URL at a public address, unless the operator allowlists it (KENNEL_ORIGIN_ALLOWLIST)',
+        "Where the API runs: an http or https URL at a public address, without user name or password; a private origin only with a platform admin's grant to the team (OriginGrant)",
         { minLength: 1, maxLength: 2048 },
       ),
+    },
+  },
+  NewOriginGrant: {
+    type: 'object',
+    required: ['teamId', 'origin'],
+    additionalProperties: false,
+    properties: {
+      teamId: id('The team whose projects may reach the origin'),
+      origin: text(
+        'An origin, scheme://host:port (no path), e.g. http://10.0.0.5:8080; or KENNEL_ORIGIN_ALLOWLIST for every origin of that setting',
+        { minLength: 1, maxLength: 2048 },
+      ),
+    },
+  },
+  OriginGrant: {
+    type: 'object',
+    required: ['id', 'teamId', 'teamName', 'origin', 'grantedBy', 'createdAt'],
+    properties: {
+      id: id('Grant id'),
+      teamId: id('The team'),
+      teamName: text('The team name'),
+      origin: text('The origin as compared (URL.origin), or KENNEL_ORIGIN_ALLOWLIST'),
+      grantedBy: nullableText("The granting admin's email; null for the first start's grant"),
+      createdAt: text('When it was granted', { format: 'date-time' }),
     },
   },
   Project: {
@@ -370,10 +398,10 @@ export const platformSchemas: Record<string, JsonSchema> = {
     required: ['document'],
     additionalProperties: false,
     properties: {
-      document: text('The OpenAPI 3.0.x or 3.1.x document, JSON or YAML text', {
-        minLength: 1,
-        maxLength: 5 * 1024 * 1024,
-      }),
+      document: text(
+        'The OpenAPI 3.0.x or 3.1.x document, JSON or YAML text; its size is bounded by the body limit (API_BODY_LIMIT, 6 MiB by default) and, parsed, by the DEPLOY_MAX_* settings',
+        { minLength: 1 },
+      ),
       originUrl: text(
         'A new origin for the project (optional; a public address, unless the operator allowlists it)',
         { minLength: 1, maxLength: 2048 },

@@ -282,10 +282,11 @@ interface Trace {
 function installTransport(client: Client, transport: Transport): void {
   const http = (client as unknown as { http?: { request?: unknown } }).http;
   if (http === undefined || typeof http.request !== 'function') {
+    // The platform's fault, not the domain's: retried (with back-off) until an upgrade fixes it.
     throw new IssuerError(
       'acme-client has changed: Client#http.request, which AcmeIssuer replaces, is gone',
       {
-        retryable: false,
+        retryable: true,
       },
     );
   }
@@ -316,7 +317,9 @@ function unreachable(url: string, error: unknown): IssuerError {
   if (code !== undefined && TLS_TRUST_ERRORS.has(code)) {
     return new IssuerError(
       `the ACME CA at ${origin} presented a certificate this issuer does not trust (${code}): set its CA (caPem) or fix the directory URL`,
-      { retryable: false, cause: error },
+      // The operator's setting, not the domain: retried with back-off, so fixing it and
+      // restarting resumes every order without each owner clicking Verify.
+      { retryable: true, cause: error },
     );
   }
   // Refused, reset, timed out, DNS failure for the CA's own name: the CA or the way to it is down.

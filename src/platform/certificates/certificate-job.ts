@@ -20,7 +20,13 @@ import { type ChallengeStore, type Issuer, IssuerError } from './issuer.ts';
 /**
  * A certificate's life beside its domain: `pending` (verified, not yet ordered), `ordering`
  * (leased by one node), `issued` (renewal due when a third of the lifetime remains), `failed`
- * (retried with back-off; the reason says why). Re-verify resets it to `pending`.
+ * (the reason says why). A failure the issuer calls retryable (`IssuerError.retryable`, or any
+ * other error) is retried with back-off, or later when the CA sent Retry-After; a refusal it
+ * calls not retryable, and CAA forbidding the CA, stop a first order (no next attempt): the CA
+ * would refuse again until the domain changes, and each refusal counts against its
+ * failed-validation limits. A renewal so refused is tried once a day instead: the domain is still
+ * served, its certificate will expire, and its owner may not be looking. Verify or Re-verify
+ * resets it to `pending` (a fresh attempt).
  */
 
 export { type CertificateState, type CertificateStatus, certificateStatuses } from './certificate-status.ts';
@@ -46,6 +52,8 @@ export interface CertificateDeps {
 export const PROCESS_INSTANCE = randomUUID();
 
 export const CERTIFICATE_BACKOFF = { baseMs: 30_000, maxMs: 3_600_000 };
+/** A renewal the CA refused (or CAA forbids) is tried again a day later, not stopped. */
+export const REFUSED_RENEWAL_RETRY_MS = 24 * 3_600_000;
 
 type Db = PlatformDb | Transaction<PlatformTables>;
 
@@ -101,7 +109,7 @@ export async function certificateNeedsAttempt(db: Db, domainId: number, now: Dat
     .where('domain_id', '=', domainId)
     .executeTakeFirst();
   if (job?.state === 'failed') {
-    if (job.next_attempt_at === null) return true; // stopped (CAA): only a person restarts it
+    if (job.next_attempt_at === null) return true; // stopped (CAA, a refusal): only a person restarts it
     // A wait the CA asked for (Retry-After, beyond the back-off) is kept: a click must not cost
     // the domain a rate limit.
     const wait = Date.parse(job.next_attempt_at) - Date.parse(job.updated_at);
@@ -329,12 +337,25 @@ async function orderOne(
     });
     if (announced) ctx.webhooks?.wake();
   };
+  /**
+   * When a refusal (CAA, or the CA's "do not retry") comes next: never for a first order — the
+   * owner's Verify or Re-verify starts one — but in a day for a renewal, whose domain is still
+   * served with a certificate that will expire and whose owner may not be looking.
+   */
+  const afterRefusal = async (): Promise<Date | null> => {
+    const served = await ctx.db
+      .selectFrom('certificates')
+      .select('domain_id')
+      .where('domain_id', '=', job.domain_id)
+      .executeTakeFirst();
+    return served ? new Date(ctx.clock.now().getTime() + REFUSED_RENEWAL_RETRY_MS) : null;
+  };
   if (deps.issuer.name !== 'internal') {
     // Checked before every order (Pebble does not check CAA at all): an order the records
     // forbid never reaches the CA, and the reason says which record is in the way.
     const caa = await checkCaa(ctx.resolver, job.hostname, ctx.config.caaIdentifier);
     if (!caa.ok) {
-      await fail('caa_forbids', job.attempts + 1, null);
+      await fail('caa_forbids', job.attempts + 1, await afterRefusal());
       return null;
     }
   }
@@ -343,10 +364,15 @@ async function orderOne(
     certificate = await deps.issuer.issue(job.hostname, deps.challenges);
   } catch (error) {
     const attempts = job.attempts + 1;
+    const message = (error instanceof Error ? error.message : String(error)).slice(0, 500);
+    // "Do not retry": no next attempt (a slow one for a renewal); Verify or Re-verify starts one.
+    if (error instanceof IssuerError && !error.retryable) {
+      await fail(message, attempts, await afterRefusal());
+      return null;
+    }
     const retryAfter = error instanceof IssuerError ? (error.retryAfterMs ?? 0) : 0;
     const delay = Math.max(retryAfter, backoffDelay(attempts, CERTIFICATE_BACKOFF));
-    const message = error instanceof Error ? error.message : String(error);
-    await fail(message.slice(0, 500), attempts, new Date(ctx.clock.now().getTime() + delay));
+    await fail(message, attempts, new Date(ctx.clock.now().getTime() + delay));
     return null;
   }
   const lifetime = certificate.notAfter.getTime() - certificate.notBefore.getTime();

@@ -23,7 +23,16 @@ export interface ChallengeStore {
   remove(token: string): Promise<void>;
 }
 
-/** A failed issuance; `retryAfterMs` when the CA said when (429 + Retry-After). */
+/**
+ * A failed issuance; `retryAfterMs` when the CA said when (429 + Retry-After).
+ *
+ * `retryable: false` ("do not retry") means the CA refused this name and would refuse the same
+ * order again until something about the domain changes (its DNS, its CAA records, the name):
+ * the certificate job then stops, with no next attempt, until the owner's Verify or Re-verify.
+ * `retryable: true` is for what passes without the owner: the CA busy, down or rate limiting, or
+ * a fault on the platform's side (the CA's address or trust misconfigured) that the operator
+ * fixes; those are retried with back-off.
+ */
 export class IssuerError extends Error {
   readonly retryable: boolean;
   readonly retryAfterMs: number | undefined;

@@ -91,6 +91,14 @@ export function domainStatus(
 export const CERTIFICATE_FAILED_REMEDY =
   'The certificate authority did not issue the certificate; the platform retries automatically at the next attempt shown. To retry sooner, confirm the domain still points here and its CAA records allow the certificate authority, then verify again (a wait the certificate authority asked for is kept).';
 
+/**
+ * A refusal the certificate job does not retry on its own (no next attempt: the CA refused the
+ * name, and would refuse it again until something about the domain changes). Seed 001's remedy
+ * for a certificate not provisioned after 30 minutes, with what the platform does meanwhile.
+ */
+export const CERTIFICATE_REFUSED_REMEDY =
+  'The certificate authority refused to issue the certificate, and the platform does not retry a refusal on its own. Confirm the domain still verifies and its CAA records allow the certificate authority, fix what the message names, then click Re-verify (or verify again) to start a fresh attempt.';
+
 /** The failure to show with a `failed` status: the DNS reason, or the certificate's. */
 export function domainFailure(
   status: DomainStatus,
@@ -111,7 +119,11 @@ export function domainFailure(
         remedy: DNS_CHECK_REASONS.caa_forbids.remedy,
       };
     }
-    return { reason: 'certificate_failed', message: certificate.reason, remedy: CERTIFICATE_FAILED_REMEDY };
+    return {
+      reason: 'certificate_failed',
+      message: certificate.reason,
+      remedy: certificate.nextAttemptAt === null ? CERTIFICATE_REFUSED_REMEDY : CERTIFICATE_FAILED_REMEDY,
+    };
   }
   return reason !== null && remedy !== null ? { reason, message, remedy } : null;
 }

@@ -1,8 +1,19 @@
+import { availableParallelism } from 'node:os';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { parse as parseYaml } from 'yaml';
+import { parseDocument as parseYamlDocument, visit as visitYaml } from 'yaml';
+import { pathTemplateProblems } from '../../lib/operation-matcher.ts';
+import { WorkerPool } from '../../lib/worker-pool.ts';
 import { transact } from '../../storage/index.ts';
 import type { Actor, PlatformContext } from '../context.ts';
 import { platformErrors } from '../errors.ts';
+import {
+  checkDocumentLimits,
+  DEFAULT_DOCUMENT_LIMITS,
+  type DocumentLimits,
+  documentLimitsOf,
+  type LimitRefusal,
+  limitRefusal,
+} from './document-limits.ts';
 import { checkOriginUrl, projectFor } from './projects.ts';
 
 export type DeployStatus = 'succeeded' | 'failed';
@@ -19,13 +30,48 @@ export interface Deploy {
   createdAt: string;
 }
 
-/** At most 5 MiB of document: larger ones are refused by the API's body limit anyway. */
-export const MAX_DOCUMENT_BYTES = 5 * 1024 * 1024;
-
 interface Parsed {
   format: 'json' | 'yaml';
   document: Record<string, unknown> | null;
   problems: string[];
+  /** Set when the document exceeds a limit: refused, neither validated nor stored. */
+  refusal?: LimitRefusal;
+}
+
+/** Thrown while reading YAML past a limit on aliases. */
+class YamlAliasLimit {
+  readonly refusal: LimitRefusal;
+  constructor(refusal: LimitRefusal) {
+    this.refusal = refusal;
+  }
+}
+
+/**
+ * YAML text as a value, aliases limited twice with the library's own controls: the document may
+ * hold at most `maxYamlAliases` alias nodes, and `maxAliasCount` stops expansion through nested
+ * anchors (yaml counts an alias by the aliases inside what it repeats).
+ */
+function readYaml(source: string, limits: DocumentLimits): unknown {
+  const document = parseYamlDocument(source);
+  if (document.errors.length > 0) throw document.errors[0];
+  let aliases = 0;
+  visitYaml(document, {
+    Alias() {
+      aliases += 1;
+    },
+  });
+  if (aliases > limits.maxYamlAliases) {
+    throw new YamlAliasLimit(limitRefusal('yamlAliases', aliases, limits.maxYamlAliases));
+  }
+  try {
+    // yaml counts the anchored node as one use of it, and each alias as one more.
+    return document.toJS({ maxAliasCount: limits.maxYamlAliases + 1 });
+  } catch (error) {
+    if (error instanceof ReferenceError && /Excessive alias count/.test(error.message)) {
+      throw new YamlAliasLimit(limitRefusal('nestedYamlAliases', aliases, limits.maxYamlAliases));
+    }
+    throw error;
+  }
 }
 
 /**
@@ -33,13 +79,18 @@ interface Parsed {
  * version's schema (the validator picks it from `openapi`; 3.1 brings `webhooks` and JSON Schema
  * 2020-12 schemas, and a document may have webhooks and no paths).
  */
-export async function readOpenApiDocument(source: string): Promise<Parsed> {
+export async function readOpenApiDocument(
+  source: string,
+  limits: DocumentLimits = DEFAULT_DOCUMENT_LIMITS,
+): Promise<Parsed> {
   const trimmed = source.trimStart();
   const format = trimmed.startsWith('{') ? 'json' : 'yaml';
   let value: unknown;
   try {
-    value = format === 'json' ? JSON.parse(source) : parseYaml(source, { maxAliasCount: 100 });
+    value = format === 'json' ? JSON.parse(source) : readYaml(source, limits);
   } catch (error) {
+    if (error instanceof YamlAliasLimit)
+      return { format, document: null, problems: [], refusal: error.refusal };
     return {
       format,
       document: null,
@@ -49,6 +100,9 @@ export async function readOpenApiDocument(source: string): Promise<Parsed> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     return { format, document: null, problems: ['The document must be an object with an `openapi` field.'] };
   }
+  // Before validation, whose cost grows with the document: what is over a limit is never worked on.
+  const refusal = checkDocumentLimits(value, limits);
+  if (refusal) return { format, document: null, problems: [], refusal };
   const document = value as Record<string, unknown>;
   const version = document.openapi;
   if (typeof version !== 'string' || !/^3\.[01]\.\d+$/.test(version)) {
@@ -74,7 +128,50 @@ export async function readOpenApiDocument(source: string): Promise<Parsed> {
     });
     return { format, document: null, problems: [...new Set(problems)] };
   }
+  // Templates the edge's operation matcher could not serve unambiguously (src/lib/operation-matcher.ts).
+  const templates = pathTemplateProblems(document.paths);
+  if (templates.length > 0) return { format, document: null, problems: templates.slice(0, 50) };
   return { format, document, problems: [] };
+}
+
+/** What the reading worker answers: the document as the JSON text to store, when it is valid. */
+export interface ReadDocument {
+  format: 'json' | 'yaml';
+  json: string | null;
+  problems: string[];
+  refusal?: LimitRefusal;
+}
+
+/**
+ * The threads that read deployed documents: a big one takes seconds to parse and validate, which
+ * must not stall the event loop every tenant is served from (docs/security.md). Process-wide like
+ * libuv's thread pool, and, like it, holding no thread until used: threads start with the first
+ * deploy and end after a minute idle.
+ */
+const documentReaders = new WorkerPool<{ source: string; limits: DocumentLimits }, ReadDocument>(
+  new URL('./read-document-worker.ts', import.meta.url),
+  { size: Math.min(2, availableParallelism()), idleMs: 60_000, nice: 10 },
+);
+
+/**
+ * Which deploys a project keeps when it deploys again, as rules any one of which keeps a deploy:
+ * the live one, and the latest `retention` (by id, newest first). Rules for other kinds of deploy
+ * (previews) join this table.
+ */
+const KEEP_RULES: readonly ((
+  deploy: { id: number; rank: number; activeId: number | null },
+  retention: number,
+) => boolean)[] = [({ id, activeId }) => id === activeId, ({ rank }, retention) => rank < retention];
+
+/** The ids of a project's deploys (newest first) that no keep rule keeps. */
+export function deploysToPrune(
+  idsNewestFirst: readonly number[],
+  activeId: number | null,
+  retention: number,
+): number[] {
+  return idsNewestFirst.filter(
+    (id, rank) => !KEEP_RULES.some((keeps) => keeps({ id, rank, activeId }, retention)),
+  );
 }
 
 function toDeploy(
@@ -114,8 +211,12 @@ export async function deployProject(
 ): Promise<Deploy> {
   const project = await projectFor(ctx, actor, slug);
   const originUrl = input.originUrl === undefined ? project.originUrl : checkOriginUrl(input.originUrl);
-  const parsed = await readOpenApiDocument(input.document);
-  const status: DeployStatus = parsed.document ? 'succeeded' : 'failed';
+  const parsed = await documentReaders.run({
+    source: input.document,
+    limits: documentLimitsOf(ctx.config),
+  });
+  if (parsed.refusal) throw platformErrors.error(parsed.refusal.code, parsed.refusal.message);
+  const status: DeployStatus = parsed.json !== null ? 'succeeded' : 'failed';
   const deploy = await transact(ctx.db, async (trx) => {
     const row = await trx
       .insertInto('deploys')
@@ -123,7 +224,7 @@ export async function deployProject(
         project_id: project.id,
         status,
         origin_url: originUrl,
-        document: parsed.document ? JSON.stringify(parsed.document) : null,
+        document: parsed.json,
         source_format: parsed.format,
         problems: parsed.problems.length > 0 ? JSON.stringify(parsed.problems) : null,
         created_by: actor.userId,
@@ -140,6 +241,19 @@ export async function deployProject(
         .where('id', '=', project.id)
         .execute();
     }
+    // Pruned with the deploy that makes them old, so a project never holds more than it keeps.
+    const ids = await trx
+      .selectFrom('deploys')
+      .select('id')
+      .where('project_id', '=', project.id)
+      .orderBy('id', 'desc')
+      .execute();
+    const pruned = deploysToPrune(
+      ids.map((r) => Number(r.id)),
+      activeId,
+      ctx.config.deployRetention,
+    );
+    if (pruned.length > 0) await trx.deleteFrom('deploys').where('id', 'in', pruned).execute();
     return toDeploy(slug, activeId, row);
   });
   if (deploy.active) ctx.changes.publish({ kind: 'deploys', projectId: project.id });

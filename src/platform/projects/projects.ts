@@ -1,9 +1,9 @@
-import { checkOriginUrl as originRefusal } from '../../lib/address-policy.ts';
 import { isUniqueViolation } from '../../storage/index.ts';
 import { teamFor } from '../accounts/teams.ts';
 import type { Actor, PlatformContext } from '../context.ts';
 import { platformErrors } from '../errors.ts';
 import type { PlanName } from '../plans.ts';
+import { readOriginAccess } from './origin-grants.ts';
 
 export interface Project {
   id: number;
@@ -44,23 +44,38 @@ export function checkOriginUrl(url: string): string {
       `originUrl must be http:// or https:// (got ${parsed.protocol}).`,
     );
   }
+  // `http://127.0.0.1:30010@example.com` reaches example.com, but reads as 127.0.0.1 to whoever
+  // checks it; and credentials would sit in clear in the project's settings.
+  if (parsed.username !== '' || parsed.password !== '') {
+    throw platformErrors.error(
+      'validation_failed',
+      `originUrl "${url}" carries a user name or password (before the @): give the origin's address alone, e.g. https://api.example.com; Kennel does not send credentials to origins.`,
+    );
+  }
   return parsed.toString().replace(/\/$/, '');
 }
 
 /**
- * `checkOriginUrl`, then the address policy (src/lib/address-policy.ts): a tenant's origin must be a
- * public address unless the operator allowlists it, since the edge connects to it from inside the
- * operator's network. The management API checks every origin a tenant sets; the bootstrap does not
- * go through it (its Petstore is the operator's own, and allowlisted anyway). Names are judged
- * again on every connection, on the addresses they resolve to.
+ * `checkOriginUrl`, then the address policy (src/lib/address-policy.ts) with the team's origin
+ * grants (origin-grants.ts): a project's origin must be a public address unless a platform admin
+ * granted its team that origin, since the edge connects to it from inside the operator's network.
+ * The management API checks every origin a tenant sets; the bootstrap does not go through it (its
+ * Petstore is the operator's own, on the bootstrap team's grant). The edge judges again on every
+ * request, names on every connection.
  */
-export function checkTenantOriginUrl(ctx: PlatformContext, url: string): string {
+export async function checkTenantOriginUrl(
+  ctx: PlatformContext,
+  teamId: number,
+  url: string,
+): Promise<string> {
   const originUrl = checkOriginUrl(url);
-  const refusal = originRefusal(originUrl, { allowlist: ctx.config.originAllowlist });
+  const access = await readOriginAccess(ctx.db, ctx.config.originAllowlist);
+  const refusal = access.refusal(teamId, originUrl);
   if (refusal !== undefined) {
+    const team = await ctx.db.selectFrom('teams').select('name').where('id', '=', teamId).executeTakeFirst();
     throw platformErrors.error(
       'origin_not_allowed',
-      `originUrl ${originUrl} ${refusal}; projects may not reach the platform's own network. Use a public address, or ask the operator to add ${new URL(originUrl).origin} to KENNEL_ORIGIN_ALLOWLIST.`,
+      `originUrl ${originUrl} ${refusal}; projects may reach the platform's own network only with a grant. Use a public address, or ask a platform admin to grant team ${JSON.stringify(team?.name ?? teamId)} the origin ${new URL(originUrl).origin}.`,
     );
   }
   return originUrl;

@@ -1,5 +1,7 @@
+import type { OriginPolicy } from '../../lib/address-policy.ts';
 import type { PlatformDb } from '../context.ts';
 import { servedStates } from '../domains/domain-store.ts';
+import { readOriginAccess } from '../projects/origin-grants.ts';
 
 export interface ProjectRoute {
   readonly kind: 'project';
@@ -12,6 +14,11 @@ export interface ProjectRoute {
    * redirect there (308), its API under `/api/` stays served (see docs/decisions.md).
    */
   readonly primaryHost?: string;
+  /**
+   * Set when the project's team may not reach its origin (a private address without the team's
+   * origin grant, src/platform/projects/origin-grants.ts): its API is not forwarded.
+   */
+  readonly originRefused?: true;
 }
 
 export interface RedirectRoute {
@@ -28,6 +35,8 @@ export interface PublishedRoutes {
   readonly routes: Map<string, Route>;
   /** The earliest expiry of a live primary's certificate (ms), or +Infinity. */
   readonly staleAt: number;
+  /** Every origin some team was granted: what the edge's connections may reach although private. */
+  readonly grantedOrigins: OriginPolicy;
 }
 
 /**
@@ -40,11 +49,13 @@ export async function readPublishedRoutes(
   db: PlatformDb,
   platformDomain: string,
   at: Date,
+  originAllowlist: readonly string[] = [],
 ): Promise<PublishedRoutes> {
   const now = at.getTime();
+  const access = await readOriginAccess(db, originAllowlist);
   const projects = await db
     .selectFrom('projects')
-    .select(['id', 'slug', 'origin_url', 'active_deploy_id'])
+    .select(['id', 'team_id', 'slug', 'origin_url', 'active_deploy_id'])
     .where('active_deploy_id', 'is not', null)
     .execute();
   const routes = new Map<string, Route>();
@@ -57,6 +68,7 @@ export async function readPublishedRoutes(
       slug: p.slug,
       originUrl: p.origin_url,
       deployId: p.active_deploy_id as number,
+      ...(access.refusal(p.team_id, p.origin_url) !== undefined && { originRefused: true as const }),
     };
     byId.set(p.id, route);
     routes.set(defaultHost(p.slug), route);
@@ -113,5 +125,5 @@ export async function readPublishedRoutes(
       primary !== undefined && slug !== undefined && r.to_host === defaultHost(slug) ? primary : r.to_host;
     routes.set(r.from_host, { kind: 'redirect', projectId: r.project_id, to, status: r.status });
   }
-  return { routes, staleAt };
+  return { routes, staleAt, grantedOrigins: access.platform };
 }

@@ -1,5 +1,6 @@
 export { CompressedBody } from './compressed-body.ts';
 export {
+  REFERENCE_FILES,
   REFERENCE_PREFIX,
   type ReferenceAssets,
   type ReferenceFile,

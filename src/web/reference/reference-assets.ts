@@ -30,6 +30,9 @@ const FILES = {
 
 export type ReferenceFile = keyof typeof FILES;
 
+/** The name of every file the page may refer to. */
+export const REFERENCE_FILES = Object.keys(FILES) as readonly ReferenceFile[];
+
 export interface ReferenceAssets {
   /** The versioned URL of a file, e.g. `/_kennel/reference/3q2Xk…/reference.js`. */
   url(name: ReferenceFile): string;

@@ -51,7 +51,10 @@ function operationList(document: Record<string, unknown>): string {
   for (const [path, method, op] of operationsOf((document.paths ?? {}) as PathItems)) {
     const row = operationRow(method, `/api${path}`, op);
     for (const tag of (op.tags as string[] | undefined) ?? ['Operations']) {
-      byTag.set(tag, [...(byTag.get(tag) ?? []), row]);
+      // Appended in place: copying the list for each row made 25,000 operations take seconds.
+      const rows = byTag.get(tag);
+      if (rows) rows.push(row);
+      else byTag.set(tag, [row]);
     }
   }
   const operations = [...byTag].map(([tag, rows]) => `<h2>${escapeHtml(tag)}</h2><ul>${rows.join('')}</ul>`);
@@ -77,7 +80,10 @@ function declaresSecurity(document: Record<string, unknown>): boolean {
  * A published site's front page: Swagger UI booted (by reference.js) with the deploy's document,
  * embedded so the page needs no second round trip for it. Rendered once per deploy.
  */
-export function renderReferencePage(document: Record<string, unknown>, assets: ReferenceAssets): string {
+export function renderReferencePage(
+  document: Record<string, unknown>,
+  assets: Pick<ReferenceAssets, 'url'>,
+): string {
   const info = (document.info ?? {}) as { title?: unknown; version?: unknown };
   const title = escapeHtml(info.title || 'API');
   return `<!doctype html>

@@ -116,7 +116,7 @@ export const peopleRoutes = (guard: SignInGuard) => [
     tags: TEAMS,
     summary: 'Invite someone',
     description:
-      'Team owners invite an email to join as a member. The answer holds the invitation token once (stored only as a hash), and `url`, the dashboard link that accepts it (the token in its fragment): pass it on; it works once, until `expiresAt` (INVITATION_LIFETIME, 7 days by default), unless revoked. It is accepted in the dashboard or with POST /api/v1/invitations/accept. With SMTP_URL set, the link is also mailed (`mailed` says whether the SMTP server took it).',
+      'Team owners invite an email to join as a member; the answer is the same whether or not the email has an account. With SMTP_URL set the link is mailed (`mailed: true`) and is not in the answer: accepting it proves the email. Otherwise (no SMTP_URL, or the SMTP server refused it) the answer holds the invitation token once (stored only as a hash) and `url`, the dashboard link that accepts it (the token in its fragment): pass it on over a channel you trust; it proves nothing about the email, so it cannot add an existing account whose email was never proved. It works once, until `expiresAt` (INVITATION_LIFETIME, 7 days by default), unless revoked; it is accepted in the dashboard or with POST /api/v1/invitations/accept.',
     parameters: [teamId],
     requestBody: { description: 'Who', schema: ref('NewInvitation') },
     responses: { 201: { description: 'The invitation, with its token', schema: ref('CreatedInvitation') } },
@@ -170,13 +170,14 @@ export const peopleRoutes = (guard: SignInGuard) => [
     tags: ACCOUNT,
     summary: 'Accept an invitation',
     description:
-      'No sign-in: the token is the proof. An email without an account gets one, with this name and password (at least 12 characters); an email that has an account must send its current password. Then the account joins the team as a member, and the token stops working. Sign in with POST /api/v1/session.',
+      "No sign-in: the token is the proof. An email without an account gets one, with this name and password (at least 12 characters); an email that has an account must send its current password. Then the account joins the team with the invitation's role, and the token stops working. A mailed invitation proves the account's email; an account that never proved its email cannot join through an invitation that was not mailed (403 email_not_proved). Sign in with POST /api/v1/session.",
     access: 'public',
     requestBody: { description: 'The token, your name and password', schema: ref('InvitationAcceptance') },
     responses: { 201: { description: 'Joined', schema: ref('AcceptedInvitation') } },
     errors: [
       'invitation_not_valid',
       'invalid_credentials',
+      'email_not_proved',
       'email_taken',
       'too_many_sign_in_attempts',
       'sign_in_busy',
@@ -280,11 +281,11 @@ export const peopleRoutes = (guard: SignInGuard) => [
     tags: ACCOUNT,
     summary: 'Set a new password with a reset token',
     description:
-      'No sign-in: the token is the proof, once. Sets the password (at least 12 characters) and signs out every session of the account.',
+      "No sign-in: the token is the proof, once. Only while the link would still be allowed: an owner's link stops holding once the account joins a team that owner does not own or becomes a platform admin (403 reset_link_outdated: ask for a new link). Sets the password (at least 12 characters), signs out every session of the account and revokes its API tokens; the answer counts both.",
     access: 'public',
     requestBody: { description: 'The token and the new password', schema: ref('PasswordResetRedemption') },
     responses: { 200: { description: 'The account', schema: ref('PasswordResetDone') } },
-    errors: ['reset_link_not_valid'],
+    errors: ['reset_link_not_valid', 'reset_link_outdated'],
     handler: ({ body }, _reply, ctx) => redeemPasswordReset(ctx, body.token, body.password),
   }),
 ];

@@ -1,4 +1,5 @@
 import { defineOperation, ref } from '../../../lib/http-api/index.ts';
+import { teamFor } from '../../accounts/teams.ts';
 import type { PlatformContext } from '../../context.ts';
 import { deployProject, listDeploys, readDeploy } from '../../projects/deploys.ts';
 import { checkTenantOriginUrl, createProject, listProjects, projectFor } from '../../projects/projects.ts';
@@ -42,7 +43,9 @@ export const projectRoutes = [
     errors: ['unauthenticated', 'csrf_failed', 'team_not_found', 'slug_taken', 'origin_not_allowed'],
     async handler({ caller, body }, reply, ctx) {
       const actor = actorOf(caller);
-      const originUrl = checkTenantOriginUrl(ctx, body.originUrl);
+      // The team first: an origin grant is the team's, and a stranger learns nothing of it.
+      await teamFor(ctx, actor, body.teamId);
+      const originUrl = await checkTenantOriginUrl(ctx, body.teamId, body.originUrl);
       reply.code(201);
       return createProject(ctx, actor, { ...body, originUrl });
     },
@@ -66,14 +69,28 @@ export const projectRoutes = [
     tags: TAG,
     summary: 'Deploy',
     description:
-      "Uploads an OpenAPI 3.0.x or 3.1.x document (JSON or YAML) and optionally a new origin. A valid document becomes the active deploy; an invalid one is kept as a failed deploy with the validator's messages (the answer is still 201: the deploy exists).",
+      "Uploads an OpenAPI 3.0.x or 3.1.x document (JSON or YAML) and optionally a new origin. A valid document becomes the active deploy; an invalid one is kept as a failed deploy with the validator's messages (the answer is still 201: the deploy exists). A document that expands past the platform's limits (size once parsed, YAML aliases, depth, paths, operations) is refused with 413 or 422 and not stored. The project keeps its live deploy and its latest DEPLOY_RETENTION deploys; older ones are deleted.",
     parameters: [slugParam],
     requestBody: { description: 'The document', schema: ref('NewDeploy') },
     responses: { 201: { description: 'The deploy, succeeded or failed', schema: ref('Deploy') } },
-    errors: ['unauthenticated', 'csrf_failed', 'project_not_found', 'origin_not_allowed'],
+    errors: [
+      'unauthenticated',
+      'csrf_failed',
+      'project_not_found',
+      'origin_not_allowed',
+      'document_too_large',
+      'document_too_complex',
+    ],
     async handler({ caller, params, body }, reply, ctx) {
       const actor = actorOf(caller);
-      const originUrl = body.originUrl === undefined ? undefined : checkTenantOriginUrl(ctx, body.originUrl);
+      const originUrl =
+        body.originUrl === undefined
+          ? undefined
+          : await checkTenantOriginUrl(
+              ctx,
+              (await projectFor(ctx, actor, params.slug)).teamId,
+              body.originUrl,
+            );
       reply.code(201);
       return deployProject(ctx, actor, params.slug, {
         document: body.document,

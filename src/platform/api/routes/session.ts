@@ -16,7 +16,7 @@ export const sessionRoutes = (guard: SignInGuard) => [
     path: '/api/v1/session',
     tags: TAG,
     summary: 'Sign in',
-    description: `Checks an email and password and starts a dashboard session: an HttpOnly, SameSite=Strict cookie (\`__Host-kennel_session\`, Secure, over HTTPS; \`kennel_session\` over plain HTTP), plus the CSRF token to send as X-CSRF-Token on changes. Limits (docs/security.md): ${LIMITS.accountFailures} failed sign-ins per email in ${LIMITS.accountWindowMs / 60_000} minutes, ${LIMITS.addressAttempts} attempts per client address per ${LIMITS.addressWindowMs / 1000} s; above either the answer is 429 \`too_many_sign_in_attempts\` with Retry-After. A successful sign-in clears the email's failures.`,
+    description: `Checks an email and password and starts a dashboard session: an HttpOnly, SameSite=Strict cookie (\`__Host-kennel_session\`, Secure, over HTTPS; \`kennel_session\` over plain HTTP), plus the CSRF token to send as X-CSRF-Token on changes. Limits (docs/security.md): ${LIMITS.accountFailures} failed sign-ins per email from one client address in ${LIMITS.accountWindowMs / 60_000} minutes; ${LIMITS.accountBudget} per email from all addresses in ${LIMITS.accountBudgetWindowMs / 3_600_000} hours, which an address the account signed in from in the last ${LIMITS.knownAddressMs / 86_400_000} days skips; ${LIMITS.addressAttempts} attempts per client address per ${LIMITS.addressWindowMs / 1000} s. Above any of them the answer is 429 \`too_many_sign_in_attempts\` with Retry-After. A successful sign-in clears the email's failures from that address.`,
     access: 'public',
     requestBody: { description: 'Email and password', schema: ref('Credentials') },
     responses: {

@@ -1,7 +1,9 @@
 import { defineOperation, ref } from '../../../lib/http-api/index.ts';
-import { addMember, createTeam, listTeams, type Role, setPlan, teamFor } from '../../accounts/teams.ts';
+import { inviteMember } from '../../accounts/people.ts';
+import { createTeam, listTeams, type Role, setPlan, teamFor } from '../../accounts/teams.ts';
 import type { PlatformContext } from '../../context.ts';
 import { actorOf } from '../auth.ts';
+import { platformAddress } from '../platform-address.ts';
 
 const TAG = ['Teams'];
 const teamId = {
@@ -70,22 +72,31 @@ export const teamRoutes = [
     method: 'POST',
     path: '/api/v1/teams/{teamId}/members',
     tags: TAG,
-    summary: 'Add a member',
-    description: 'Team owners add an existing account as owner or member.',
+    summary: 'Add a member (by invitation)',
+    description:
+      'Team owners invite an email to join as owner or member: as POST /api/v1/teams/{teamId}/invitations, with a role. Nobody is added without accepting, and the answer is the same whether or not the email has an account.',
     parameters: [teamId],
     requestBody: { description: 'Who, and their role', schema: ref('NewMember') },
-    responses: { 201: { description: 'The membership', schema: ref('Member') } },
+    responses: { 201: { description: 'The invitation', schema: ref('CreatedInvitation') } },
     errors: [
       'unauthenticated',
       'csrf_failed',
+      'validation_failed',
       'forbidden',
       'team_not_found',
-      'user_not_found',
       'already_member',
     ],
     async handler({ caller, params, body }, reply, ctx) {
       reply.code(201);
-      return addMember(ctx, actorOf(caller), params.teamId, body.email, body.role ?? 'member');
+      const platformUrl = platformAddress(reply.request, ctx.config.platformDomain);
+      return inviteMember(
+        ctx,
+        actorOf(caller),
+        params.teamId,
+        body.email,
+        platformUrl,
+        body.role ?? 'member',
+      );
     },
   }),
 ];

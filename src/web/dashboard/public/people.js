@@ -239,7 +239,7 @@ function invitationSection(team, notice) {
     id: 'invite-email',
     label: 'Email',
     attributes: { name: 'email', type: 'email', maxlength: 254, placeholder: 'ana@example.com' },
-    hint: 'They join as a member with a one-time link, which you copy here (and which is mailed when this Kennel has a mail server).',
+    hint: 'They join as a member with a one-time link: mailed to them when this Kennel has a mail server, else shown here for you to pass on.',
     submitLabel: 'Invite',
     busy: 'Inviting…',
     errorSlot,
@@ -249,19 +249,7 @@ function invitationSection(team, notice) {
         email: email.value.trim(),
       });
       email.value = '';
-      replaceChildren(
-        notice,
-        oneTimeSecret({
-          title: `Invitation for ${invitation.email}`,
-          label: 'invitation link',
-          value: invitation.url,
-          note: invitation.mailed
-            ? `It was mailed to ${invitation.email}. You can also send the link yourself: it is shown only now.`
-            : 'It was not mailed (this Kennel has no mail server, or the server refused it): send the link yourself. It is shown only now.',
-          expiresAt: invitation.expiresAt,
-          testid: 'invitation-link',
-        }),
-      );
+      replaceChildren(notice, invitationNotice(invitation));
       await load();
     },
     failure: 'The invitation was not sent',
@@ -331,4 +319,42 @@ function invitationSection(team, notice) {
     element: cardSection('invitations', 'Invitations', errorSlot, form, listSlot),
     load,
   };
+}
+
+/**
+ * What inviting did. A mailed link is in the mail only (following it proves the address is
+ * theirs). An unmailed one is shown once to pass on, with what it cannot do: it proves nothing
+ * about the address, so it cannot add an account that never proved its email (docs/decisions.md).
+ * @param {import('./types.js').CreatedInvitation} invitation
+ */
+export function invitationNotice(invitation) {
+  if (invitation.mailed || !invitation.url) {
+    const title = `Invitation mailed to ${invitation.email}`;
+    announce(title);
+    return h(
+      'div',
+      { class: 'banner banner-success', role: 'status', 'data-testid': 'invitation-mailed' },
+      h('p', { class: 'banner-title' }, title),
+      h('p', {}, 'The link is only in that mail, so only whoever reads that address can accept it.'),
+      h('p', { class: 'small' }, 'Works once, until ', time(invitation.expiresAt), '.'),
+    );
+  }
+  return oneTimeSecret({
+    title: `Invitation for ${invitation.email}`,
+    label: 'invitation link',
+    value: invitation.url,
+    note: h(
+      'span',
+      {},
+      'It was not mailed (this Kennel has no mail server, or the server refused it): send the link yourself, over a channel you trust, as it is shown only now. ',
+      h(
+        'strong',
+        {},
+        'A link you pass on proves nothing about the address: it cannot add an existing account that never proved its email.',
+      ),
+      ' For that, the operator sets SMTP_URL so invitations are mailed.',
+    ),
+    expiresAt: invitation.expiresAt,
+    testid: 'invitation-link',
+  });
 }

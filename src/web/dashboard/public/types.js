@@ -11,10 +11,11 @@
 /** @typedef {{ id: number, name: string, plan: PlanName, role: Role | null }} Team */
 /** @typedef {{ userId: number, email: string, name: string | null, role: Role, since: string }} Member */
 /**
- * @typedef {{ id: number, teamId: number, email: string, role: 'member', createdAt: string,
+ * @typedef {{ id: number, teamId: number, email: string, role: Role, createdAt: string,
  *   expiresAt: string, status: 'pending' | 'accepted' | 'revoked' | 'expired' }} Invitation
  */
-/** @typedef {Invitation & { token: string, url: string, mailed: boolean }} CreatedInvitation */
+/** @typedef {Invitation & { token?: string, url?: string, mailed: boolean }} CreatedInvitation */
+/** @typedef {{ email: string, sessionsEnded: number, tokensRevoked: number }} PasswordResetDone */
 /** @typedef {{ userId: number, email: string, token: string, url: string, expiresAt: string }} PasswordResetLink */
 /**
  * @typedef {{ id: number, name: string, prefix: string, createdAt: string,

@@ -147,7 +147,9 @@ export function renderAcceptInvitation({ main, signedIn, navigate, setFlash }) {
         }
         return error.code === 'invitation_not_valid'
           ? 'This invitation link does not work'
-          : 'Could not join the team';
+          : error.code === 'email_not_proved'
+            ? 'This invitation cannot add your account'
+            : 'Could not join the team';
       },
     },
     h(
@@ -182,7 +184,7 @@ export function renderResetPassword({ main, navigate, setFlash }) {
   const password = newPasswordField(
     'new-password',
     'New password',
-    'At least 12 characters. Every session of your account is signed out.',
+    'At least 12 characters. Every session of your account is signed out and its API tokens are revoked.',
   );
   const form = cardForm(
     {
@@ -190,19 +192,24 @@ export function renderResetPassword({ main, navigate, setFlash }) {
       submitLabel: 'Set password',
       busy: 'Setting…',
       work: async () => {
-        /** @type {{ email: string }} */
+        /** @type {import('./types.js').PasswordResetDone} */
         const done = await api('POST', '/api/v1/password-reset', {
           token,
           password: password.input.value,
         });
-        setFlash({ message: `Your new password is set. Sign in with it.`, email: done.email });
+        setFlash({
+          message: `Your new password is set: ${done.sessionsEnded} session(s) signed out and ${done.tokensRevoked} API token(s) revoked (make new ones where you used them). Sign in with it.`,
+          email: done.email,
+        });
         navigate('/sign-in', { replace: true });
       },
       onError: (error) => {
         password.input.focus();
         return error.code === 'reset_link_not_valid'
           ? 'This reset link does not work'
-          : 'The password was not set';
+          : error.code === 'reset_link_outdated'
+            ? 'This reset link no longer holds'
+            : 'The password was not set';
       },
     },
     password.element,

@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { createToken } from '../../src/platform/accounts/credentials.ts';
+import { buildManagementApp } from '../../src/platform/api/app.ts';
+import { createProject } from '../../src/platform/projects/projects.ts';
+import { testDialects } from '../support/databases.ts';
+import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+
+/**
+ * A deploy whose path templates no router can serve unambiguously fails, as any invalid document
+ * does (a failed deploy with its problems; the active deploy stays): two parameters with no
+ * literal between them, a parameter named twice, two templates differing only in names.
+ */
+const documentWith = (paths: Record<string, unknown>) =>
+  JSON.stringify({ openapi: '3.0.3', info: { title: 'Club', version: '1' }, paths });
+const ok = { get: { responses: { '200': { description: 'ok' } } } };
+
+for (const dialect of testDialects()) {
+  describe(`deploys refuse ambiguous path templates (${dialect})`, () => {
+    let p: TestPlatform;
+    let app: FastifyInstance;
+    let token: string;
+
+    before(async () => {
+      p = await startPlatformContext(dialect, { KENNEL_ORIGIN_ALLOWLIST: 'http://127.0.0.1:4010' });
+      app = buildManagementApp(p.ctx);
+      await app.ready();
+      const { owner, team } = await seedTeam(p.ctx);
+      token = (await createToken(p.ctx, owner, 'tests')).token;
+      await createProject(p.ctx, owner, {
+        teamId: team.id,
+        slug: 'club',
+        name: 'Kennel club',
+        originUrl: 'http://127.0.0.1:4010',
+      });
+    });
+    after(async () => {
+      await app?.close();
+      await p?.close();
+    });
+
+    async function deploy(document: string) {
+      const answer = await app.inject({
+        method: 'POST',
+        url: '/api/v1/projects/club/deploys',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        payload: JSON.stringify({ document }),
+      });
+      assert.equal(answer.statusCode, 201, answer.body);
+      return answer.json() as { id: number; status: string; active: boolean; problems: string[] };
+    }
+
+    it('keeps a failed deploy naming each template and what to do, and the active deploy', async () => {
+      const good = await deploy(documentWith({ '/files/{name}.{ext}': ok, '/pets/{petId}': ok }));
+      assert.deepEqual([good.status, good.problems], ['succeeded', []]);
+      const adjacent = `/${Array.from({ length: 12 }, (_, i) => `{p${i}}`).join('')}x`;
+      const refused = await deploy(
+        documentWith({
+          [adjacent]: ok,
+          '/b/{id}/c/{id}': ok,
+          '/pets/{petId}': ok,
+          '/pets/{id}': ok,
+        }),
+      );
+      assert.deepEqual(
+        { status: refused.status, active: refused.active, problems: refused.problems },
+        {
+          status: 'failed',
+          active: false,
+          problems: [
+            `/paths/${adjacent.replaceAll('/', '~1')}: the parameters {p0} and {p1} have no literal text between them, so no router can tell where one ends: put a separator between them (e.g. {p0}.{p1}) or make them one parameter.`,
+            '/paths/~1b~1{id}~1c~1{id}: the parameter {id} appears twice: give each path parameter its own name.',
+            "/paths/~1pets~1{id}/get: GET /pets/{id} differs from GET /pets/{petId} only in its parameters' names, so no router can tell which one a request is for: keep one of them.",
+          ],
+        },
+      );
+      const project = await app.inject({
+        method: 'GET',
+        url: '/api/v1/projects/club',
+        headers: { authorization: `Bearer ${token}` },
+      });
+      assert.equal((project.json() as { activeDeployId: number }).activeDeployId, good.id);
+    });
+  });
+}
