@@ -101,6 +101,21 @@ function positionalWords(argv: readonly string[]): { value: string; index: numbe
   return tokens.flatMap((t) => (t.kind === 'positional' ? [{ value: t.value, index: t.index }] : []));
 }
 
+/** The first option in `argv` that neither the global options nor any command knows, as a usage error. */
+function unknownOption(argv: readonly string[]): UsageError | undefined {
+  const known = everyOption();
+  const names = Object.keys(known).map((n) => `--${n}`);
+  const shorts = new Set(Object.values(known).flatMap((o) => (o.short ? [`-${o.short}`] : [])));
+  for (const arg of argv) {
+    if (arg === '--') break;
+    if (!arg.startsWith('-') || arg === '-') continue;
+    const name = arg.split('=')[0] as string;
+    if (names.includes(name) || shorts.has(name)) continue;
+    return unknown('option', name, names);
+  }
+  return undefined;
+}
+
 /** parseArgs' messages, shortened to what a person needs. */
 function usageFromParseError(error: unknown, command: CommandSpec): UsageError {
   const e = error as Error & { code?: string };
@@ -136,6 +151,9 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
       io.stdout.write(mainHelp(VERSION));
       return EXIT.ok;
     }
+    // An option that no command has is named, not buried under the whole help.
+    const stray = unknownOption(argv);
+    if (stray) throw stray;
     io.stderr.write(mainHelp(VERSION));
     throw new UsageError('no command given.');
   }
@@ -171,8 +189,12 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
   if (positionals.length < names.length) {
     throw new UsageError(`missing ${names.slice(positionals.length).join(' and ')}.`, command.name);
   }
-  if (positionals.length > names.length) {
-    throw new UsageError(`unexpected argument "${positionals[names.length]}".`, command.name);
+  const optional = command.optionalArgs ?? [];
+  if (positionals.length > names.length + optional.length) {
+    throw new UsageError(
+      `unexpected argument "${positionals[names.length + optional.length]}".`,
+      command.name,
+    );
   }
   for (const [name, spec] of Object.entries(command.options ?? {})) {
     if (spec.required && values[name] === undefined) {
@@ -183,7 +205,13 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
   const target = await resolveTarget(values.server as string | undefined, io.env);
   const out = new Output(io, values.json === true);
   const call: Call = {
-    args: Object.fromEntries(names.map((name, i) => [name, positionals[i] ?? ''])),
+    args: Object.fromEntries([
+      ...names.map((name, i) => [name, positionals[i] ?? '']),
+      ...optional.flatMap((name, i) => {
+        const value = positionals[names.length + i];
+        return value === undefined ? [] : [[name, value]];
+      }),
+    ]),
     io,
     out,
     progress: new Progress(io.stderr),

@@ -86,6 +86,9 @@ describe('kennel usage, help and exit codes (no server needed)', () => {
   it('exits 2 with a usage error on stderr for an unknown command, option or missing argument', async () => {
     const cases: [string[], RegExp][] = [
       [[], /error: no command given/],
+      // An unknown option with no command is named (before, only "no command given").
+      [['--frobnicate'], /^error: unknown option "--frobnicate"\.$/m],
+      [['--jsn'], /^error: unknown option "--jsn"; did you mean "--json"\?$/m],
       [['deploi', 'x', 'y'], /unknown command "deploi"; did you mean "kennel deploy"\?/],
       // Two letters swapped and one missing: two edits, as a person counts them.
       [['domian'], /^error: unknown command "domian"; did you mean "kennel domains"\?$/m],
