@@ -4,7 +4,9 @@ import { cpus } from 'node:os';
 import { acmeSuite } from './acme.ts';
 import { domainsSuite } from './domains.ts';
 import { edgeSuite } from './edge.ts';
+import { edgeHttp2Suite } from './edge-http2.ts';
 import { edgeInstructionsSuite } from './edge-instructions.ts';
+import { openapiDiffSuite } from './openapi-diff.ts';
 import { petstoreSuite } from './petstore.ts';
 import { referenceSuite } from './reference.ts';
 import { signinSuite } from './signin.ts';
@@ -23,12 +25,14 @@ const SUITES: readonly Suite[] = [
   petstoreSuite,
   domainsSuite,
   edgeSuite,
+  edgeHttp2Suite,
   edgeInstructionsSuite,
   tlsSuite,
   acmeSuite,
   referenceSuite,
   webhooksSuite,
   signinSuite,
+  openapiDiffSuite,
 ];
 
 function usage(): string {
@@ -84,7 +88,9 @@ async function main(): Promise<number> {
     console.error(`Unknown suite: ${unknown.join(', ')}\n\n${usage()}`);
     return 2;
   }
-  const selected = args.length === 0 ? SUITES : SUITES.filter((s) => args.includes(s.name));
+  // `edge` brings its HTTP/2 part along (issue 29): one run compares both protocols.
+  const wanted = args.includes('edge') ? [...args, edgeHttp2Suite.name] : args;
+  const selected = args.length === 0 ? SUITES : SUITES.filter((s) => wanted.includes(s.name));
   const config = loadBenchConfig(process.env);
   const about = machine(config);
   for (const line of about) console.log(line);

@@ -141,18 +141,104 @@ export interface Project {
   primaryDomain?: string | null;
 }
 
+export interface Change {
+  /** The rule, stable and kebab-case, e.g. 'operation-removed' (docs/changes.md lists them) */
+  id: string;
+  /** breaking: some caller fails; warning: a caller may; info: nothing breaks */
+  level: 'breaking' | 'warning' | 'info';
+  /** The operation it belongs to, e.g. 'GET /pets/{petId}' */
+  operation?: string;
+  /** JSON pointer into the new document (into the old one for removals) */
+  location: string;
+  /** What changed, in a sentence */
+  message: string;
+}
+
 export interface Deploy {
   /** Deploy id */
   id: number;
+  /** The deploy's number in its project, counting from 1 (#1 is the first deploy) */
+  number: number;
+  /** Made as a preview (it went live only if promoted since) */
+  preview: boolean;
+  /** Who made it (the account's email); null for the system */
+  createdBy: string | null;
+  /** The changes against the deploy live when it was made (empty for the first deploy and for failed ones) */
+  changes: Change[];
+  /** Whether any of the changes is breaking */
+  breaking: boolean;
   status: 'succeeded' | 'failed';
   /** Origin at this deploy */
   originUrl: string;
   sourceFormat: 'json' | 'yaml';
-  /** The validator's messages of a failed deploy */
+  /** A failed deploy's problems, one line each: where (JSON pointer, line and column) and what to do (problemDetails as text) */
   problems: string[];
+  /** A failed deploy's problems, all of them at once (at most 100), each with its place */
+  problemDetails: {
+    /** JSON pointer (RFC 6901) into the document; '' for the whole document */
+    pointer: string;
+    /** 1-based line in the uploaded text */
+    line: number | null;
+    /** 1-based column in the uploaded text */
+    column: number | null;
+    /** What is wrong, and what to do */
+    message: string;
+  }[];
   active: boolean;
   /** When it was deployed */
   createdAt: string;
+}
+
+export interface DeployCheck {
+  /** Whether the document would deploy */
+  valid: boolean;
+  /** Why it would fail, one line each, as a failed deploy's problems */
+  problems: string[];
+  /** The problems with their places, as a failed deploy's problemDetails */
+  problemDetails?: {
+    /** JSON pointer (RFC 6901) into the document; '' for the whole document */
+    pointer: string;
+    /** 1-based line in the uploaded text */
+    line: number | null;
+    /** 1-based column in the uploaded text */
+    column: number | null;
+    /** What is wrong, and what to do */
+    message: string;
+  }[];
+  /** The changes against the live deploy (empty when invalid or nothing is live) */
+  changes: Change[];
+  /** Whether deploying it would be refused with 409 breaking_changes without allowBreaking */
+  breaking: boolean;
+}
+
+export interface Publication {
+  /** Publication id */
+  id: number;
+  /** The deploy made live (it may since have been pruned) */
+  deployId: number;
+  /** The deploy's number in its project */
+  deployNumber: number;
+  /** When it went live */
+  publishedAt: string;
+  /** Who made it live (email); null for the system */
+  publishedBy: string | null;
+  /** The changes against the deploy live before */
+  changes: Change[];
+  breaking: boolean;
+}
+
+export interface Promotion {
+  deploy: Deploy;
+  publication: Publication;
+}
+
+export interface DeployComparison {
+  /** The deploy compared (the new side) */
+  deployId: number;
+  /** The deploy it is compared against (the old side) */
+  againstId: number;
+  changes: Change[];
+  breaking: boolean;
 }
 
 export interface DnsRecord {

@@ -41,6 +41,8 @@ export interface CommandSpec {
   readonly summary: string;
   /** Required positional arguments, in order: `['SLUG', 'HOSTNAME']`. */
   readonly args?: readonly string[];
+  /** Positional arguments after `args` that may be left out (absent from `call.args` then). */
+  readonly optionalArgs?: readonly string[];
   readonly options?: Readonly<Record<string, OptionSpec>>;
   /** Paragraphs for --help. */
   readonly description?: string;

@@ -65,7 +65,8 @@ export function usageLine(command: CommandSpec): string {
   const required = Object.entries(command.options ?? {})
     .filter(([, spec]) => spec.required)
     .map(([name, spec]) => `--${name} ${spec.value ?? 'VALUE'}`);
-  return ['kennel', command.name, ...(command.args ?? []), ...required, '[options]'].join(' ');
+  const optional = (command.optionalArgs ?? []).map((name) => `[${name}]`);
+  return ['kennel', command.name, ...(command.args ?? []), ...optional, ...required, '[options]'].join(' ');
 }
 
 function rows(entries: readonly [string, string][]): string {
@@ -96,7 +97,7 @@ export function groupHelp(group: GroupSpec): string {
 
 export function mainHelp(version: string): string {
   const commands = allCommands().map((c): [string, string] => [
-    [c.name, ...(c.args ?? [])].join(' '),
+    [c.name, ...(c.args ?? []), ...(c.optionalArgs ?? []).map((name) => `[${name}]`)].join(' '),
     c.summary,
   ]);
   return `kennel ${version}: projects, deploys and custom domains of a Kennel platform, from the command line

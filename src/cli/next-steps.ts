@@ -19,6 +19,12 @@ export const NEXT_STEPS: Readonly<Record<string, NextStep>> = {
   project_not_found: () => 'kennel projects list',
   deploy_not_found: (a) => `kennel projects deploys ${slug(a)}`,
   deploy_required: (a) => `kennel deploy ${slug(a)} FILE`,
+  // A deploy names its FILE, a promotion its DEPLOY_ID: the same option forces either.
+  breaking_changes: (a) =>
+    a.FILE !== undefined
+      ? `kennel deploy ${slug(a)} ${a.FILE} --allow-breaking (or --preview to look at it first)`
+      : `kennel deploys promote ${slug(a)} ${a.DEPLOY_ID ?? 'DEPLOY_ID'} --allow-breaking`,
+  deploy_failed: (a) => `kennel projects deploys ${slug(a)}`,
   // Only a platform admin can change a plan; the message says whether that is the caller.
   plan_required: () => 'kennel teams set-plan TEAM_ID pro (platform admins)',
   domain_not_found: (a) => `kennel domains list ${slug(a)}`,

@@ -1,5 +1,7 @@
 import type { CommandSpec, GroupSpec } from './command.ts';
 import { deployCommand } from './commands/deploy.ts';
+import { deploysGroup } from './commands/deploys.ts';
+import { diffCommand } from './commands/diff.ts';
 import { domainsGroup } from './commands/domains.ts';
 import { keysGroup } from './commands/keys.ts';
 import { loginCommand } from './commands/login.ts';
@@ -22,6 +24,8 @@ export const COMMANDS: readonly (CommandSpec | GroupSpec)[] = [
   passwordGroup,
   projectsGroup,
   deployCommand,
+  diffCommand,
+  deploysGroup,
   domainsGroup,
   webhooksGroup,
   originsGroup,

@@ -229,7 +229,7 @@ export const platformSettings = {
   receiveTimeoutMs: {
     env: 'RECEIVE_TIMEOUT',
     description:
-      'How long a client may take to send a whole request, body included (a deploy document may be as large as API_BODY_LIMIT), before it is answered 408 receive_timeout; at least HEADERS_TIMEOUT',
+      'How long a client may take to send a whole request, body included (a deploy document may be as large as DEPLOY_BODY_LIMIT), before it is answered 408 receive_timeout; at least HEADERS_TIMEOUT',
     default: 60_000,
     parse: (raw: string) => {
       const ms = duration(raw);
@@ -240,8 +240,15 @@ export const platformSettings = {
   apiBodyLimitBytes: {
     env: 'API_BODY_LIMIT',
     description:
-      'The largest request body the management API reads (a deploy carries its whole document in one); larger bodies are answered 413 body_too_large',
+      'The largest request body the management API reads, deploys excepted (DEPLOY_BODY_LIMIT); larger bodies are answered 413 body_too_large',
     default: 6 * 1024 * 1024,
+    parse: byteSize(64 * 1024, 1024 ** 3),
+  },
+  deployBodyLimitBytes: {
+    env: 'DEPLOY_BODY_LIMIT',
+    description:
+      "The largest request body a deploy (createDeploy) may send, its document included (GitHub's REST description is 13 MB as shipped); larger bodies are answered 413 body_too_large. Other management requests keep API_BODY_LIMIT",
+    default: 32 * 1024 * 1024,
     parse: byteSize(64 * 1024, 1024 ** 3),
   },
   deployMaxExpandedBytes: {

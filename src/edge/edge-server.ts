@@ -5,11 +5,16 @@ import type { ApiError } from '../lib/api-error.ts';
 import { escapeHtml } from '../lib/html.ts';
 import { normalizeRequestPath } from '../lib/uri-path.ts';
 import type { PlatformContext } from '../platform/context.ts';
+import { previewDeployIdOf } from '../platform/previews/index.ts';
+import { listPublications, readPublishedProject } from '../platform/publishing/index.ts';
 import { isConnectionLost } from '../storage/index.ts';
 import { REFERENCE_PREFIX, referenceAssets } from '../web/reference/index.ts';
+import { CHANGELOG_FEED_PATH, CHANGELOG_PATH, ChangelogCache } from './changelog.ts';
 import { edgeErrors } from './errors.ts';
 import { LifecycleCache, type LifecycleRules } from './lifecycle.ts';
 import { platformAllowsPlainHttp } from './platform-https.ts';
+import { PreviewGate } from './preview-access.ts';
+import { PreviewPages } from './preview-banner.ts';
 import { type OriginProxy, originForbidden, sendError } from './proxy.ts';
 import { DocumentCache, sendReferencePage } from './published-site.ts';
 import { ambiguousHead } from './request-framing.ts';
@@ -159,9 +164,41 @@ export function createEdgeHandler(deps: EdgeDeps): {
   const reference = referenceAssets();
   const documents = new DocumentCache(ctx.db, reference);
   const lifecycle = new LifecycleCache(ctx.db);
-  const unsubscribe = ctx.changes.subscribe(() => {
+  const previewPages = new PreviewPages(ctx.db);
+  const previews = new PreviewGate({
+    db: ctx.db,
+    clock: ctx.clock,
+    platformDomain: ctx.config.platformDomain,
+    ...(deps.httpsPort !== undefined && { httpsPort: deps.httpsPort }),
+  });
+  const changelogs = new ChangelogCache({
+    db: ctx.db,
+    assets: reference,
+    platformDomain: ctx.config.platformDomain,
+    changes: ctx.changes,
+    readPublications: listPublications,
+  });
+  const unsubscribe = ctx.changes.subscribe((change) => {
     table.invalidate();
     deps.certificates?.clear();
+    if (change.kind === 'deploys' || change.kind === 'everything') {
+      // The old deploy's site goes and the new one is rendered before its first request.
+      lifecycle.deployed(change.projectId);
+      documents.deployed(
+        change.projectId,
+        async (host) => {
+          const route = await table.lookup(host);
+          // A default address whose pages redirect to the primary domain serves no page.
+          return route?.kind === 'project' && route.primaryHost === undefined ? route : undefined;
+        },
+        async (projectId) => {
+          const project = await readPublishedProject(ctx.db, projectId);
+          if (!project) return undefined;
+          const host = `${project.slug}.${ctx.config.platformDomain}`;
+          return { host, apiUrl: `https://${host}${httpsSuffix}/api` };
+        },
+      );
+    }
   });
 
   const httpsSuffix = deps.httpsPort === undefined || deps.httpsPort === 443 ? '' : `:${deps.httpsPort}`;
@@ -263,17 +300,23 @@ export function createEdgeHandler(deps: EdgeDeps): {
   ): void | Promise<void> {
     const { host, requestId } = exchange;
     if (!route) {
-      refuse(
-        req,
-        res,
-        edgeErrors.error(
-          'host_not_found',
-          `No project is published at ${host}. Check the address; a custom domain is served once it is verified.`,
-        ),
-        host,
-        requestId,
-      );
-      return;
+      const notFound = () =>
+        refuse(
+          req,
+          res,
+          edgeErrors.error(
+            'host_not_found',
+            `No project is published at ${host}. Check the address; a custom domain is served once it is verified.`,
+          ),
+          host,
+          requestId,
+        );
+      // A preview-shaped host without a preview answers as a preview one may not see.
+      const previewId = previewDeployIdOf(host, ctx.config.platformDomain);
+      if (previewId === undefined) return notFound();
+      return previews
+        .admit(req, res, host, previewId, requestId)
+        .then((yes) => (yes ? notFound() : undefined));
     }
     exchange.project = route.kind === 'project' ? route.slug : REDIRECT_LABEL;
     const url = req.url ?? '/';
@@ -386,15 +429,21 @@ export function createEdgeHandler(deps: EdgeDeps): {
     route: ProjectRoute,
     path: string,
     api: boolean,
+    admitted = false,
   ): void | Promise<void> {
     const { host, requestId } = exchange;
+    if (route.preview && !admitted) {
+      return previews
+        .admit(req, res, host, route.deployId, requestId)
+        .then((yes) => (yes ? serveSite(req, res, exchange, route, path, api, true) : undefined));
+    }
     if (api && route.originRefused) {
       // Its team has no grant for the private origin (revoked, or never given): not forwarded.
       sendError(res, originForbidden(), requestId);
       return;
     }
     if (api) {
-      const rules = lifecycle.get(route.deployId);
+      const rules = lifecycle.get(route);
       return rules instanceof Promise
         ? rules.then((found) => forwardApi(req, res, exchange, route, path, found))
         : forwardApi(req, res, exchange, route, path, rules);
@@ -425,7 +474,11 @@ export function createEdgeHandler(deps: EdgeDeps): {
     exchange: EdgeExchange,
   ): Promise<void> {
     const { host, requestId } = exchange;
-    const published = await documents.get(route.deployId);
+    if (path === CHANGELOG_PATH || path === CHANGELOG_FEED_PATH) {
+      const origin = `${isEncrypted(req) ? 'https' : 'http'}://${authorityOf(req, host)}`;
+      if (await changelogs.send(req, res, route, path, origin, { 'x-request-id': requestId })) return;
+    }
+    const published = await documents.get(route, host, `https://${host}${httpsSuffix}/api`);
     if (published && (path === '/openapi.json' || path === '/openapi.yaml')) {
       // Revalidated like the page: a new deploy changes the document and its ETag.
       (path.endsWith('.json') ? published.json : published.yaml).send(req, res, {
@@ -435,6 +488,7 @@ export function createEdgeHandler(deps: EdgeDeps): {
       return;
     }
     if (published && path === '/') {
+      if (route.preview) return previewPages.send(req, res, published, route.deployId, requestId);
       sendReferencePage(req, res, published, requestId);
       return;
     }
@@ -501,6 +555,9 @@ export function createEdgeHandler(deps: EdgeDeps): {
         fail(error);
       }
     },
-    close: unsubscribe,
+    close() {
+      unsubscribe();
+      changelogs.close();
+    },
   };
 }

@@ -6,6 +6,11 @@ export const edgeErrors = defineErrorCatalog({
     status: 404,
     meaning: 'No project is published at this hostname (unknown, unverified or removed).',
   },
+  preview_private: {
+    status: 401,
+    meaning:
+      "The host is a preview deploy's address (`<slug>--<id>.<platform domain>`), private to its team and to holders of a live share link: open it from the dashboard or through a share link. Answered alike whether or not the preview exists.",
+  },
   page_not_found: {
     status: 404,
     meaning: 'The published site has no page at this path; the API is under /api/.',
@@ -26,7 +31,7 @@ export const edgeErrors = defineErrorCatalog({
   bad_request_framing: {
     status: 400,
     meaning:
-      'The request is framed ambiguously (a second Host, or a Transfer-Encoding other than chunked): the edge does not guess what the origin would read.',
+      'The request is framed ambiguously (a second Host, a Host that differs from the HTTP/2 :authority, or a Transfer-Encoding other than chunked): the edge does not guess what the origin would read.',
   },
   bad_request_path: {
     status: 400,
@@ -46,7 +51,7 @@ export const edgeErrors = defineErrorCatalog({
   receive_timeout: {
     status: 408,
     meaning:
-      'The request headers, or its body, did not arrive within the edge listener deadlines (HEADERS_TIMEOUT, RECEIVE_TIMEOUT); the connection is closed.',
+      'The request headers, or its body, did not arrive within the edge listener deadlines (HEADERS_TIMEOUT, RECEIVE_TIMEOUT); the connection is closed (over HTTP/2, the stream is reset).',
   },
   headers_too_large: { status: 431, meaning: 'The request line and headers are larger than 16 KB together.' },
   malformed_request: {

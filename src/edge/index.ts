@@ -10,6 +10,7 @@ export {
 } from './edge-server.ts';
 export { edgeErrors } from './errors.ts';
 export { LIVENESS_PATH, NodeHealth, READINESS_PATH, type Readiness } from './health.ts';
+export type { EdgeTlsServer } from './http2-server.ts';
 export { EdgeMetrics, type ProxyErrorKind, proxyErrorKind, statusClass } from './metrics.ts';
 export { type EdgeLogger, observeRequests } from './observe-requests.ts';
 export { createOperatorHandler } from './operator-server.ts';

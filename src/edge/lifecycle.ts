@@ -1,4 +1,6 @@
-import { OperationMatcher } from '../lib/operation-matcher.ts';
+import { availableParallelism } from 'node:os';
+import { OPERATION_METHODS, OperationMatcher } from '../lib/operation-matcher.ts';
+import { WorkerPool } from '../lib/worker-pool.ts';
 import type { PlatformDb } from '../platform/context.ts';
 import { readDeployDocument } from '../platform/publishing/index.ts';
 
@@ -107,25 +109,82 @@ export class LifecycleRules {
   }
 }
 
+/** The fields of an operation the lifecycle reads. */
+const LIFECYCLE_FIELDS = [
+  'deprecated',
+  'x-sunset',
+  'x-deprecated-sunset',
+  'x-deprecated-at',
+  'x-deprecation-date',
+  'x-successor',
+] as const;
+
+/**
+ * A stored document reduced to what the lifecycle reads: every operation (the matcher needs them
+ * all) with only its lifecycle fields. Parsing a big document takes a second: it runs in a worker
+ * thread (read-lifecycle-worker.ts), and only the small skeleton crosses to the event loop.
+ */
+export function lifecycleSkeleton(documentJson: string): Record<string, unknown> {
+  const document = JSON.parse(documentJson) as { paths?: unknown };
+  const paths: Record<string, Record<string, Record<string, unknown>>> = {};
+  if (document.paths !== null && typeof document.paths === 'object') {
+    for (const [template, item] of Object.entries(document.paths as Record<string, unknown>)) {
+      if (item === null || typeof item !== 'object') continue;
+      const operations: Record<string, Record<string, unknown>> = {};
+      for (const method of OPERATION_METHODS) {
+        const operation = (item as Record<string, unknown>)[method];
+        if (operation === null || typeof operation !== 'object') continue;
+        const kept: Record<string, unknown> = {};
+        for (const field of LIFECYCLE_FIELDS) {
+          if (field in operation) kept[field] = (operation as Record<string, unknown>)[field];
+        }
+        operations[method] = kept;
+      }
+      paths[template] = operations;
+    }
+  }
+  return { paths };
+}
+
+/** The threads reducing stored documents to their lifecycle skeleton; idle-ending like the others. */
+const skeletonReaders = new WorkerPool<{ document: string }, Record<string, unknown>>(
+  new URL('./read-lifecycle-worker.ts', import.meta.url),
+  { size: Math.min(2, availableParallelism()), idleMs: 60_000, nice: 10 },
+);
+
+/** The deploy a route serves, as the lifecycle cache keys it. */
+interface RoutedDeploy {
+  readonly projectId: number;
+  readonly deployId: number;
+}
+
 /**
  * Lifecycle rules by deploy id, read once per deploy (deploys never change). Answered without a
- * promise once read, so a request for an operation that is not deprecated pays a map lookup.
+ * promise once read, so a request for an operation that is not deprecated pays a map lookup. A
+ * project's entries go when its live deploy changes (`deployed`), so old deploys are not kept.
  */
 export class LifecycleCache {
   readonly #db: PlatformDb;
-  readonly #entries = new Map<number, LifecycleRules | Promise<LifecycleRules>>();
+  readonly #entries = new Map<
+    number,
+    { projectId: number; rules: LifecycleRules | Promise<LifecycleRules> }
+  >();
 
   constructor(db: PlatformDb) {
     this.#db = db;
   }
 
-  get(deployId: number): LifecycleRules | Promise<LifecycleRules> {
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  get({ projectId, deployId }: RoutedDeploy): LifecycleRules | Promise<LifecycleRules> {
     const cached = this.#entries.get(deployId);
-    if (cached !== undefined) return cached;
+    if (cached !== undefined) return cached.rules;
     if (this.#entries.size > 1000) this.#entries.clear();
     const loading = this.#load(deployId).then(
       (rules) => {
-        this.#entries.set(deployId, rules);
+        if (this.#entries.get(deployId)?.rules === loading) this.#entries.set(deployId, { projectId, rules });
         return rules;
       },
       (error: unknown) => {
@@ -134,13 +193,21 @@ export class LifecycleCache {
         throw error;
       },
     );
-    this.#entries.set(deployId, loading);
+    this.#entries.set(deployId, { projectId, rules: loading });
     return loading;
+  }
+
+  /** A project's live deploy changed (projectId 0: anything may have): its entries go. */
+  deployed(projectId: number): void {
+    for (const [deployId, entry] of this.#entries) {
+      if (projectId === 0 || entry.projectId === projectId) this.#entries.delete(deployId);
+    }
   }
 
   async #load(deployId: number): Promise<LifecycleRules> {
     const row = await readDeployDocument(this.#db, deployId);
     if (!row) return LifecycleRules.none;
-    return LifecycleRules.from(JSON.parse(row.document) as Record<string, unknown>, new Date(row.createdAt));
+    const skeleton = await skeletonReaders.run({ document: row.document });
+    return LifecycleRules.from(skeleton, new Date(row.createdAt));
   }
 }

@@ -4,6 +4,7 @@ import { type Dispatcher, Pool } from 'undici';
 import { guardedLookup, type OriginPolicy, originAllowed } from '../lib/address-policy.ts';
 import type { ApiError } from '../lib/api-error.ts';
 import { SlotList } from '../lib/slot-list.ts';
+import { withoutEdgeCookies } from './edge-cookies.ts';
 import { edgeErrors } from './errors.ts';
 import type { LifecycleHeaders } from './lifecycle.ts';
 import { requestFraming } from './request-framing.ts';
@@ -318,10 +319,17 @@ export class OriginProxy {
     for (const name in incoming) {
       const value = incoming[name];
       if (value === undefined || HOP_BY_HOP.has(name) || DECIDED_BY_EDGE.has(name)) continue;
-      if (name.startsWith('x-forwarded-') || listed?.has(name)) continue;
+      // HTTP/2's pseudo-headers (`:path`, `:authority`, …) became the request line the edge sends.
+      if (name.startsWith('x-forwarded-') || name.startsWith(':') || listed?.has(name)) continue;
       // Origins behind CGI or WSGI read `_` as `-`: `X_Forwarded_For` would pass for the real
       // header. Dropped, as nginx does by default (underscores_in_headers off).
       if (name.includes('_')) continue;
+      if (name === 'cookie') {
+        // The edge's own cookies (a preview's access) stay at the edge.
+        const kept = withoutEdgeCookies(typeof value === 'string' ? value : value.join('; '));
+        if (kept !== undefined) headers.push(name, kept);
+        continue;
+      }
       if (typeof value === 'string') headers.push(name, value);
       else for (const one of value) headers.push(name, one);
     }
@@ -436,6 +444,12 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
     this.#upstreamDone = forwarded.upstreamDone;
     this.#options = options;
     this.#headDeadline = performance.now() + options.responseTimeoutMs;
+    if ((res as { stream?: unknown }).stream !== undefined) {
+      // HTTP/2: a reset stream (a client's cancel, or rapid reset) ends its origin request at once,
+      // not at the origin's head; the stream is cheap to open, the origin's work is not.
+      this.#listening = true;
+      res.once('close', () => this.#clientGone());
+    }
   }
 
   /** Under the proxy's timer (waiting for the origin's head, or for the client to drain). */
@@ -481,8 +495,7 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.#controller = controller;
-    if (this.#res?.destroyed !== false)
-      controller.abort(failure('CLIENT_GONE', 'the client closed the connection'));
+    if (responseGone(this.#res)) controller.abort(failure('CLIENT_GONE', 'the client closed the connection'));
   }
 
   onResponseStart(
@@ -492,7 +505,7 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
   ): void {
     // Interim answers (1xx) come here too: the final head is still due by the deadline.
     if (statusCode < 200) return;
-    if (this.#res?.destroyed !== false) {
+    if (responseGone(this.#res)) {
       this.#clientGone();
       return;
     }
@@ -548,7 +561,7 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     const res = this.#res;
-    if (res === undefined || res.destroyed) {
+    if (res === undefined || responseGone(res)) {
       this.#clientGone();
       return;
     }
@@ -608,7 +621,7 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
     const cause = originFailure(error);
     this.#options.onError?.(cause, this.#requestId, res.headersSent);
     if (res.headersSent) res.destroy(cause);
-    else if (!res.destroyed) sendError(res, originError(cause), this.#requestId);
+    else if (!responseGone(res)) sendError(res, originError(cause), this.#requestId);
   }
 
   #finish(): void {
@@ -632,6 +645,17 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
     this.#headers = undefined;
     this.#whole = undefined;
   }
+}
+
+/**
+ * Whether the client's side of an exchange is gone: its connection (HTTP/1.1), or its stream
+ * (HTTP/2: reset by the client, or its session closed), where node:http2's compatibility
+ * response has no `destroyed` of its own.
+ */
+function responseGone(res: ServerResponse | undefined): boolean {
+  if (res === undefined) return true;
+  if (res.destroyed !== undefined) return res.destroyed;
+  return (res as { stream?: { destroyed: boolean } }).stream?.destroyed !== false;
 }
 
 /**

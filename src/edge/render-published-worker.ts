@@ -3,12 +3,9 @@
  * document and writing the page, JSON and YAML, off the event loop that serves every tenant.
  */
 import { serveWorkerJobs } from '../lib/worker-pool.ts';
-import type { ReferenceFile } from '../web/reference/index.ts';
-import { type RenderedSite, renderPublishedSite } from './published-site.ts';
+import { type RenderedSite, type RenderRequest, renderPublishedSite } from './published-site.ts';
 
-serveWorkerJobs<{ document: string; urls: Readonly<Record<ReferenceFile, string>> }, RenderedSite>(
-  async ({ document, urls }) => {
-    const site = renderPublishedSite(document, urls);
-    return { value: site, transfer: [site.page.buffer, site.json.buffer, site.yaml.buffer] };
-  },
-);
+serveWorkerJobs<RenderRequest, RenderedSite>(async ({ document, urls, site }) => {
+  const rendered = renderPublishedSite(document, urls, site);
+  return { value: rendered, transfer: [rendered.page.buffer, rendered.json.buffer, rendered.yaml.buffer] };
+});

@@ -7,7 +7,8 @@ export type { ProjectRoute, RedirectRoute, Route } from '../platform/publishing/
 
 /**
  * Hostname → what to serve, for every published project: its default address, its verified
- * custom domains, and its redirect-from domains. Built from the database in one pass; the edge
+ * custom domains, its redirect-from domains, and its preview deploys' addresses (private: the
+ * edge's PreviewGate admits who may see them). Built from the database in one pass; the edge
  * rebuilds it whenever the control plane reports a change, before serving the next request, and
  * when a live primary's certificate expires (no change is published for the passing of time).
  */

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
-import type { Server as HttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { type ClientError, unreadableRequestError, writeOnSocket } from '../lib/http-api/fastify-kit.ts';
@@ -9,6 +8,7 @@ import type { PlatformContext } from '../platform/context.ts';
 import type { CertificateCache } from './certificate-cache.ts';
 import { createEdgeHandler, type EdgeHooks } from './edge-server.ts';
 import { edgeErrors } from './errors.ts';
+import type { EdgeTlsServer } from './http2-server.ts';
 import { type OriginGuard, OriginProxy, originGuard, type ProxyOptions } from './proxy.ts';
 import type { RoutingTable } from './routing-table.ts';
 import { createTlsServer } from './tls-server.ts';
@@ -44,7 +44,8 @@ export interface StartedEdge {
   readonly handler: ReturnType<typeof createEdgeHandler>;
   readonly proxy: OriginProxy;
   readonly http: Server;
-  readonly https: HttpsServer | undefined;
+  /** HTTP/2 and HTTP/1.1 by ALPN (http2-server.ts). */
+  readonly https: EdgeTlsServer | undefined;
   readonly httpPort: number;
   readonly httpsPort: number | undefined;
   /** Stops listening (connections open are not cut: drain them first), then the proxy. */
@@ -76,13 +77,17 @@ export async function startEdge(options: EdgeOptions): Promise<StartedEdge> {
     Math.min(1_000, Math.floor(ctx.config.headersTimeoutMs / 4)),
   );
   const http = createServer({ connectionsCheckingInterval });
+  // The HTTPS listener is bound before the handler exists (it needs the real port); its requests
+  // go through http2-server.ts's adapter to whichever handler is set here.
+  let handleTls: (req: IncomingMessage, res: ServerResponse) => void = () => {};
   const https = tls
     ? createTlsServer({
         certificates: tls.certificates,
         defaultCertificate: tls.defaultCertificate,
         ticketKeys: tls.ticketKeys,
-        handle: () => {},
+        handle: (req, res) => handleTls(req, res),
         connectionsCheckingInterval,
+        receiveTimeoutMs: ctx.config.receiveTimeoutMs,
       })
     : undefined;
   for (const listener of https ? [http, https] : [http]) {
@@ -102,10 +107,7 @@ export async function startEdge(options: EdgeOptions): Promise<StartedEdge> {
     ...(options.hooks && { hooks: options.hooks }),
   });
   table = handler.table;
-  if (https) {
-    https.removeAllListeners('request');
-    https.on('request', handler.handle);
-  }
+  handleTls = handler.handle;
   http.on('request', handler.handle);
   await listen(http, options.httpPort, options.host);
   return {
@@ -124,7 +126,7 @@ export async function startEdge(options: EdgeOptions): Promise<StartedEdge> {
   };
 }
 
-function listen(server: Server | HttpsServer, port: number, host: string): Promise<void> {
+function listen(server: Server | EdgeTlsServer, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

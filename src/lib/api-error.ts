@@ -22,12 +22,14 @@ export class ApiError extends Error {
   readonly status: number;
   /** Extra response headers (Allow, Retry-After, WWW-Authenticate…). */
   readonly headers: Readonly<Record<string, string>>;
+  /** Fields the body carries besides code, message and status (a refused deploy's `changes`). */
+  readonly details: Readonly<Record<string, unknown>>;
 
   constructor(
     code: string,
     status: number,
     message: string,
-    options: { headers?: Record<string, string>; cause?: unknown } = {},
+    options: { headers?: Record<string, string>; cause?: unknown; details?: Record<string, unknown> } = {},
   ) {
     // An answer to the client, not a fault in the server: a 4xx is never logged with a stack, and
     // capturing one cost about 7% of the CPU of answering a flood of malformed bodies. A 5xx keeps
@@ -43,10 +45,11 @@ export class ApiError extends Error {
     this.code = code;
     this.status = status;
     this.headers = options.headers ?? {};
+    this.details = options.details ?? {};
   }
 
   toBody(): ErrorBody {
-    return { code: this.code, message: this.message, status: this.status };
+    return { ...this.details, code: this.code, message: this.message, status: this.status };
   }
 }
 
@@ -55,7 +58,7 @@ export interface ErrorCatalog<Code extends string> {
   error(
     code: Code,
     message: string,
-    options?: { headers?: Record<string, string>; cause?: unknown },
+    options?: { headers?: Record<string, string>; cause?: unknown; details?: Record<string, unknown> },
   ): ApiError;
   has(code: string): code is Code;
 }

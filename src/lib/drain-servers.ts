@@ -1,6 +1,11 @@
 import type { Server as HttpServer } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 
+/** What draining needs of a listener (node:http's servers, and the edge's HTTP/2 one). */
+type Drainable = Pick<HttpServer, 'listening' | 'closeAllConnections' | 'closeIdleConnections'> & {
+  close(callback?: () => void): unknown;
+};
+
 /**
  * Stops HTTP servers the graceful way: they stop accepting connections at once, requests in
  * flight run to their end, and connections are closed as soon as they are idle — Node's
@@ -9,7 +14,7 @@ import type { Server as HttpsServer } from 'node:https';
  * timeout. After `timeoutMs`, whatever is still open is cut. Resolves once every server has closed.
  */
 export async function drainServers(
-  servers: readonly (HttpServer | HttpsServer)[],
+  servers: readonly (HttpServer | HttpsServer | Drainable)[],
   options: { timeoutMs: number; pollMs?: number },
 ): Promise<{ forced: boolean }> {
   let forced = false;

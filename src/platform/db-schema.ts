@@ -93,6 +93,29 @@ export interface PlatformTables {
     problems: string | null;
     created_by: number | null;
     created_at: string;
+    /** Counts the project's deploys from 1 (0009_deploy_changes). */
+    number: number;
+    /** 1: a preview, which never changes the live site (src/platform/projects/deploys.ts). */
+    preview: number;
+    /** JSON Change[] against the deploy live when it was made; null without a document or a live deploy. */
+    changes: string | null;
+    /** 1 when `changes` holds a breaking change. */
+    breaking: number;
+  };
+  /**
+   * Each time a project's live deploy changed (a deploy going live, a promotion), with the changes
+   * against the deploy live before: the changelog. Rows keep their own copy of the changes and the
+   * deploy's number, so they outlive the deploy's pruning (deploy_id then names no deploy).
+   */
+  publications: {
+    id: Generated<number>;
+    project_id: number;
+    deploy_id: number;
+    deploy_number: number;
+    published_at: string;
+    published_by: number | null;
+    changes: string;
+    breaking: number;
   };
   domains: {
     id: Generated<number>;
@@ -178,6 +201,36 @@ export interface PlatformTables {
     granted_by: number | null;
     created_at: string;
   };
+  /**
+   * A preview's share link (src/platform/previews/): whoever holds its token may open that one
+   * preview deploy until it expires or is revoked. The token is stored only as its SHA-256.
+   */
+  preview_links: {
+    id: Generated<number>;
+    project_id: number;
+    deploy_id: number;
+    token_hash: string;
+    created_by: number | null;
+    created_at: string;
+    expires_at: string;
+    revoked_at: string | null;
+  };
+  /**
+   * Who may see a preview host: a browser's cookie there (its SHA-256), opened through a share
+   * link (`link_id`) or by a team member's hand-off from the platform (`user_id`). A hand-off
+   * waits, unexchanged (`exchanged_at` null), for at most a minute; the edge then swaps its token
+   * for the cookie's.
+   */
+  preview_sessions: {
+    id: Generated<number>;
+    deploy_id: number;
+    token_hash: string;
+    link_id: number | null;
+    user_id: number | null;
+    created_at: string;
+    expires_at: string;
+    exchanged_at: string | null;
+  };
   /** The platform's webhook outbox (src/storage/webhook-outbox.ts): endpoint_key is `team:<id>`. */
   webhook_messages: OutboxMessageTable;
   webhook_attempts: OutboxAttemptTable;
@@ -189,6 +242,98 @@ export const PLATFORM_OUTBOX: OutboxTables = { messages: 'webhook_messages', att
 const now = sql`CURRENT_TIMESTAMP`;
 
 export const platformMigrations: Record<string, DialectMigration> = {
+  '0009_deploy_changes': {
+    async up(db, dialect) {
+      const id = idColumnType(dialect);
+      const pk = (c: { primaryKey(): { autoIncrement(): unknown } }) =>
+        (dialect === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey()) as never;
+      await db.schema
+        .alterTable('deploys')
+        .addColumn('number', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema
+        .alterTable('deploys')
+        .addColumn('preview', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema.alterTable('deploys').addColumn('changes', 'text').execute();
+      await db.schema
+        .alterTable('deploys')
+        .addColumn('breaking', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+      // Existing deploys are numbered per project in the order they were made (pruned ones are
+      // gone, so a project's survivors count from 1).
+      await sql`UPDATE deploys SET number = (SELECT COUNT(*) FROM deploys d WHERE d.project_id = deploys.project_id AND d.id <= deploys.id)`.execute(
+        db,
+      );
+      await db.schema
+        .createIndex('deploys_project_number')
+        .on('deploys')
+        .columns(['project_id', 'number'])
+        .unique()
+        .execute();
+      await db.schema
+        .createTable('publications')
+        .addColumn('id', id, pk)
+        .addColumn('project_id', 'bigint', (c) => c.notNull().references('projects.id').onDelete('cascade'))
+        // No foreign key: a publication outlives its deploy's pruning (docs/decisions.md).
+        .addColumn('deploy_id', 'bigint', (c) => c.notNull())
+        .addColumn('deploy_number', 'integer', (c) => c.notNull())
+        .addColumn('published_at', 'text', (c) => c.notNull())
+        .addColumn('published_by', 'bigint', (c) => c.references('users.id').onDelete('set null'))
+        .addColumn('changes', 'text', (c) => c.notNull())
+        .addColumn('breaking', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema
+        .createIndex('publications_project')
+        .on('publications')
+        .columns(['project_id', 'id'])
+        .execute();
+      // The changelog starts at what is live now: one publication per live deploy, without changes.
+      await sql`INSERT INTO publications (project_id, deploy_id, deploy_number, published_at, published_by, changes, breaking)
+        SELECT p.id, d.id, d.number, d.created_at, d.created_by, '[]', 0
+        FROM projects p JOIN deploys d ON d.id = p.active_deploy_id
+        ORDER BY p.id`.execute(db);
+    },
+  },
+  '0010_preview_links': {
+    async up(db, dialect) {
+      const id = idColumnType(dialect);
+      const pk = (c: { primaryKey(): { autoIncrement(): unknown } }) =>
+        (dialect === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey()) as never;
+      await db.schema
+        .createTable('preview_links')
+        .addColumn('id', id, pk)
+        .addColumn('project_id', 'bigint', (c) => c.notNull().references('projects.id').onDelete('cascade'))
+        .addColumn('deploy_id', 'bigint', (c) => c.notNull().references('deploys.id').onDelete('cascade'))
+        .addColumn('token_hash', 'text', (c) => c.notNull().unique())
+        .addColumn('created_by', 'bigint', (c) => c.references('users.id').onDelete('set null'))
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'text', (c) => c.notNull())
+        .addColumn('revoked_at', 'text')
+        .execute();
+      await db.schema
+        .createIndex('preview_links_deploy')
+        .on('preview_links')
+        .columns(['deploy_id', 'id'])
+        .execute();
+      await db.schema
+        .createTable('preview_sessions')
+        .addColumn('id', id, pk)
+        .addColumn('deploy_id', 'bigint', (c) => c.notNull().references('deploys.id').onDelete('cascade'))
+        .addColumn('token_hash', 'text', (c) => c.notNull().unique())
+        .addColumn('link_id', 'bigint', (c) => c.references('preview_links.id').onDelete('cascade'))
+        .addColumn('user_id', 'bigint', (c) => c.references('users.id').onDelete('cascade'))
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'text', (c) => c.notNull())
+        .addColumn('exchanged_at', 'text')
+        .execute();
+      await db.schema
+        .createIndex('preview_sessions_expiry')
+        .on('preview_sessions')
+        .column('expires_at')
+        .execute();
+    },
+  },
   '0008_origin_grants': {
     async up(db, dialect) {
       const id = idColumnType(dialect);

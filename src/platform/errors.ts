@@ -52,6 +52,15 @@ export const platformErrors = defineErrorCatalog({
   },
   project_not_found: { status: 404, meaning: 'No project with this slug is visible to you.' },
   deploy_not_found: { status: 404, meaning: 'The project has no deploy with this id.' },
+  preview_link_not_found: {
+    status: 404,
+    meaning: 'The preview has no live share link with this id (never made, or already revoked).',
+  },
+  deploy_not_preview: {
+    status: 409,
+    meaning:
+      'The deploy is not a succeeded preview (deployed with preview: true), so it has no preview address to open or share.',
+  },
   domain_not_found: { status: 404, meaning: 'The project has no domain with this hostname.' },
   token_not_found: { status: 404, meaning: 'You have no API token with this id.' },
   webhook_not_found: { status: 404, meaning: 'The team has no webhook endpoint.' },
@@ -65,6 +74,17 @@ export const platformErrors = defineErrorCatalog({
     meaning: 'The change would leave the team without an owner: make another member owner first.',
   },
   deploy_required: { status: 409, meaning: 'The project has no successful deploy yet.' },
+  breaking_changes: {
+    status: 409,
+    meaning:
+      'The deploy or promotion would break callers of the live API (the body lists the changes in `changes`); nothing changed. Send it again with allowBreaking: true to publish it anyway.',
+  },
+  deploy_failed: {
+    status: 409,
+    meaning:
+      'The deploy failed validation and has no document: it cannot be made live, compared or downloaded.',
+  },
+  deploy_already_live: { status: 409, meaning: 'The deploy to promote is already the live one.' },
   domain_already_added: { status: 409, meaning: 'The hostname is already a domain of this project.' },
   reverify_not_available: {
     status: 409,

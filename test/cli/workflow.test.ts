@@ -249,12 +249,15 @@ for (const dialect of testDialects()) {
     it('deploys a valid document, and reports a failed deploy with its problems (exit 1)', async () => {
       const ok = await asOwner(['deploy', 'petstore', file('openapi.json', VALID_DOC)]);
       assert.equal(ok.code, 0, show(ok));
-      assert.match(ok.stdout, /Deploy \d+ of petstore succeeded \(json\)/);
+      assert.match(ok.stdout, /^Deploy #1 \(deploy \d+\) of petstore succeeded \(json\); it is now live/m);
 
       const failed = await asOwner(['deploy', 'petstore', file('broken.yaml', INVALID_DOC)]);
       assert.equal(failed.code, 1, show(failed));
-      assert.match(failed.stdout, /Deploy \d+ of petstore failed; the active deploy is unchanged/);
-      assert.match(failed.stdout, /^ {2}- \/info: .*version/m);
+      assert.match(
+        failed.stdout,
+        /^Deploy #2 \(deploy \d+\) of petstore failed; the live deploy is unchanged/m,
+      );
+      assert.match(failed.stdout, /^ {2}- \/info\b.*version/m);
 
       const failedJson = await asOwner(['deploy', 'petstore', join(files.path, 'broken.yaml'), '--json']);
       assert.equal(failedJson.code, 1);

@@ -97,14 +97,29 @@ describe('published APIs through the edge', () => {
     await p?.close();
   });
 
-  for (const scheme of ['http', 'https'] as const) {
-    it(`a client built from the published document walks the Petstore over ${scheme}`, async () => {
-      await walkPetstore({
-        site: `${scheme}://petstore.platform.test:${scheme === 'http' ? edge.httpPort : edge.httpsPort}`,
-        fetch: loopbackFetch(rootPem),
-        adminKey: petstore.adminKey,
-        tag: scheme,
-      });
+  for (const [scheme, http2] of [
+    ['http', false],
+    ['https', false],
+    ['https', true],
+  ] as const) {
+    it(`a client built from the published document walks the Petstore over ${scheme}${http2 ? ' with HTTP/2' : ''}`, async () => {
+      let sessions = 0;
+      const counted = () => {
+        sessions++;
+      };
+      edge.https.on('session', counted);
+      try {
+        await walkPetstore({
+          site: `${scheme}://petstore.platform.test:${scheme === 'http' ? edge.httpPort : edge.httpsPort}`,
+          fetch: loopbackFetch(rootPem, { http2 }),
+          adminKey: petstore.adminKey,
+          tag: `${scheme}${http2 ? '-h2' : ''}`,
+        });
+      } finally {
+        edge.https.off('session', counted);
+      }
+      // HTTP/2 sessions only when the client offered h2.
+      assert.equal(sessions > 0, http2);
     });
   }
 

@@ -114,8 +114,18 @@ for (const dialect of testDialects()) {
       assert.equal(plain.headers['content-encoding'], undefined);
       assert.equal(plain.headers['cache-control'], 'no-cache');
       // The document as published: its servers name the site's own API address.
-      const expected = JSON.parse(JSON.stringify(atSiteApi(petstoreDocument(TEST_DEPRECATION))));
-      assert.deepEqual(expected.servers, [{ url: '/api', description: 'The API on this site' }]);
+      const expected = JSON.parse(
+        JSON.stringify(
+          atSiteApi(petstoreDocument(TEST_DEPRECATION), {
+            url: 'https://petstore.localhost/api',
+            originUrl: 'http://origin.invalid',
+          }),
+        ),
+      );
+      assert.deepEqual(expected.servers, [
+        { url: 'https://petstore.localhost/api', description: 'The API on this site' },
+        { url: '/api', description: 'The API on this site, relative to the address of this document' },
+      ]);
       assert.deepEqual(JSON.parse(plain.body.toString('utf8')), expected);
       const br = await get('petstore.localhost', '/openapi.json', { 'accept-encoding': 'gzip, br' });
       assert.equal(br.headers['content-encoding'], 'br');

@@ -1,13 +1,19 @@
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { type Server as HttpsServer, request as httpsRequest } from 'node:https';
+import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { TLSSocket } from 'node:tls';
 import type { FastifyInstance } from 'fastify';
-import { CertificateCache, createEdgeHandler, createTlsServer, OriginProxy } from '../../src/edge/index.ts';
+import {
+  CertificateCache,
+  createEdgeHandler,
+  createTlsServer,
+  type EdgeTlsServer as HttpsServer,
+  OriginProxy,
+} from '../../src/edge/index.ts';
 import { parseSealingKey } from '../../src/lib/sealed-box.ts';
 import { buildManagementApp } from '../../src/platform/api/app.ts';
 import { AcmeIssuer } from '../../src/platform/certificates/acme-issuer.ts';

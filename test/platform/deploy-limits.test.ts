@@ -102,8 +102,10 @@ async function platformWithApi(dialect: 'sqlite' | 'postgres', env: Record<strin
     );
     return { status: response.statusCode, body: JSON.parse(response.body) as Answer['body'] };
   };
+  // The documents differ in shape from one test to the next: the deploy gate (tested in
+  // deploy-changes.test.ts) is told to let their changes through.
   const deploy = (document: string) =>
-    call('POST', '/api/v1/projects/shop/deploys', JSON.stringify({ document }));
+    call('POST', '/api/v1/projects/shop/deploys', JSON.stringify({ document, allowBreaking: true }));
   const deploys = async () =>
     (await call('GET', '/api/v1/projects/shop/deploys')).body as unknown as { id: number; active: boolean }[];
   const storedRows = async () =>
@@ -115,7 +117,7 @@ async function platformWithApi(dialect: 'sqlite' | 'postgres', env: Record<strin
           .executeTakeFirstOrThrow()
       ).n,
     );
-  return { p, app, deploy, deploys, storedRows };
+  return { p, app, call, deploy, deploys, storedRows };
 }
 
 type Api = Awaited<ReturnType<typeof platformWithApi>>;
@@ -177,7 +179,8 @@ for (const dialect of testDialects()) {
     let api: Api;
     before(async () => {
       api = await platformWithApi(dialect, {
-        API_BODY_LIMIT: '256KiB',
+        API_BODY_LIMIT: '64KiB',
+        DEPLOY_BODY_LIMIT: '256KiB',
         DEPLOY_MAX_EXPANDED_SIZE: '64KiB',
         DEPLOY_MAX_YAML_ALIASES: '3',
         DEPLOY_MAX_DEPTH: '16',
@@ -191,14 +194,39 @@ for (const dialect of testDialects()) {
       await api?.p.close();
     });
 
-    it('the body: 413 body_too_large naming API_BODY_LIMIT', async () => {
+    it('the body of a deploy: 413 body_too_large naming DEPLOY_BODY_LIMIT', async () => {
       await expectRefused(
         api,
         'x'.repeat(300 * 1024),
         413,
         'body_too_large',
-        "The body is larger than 262144 bytes (the limit set by API_BODY_LIMIT). Send a smaller body, or ask the platform's operator to raise API_BODY_LIMIT.",
+        "The body is larger than 262144 bytes (the limit set by DEPLOY_BODY_LIMIT). Send a smaller body, or ask the platform's operator to raise DEPLOY_BODY_LIMIT.",
       );
+    });
+
+    it('other requests keep API_BODY_LIMIT, below what a deploy may send', async () => {
+      // 100 KiB: over API_BODY_LIMIT, under DEPLOY_BODY_LIMIT.
+      const other = await api.call(
+        'POST',
+        '/api/v1/projects',
+        JSON.stringify({
+          slug: 'big',
+          name: 'n'.repeat(100 * 1024),
+          teamId: 1,
+          originUrl: 'http://127.0.0.1:9',
+        }),
+      );
+      assert.deepEqual(other, {
+        status: 413,
+        body: {
+          code: 'body_too_large',
+          message:
+            "The body is larger than 65536 bytes (the limit set by API_BODY_LIMIT). Send a smaller body, or ask the platform's operator to raise API_BODY_LIMIT.",
+          status: 413,
+        },
+      });
+      const deploy = await api.deploy(`${' '.repeat(100 * 1024)}${VALID}`);
+      assert.deepEqual([deploy.status, deploy.body.status], [201, 'succeeded']);
     });
 
     it('the expanded size of a JSON document: 413 document_too_large with its size', async () => {
@@ -306,6 +334,22 @@ for (const dialect of testDialects()) {
       );
       assert.equal(await api.storedRows(), 3);
     });
+
+    it('keeps a preview however many deploys come after it', async () => {
+      const preview = await api.call(
+        'POST',
+        '/api/v1/projects/shop/deploys',
+        JSON.stringify({ document: VALID, preview: true }),
+      );
+      assert.equal(preview.status, 201);
+      const later: number[] = [];
+      for (let i = 0; i < 4; i++) later.push((await api.deploy(VALID)).body.id as number);
+      assert.deepEqual(
+        (await api.deploys()).map((d) => d.id),
+        [later[3], later[2], later[1], preview.body.id],
+        'the latest 3 and the preview',
+      );
+    });
   });
 }
 
@@ -332,6 +376,7 @@ describe('the limits are settings, validated at start', () => {
     assert.deepEqual(
       [
         config.apiBodyLimitBytes,
+        config.deployBodyLimitBytes,
         config.deployMaxExpandedBytes,
         config.deployMaxYamlAliases,
         config.deployMaxDepth,
@@ -339,7 +384,7 @@ describe('the limits are settings, validated at start', () => {
         config.deployMaxOperations,
         config.deployRetention,
       ],
-      [6 * 1024 * 1024, 32 * 1024 * 1024, 100, 128, 10_000, 20_000, 50],
+      [6 * 1024 * 1024, 32 * 1024 * 1024, 32 * 1024 * 1024, 100, 128, 10_000, 20_000, 50],
     );
   });
 });

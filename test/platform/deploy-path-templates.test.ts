@@ -69,9 +69,9 @@ for (const dialect of testDialects()) {
           status: 'failed',
           active: false,
           problems: [
-            `/paths/${adjacent.replaceAll('/', '~1')}: the parameters {p0} and {p1} have no literal text between them, so no router can tell where one ends: put a separator between them (e.g. {p0}.{p1}) or make them one parameter.`,
-            '/paths/~1b~1{id}~1c~1{id}: the parameter {id} appears twice: give each path parameter its own name.',
-            "/paths/~1pets~1{id}/get: GET /pets/{id} differs from GET /pets/{petId} only in its parameters' names, so no router can tell which one a request is for: keep one of them.",
+            `/paths/${adjacent.replaceAll('/', '~1')} (line 1, column 67): the parameters {p0} and {p1} have no literal text between them, so no router can tell where one ends: put a separator between them (e.g. {p0}.{p1}) or make them one parameter.`,
+            '/paths/~1b~1{id}~1c~1{id} (line 1, column 173): the parameter {id} appears twice: give each path parameter its own name.',
+            "/paths/~1pets~1{id}/get (line 1, column 322): GET /pets/{id} differs from GET /pets/{petId} only in its parameters' names, so no router can tell which one a request is for: keep one of them.",
           ],
         },
       );

@@ -289,6 +289,43 @@ for (const dialect of testDialects()) {
         },
         listDeploys: { method: 'GET', url: '/api/v1/projects/petstore/deploys', expect: [404] },
         getDeploy: { method: 'GET', url: `/api/v1/projects/petstore/deploys/${ids.deployId}`, expect: [404] },
+        promoteDeploy: {
+          method: 'POST',
+          url: `/api/v1/projects/petstore/deploys/${ids.deployId}/promote`,
+          body: { allowBreaking: true },
+          expect: [404],
+        },
+        getDeployDocument: {
+          method: 'GET',
+          url: `/api/v1/projects/petstore/deploys/${ids.deployId}/document?format=yaml`,
+          expect: [404],
+        },
+        compareDeploys: {
+          method: 'GET',
+          url: `/api/v1/projects/petstore/deploys/${ids.deployId}/changes?against=${ids.deployId}`,
+          expect: [404],
+        },
+        openPreview: {
+          method: 'GET',
+          url: `/api/v1/projects/petstore/deploys/${ids.deployId}/preview-access`,
+          expect: [404],
+        },
+        createPreviewLink: {
+          method: 'POST',
+          url: `/api/v1/projects/petstore/deploys/${ids.deployId}/links`,
+          body: { expiresIn: 600 },
+          expect: [404],
+        },
+        listPreviewLinks: {
+          method: 'GET',
+          url: `/api/v1/projects/petstore/deploys/${ids.deployId}/links`,
+          expect: [404],
+        },
+        revokePreviewLink: {
+          method: 'DELETE',
+          url: `/api/v1/projects/petstore/deploys/${ids.deployId}/links/1`,
+          expect: [404],
+        },
         listDomains: { method: 'GET', url: '/api/v1/projects/petstore/domains', expect: [404] },
         addDomain: {
           method: 'POST',

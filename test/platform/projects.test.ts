@@ -140,7 +140,9 @@ for (const dialect of testDialects()) {
         document: JSON.stringify({ openapi: '3.0.3', info: { title: 'x' }, paths: {} }),
       });
       assert.equal(broken.status, 'failed');
-      assert.deepEqual(broken.problems, ["/info: must have required property 'version'"]);
+      assert.deepEqual(broken.problems, [
+        '/info (line 1, column 20): The field "version" is required here: add it.',
+      ]);
       const wrongVersion = await deployProject(p.ctx, alice, 'petstore', { document: '{"swagger":"2.0"}' });
       assert.deepEqual(wrongVersion.problems, [
         'openapi is null; Kennel publishes OpenAPI 3.0.x and 3.1.x documents (e.g. "3.0.3" or "3.1.1").',

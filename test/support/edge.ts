@@ -1,7 +1,12 @@
 import { createServer, type Server } from 'node:http';
-import type { Server as HttpsServer } from 'node:https';
 import type { FastifyInstance } from 'fastify';
-import { CertificateCache, createEdgeHandler, OriginProxy, startEdge } from '../../src/edge/index.ts';
+import {
+  CertificateCache,
+  createEdgeHandler,
+  type EdgeTlsServer as HttpsServer,
+  OriginProxy,
+  startEdge,
+} from '../../src/edge/index.ts';
 import { buildManagementApp } from '../../src/platform/api/app.ts';
 import {
   type CertificateStore,
@@ -75,6 +80,7 @@ export async function startTestEdge(p: TestPlatform, options: StartEdgeOptions):
     httpsPort: edge.httpsPort as number,
     async close() {
       edge.http.closeAllConnections();
+      edge.https?.closeAllConnections();
       await edge.close();
       await management.close();
     },

@@ -6,8 +6,13 @@ import { Agent, fetch as undiciFetch } from 'undici';
  * undici's fetch reaching every name on loopback (as the names' DNS would) and trusting only the
  * given root: the name in the URL is checked against the certificate the edge serves.
  */
-export function loopbackFetch(rootPem: string): (input: Request) => Promise<Response> {
+export function loopbackFetch(
+  rootPem: string,
+  { http2 = false }: { http2?: boolean } = {},
+): (input: Request) => Promise<Response> {
   const agent = new Agent({
+    // undici offers h2 by ALPN unless told not to: each walk says which protocol it means.
+    allowH2: http2,
     connect: {
       ca: rootPem,
       lookup: (_host, options, callback) =>
@@ -45,7 +50,15 @@ export async function walkPetstore(options: {
   const published = await fetch(new Request(documentUrl));
   assert.equal(published.status, 200, 'the site serves the published document itself');
   const document = (await published.json()) as { servers: { url: string }[] };
-  const baseUrl = new URL(document.servers[0]?.url ?? '', documentUrl).href;
+  // The first server is the site's absolute HTTPS address; the second, the same relative to the
+  // document, serves a client that fetched it over HTTP.
+  const https = new URL(site).protocol === 'https:';
+  const siteApi = new URL(document.servers[0]?.url ?? '');
+  assert.deepEqual(
+    [siteApi.protocol, siteApi.hostname, siteApi.pathname],
+    ['https:', new URL(site).hostname, '/api'],
+  );
+  const baseUrl = new URL(document.servers[https ? 0 : 1]?.url ?? '', documentUrl).href;
   assert.equal(baseUrl, `${site}/api`);
   const client = createClient({ baseUrl, fetch, headers: { authorization: `Bearer ${adminKey}` } });
   /** A link as the API gives it, resolved against the address it came from, with the key. */

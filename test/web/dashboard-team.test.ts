@@ -251,14 +251,17 @@ for (const dialect of testDialects()) {
       assert.equal(await rows.first().getAttribute('data-live'), 'true');
       assert.match(
         await laidOutText(rows.first()),
-        new RegExp(`^#${liveId} Live Succeeded, serving .+ YAML https://orders\\.example\\.com$`),
+        /^#1 Live Succeeded, serving No changes .+ by owner@x\.test YAML, origin https:\/\/orders\.example\.com Document/,
       );
     });
 
     it('an invalid document lists the validator’s problems by path, and the live deploy stays', async () => {
       const liveBefore = await activeDeployOf('orders');
       const { problems } = await readOpenApiDocument(INVALID_YAML);
-      assert.deepEqual(problems, ["/paths/~1orders~1{id}/get: must have required property 'responses'"]);
+      assert.deepEqual(
+        problems.map((problem) => [problem.pointer, problem.message]),
+        [['/paths/~1orders~1{id}/get', 'The field "responses" is required here: add it.']],
+      );
       // Dropped on the drop zone, as a file dragged from the desktop arrives.
       const dropped = await owner.evaluateHandle(`(() => {
         const transfer = new DataTransfer();
@@ -289,9 +292,14 @@ for (const dialect of testDialects()) {
       const items = outcome.locator('.problem-list li');
       assert.equal(await items.count(), 1);
       assert.equal(await laidOutText(items.first().locator('.problem-path')), 'paths › /orders/{id} › get');
+      const [{ line, column }] = problems as unknown as [{ line: number; column: number }];
+      assert.equal(
+        await laidOutText(items.first().locator('.problem-position')),
+        `line ${line}, column ${column}`,
+      );
       assert.equal(
         await laidOutText(items.first().locator('.problem-message')),
-        "must have required property 'responses'",
+        'The field "responses" is required here: add it.',
       );
       assert.equal(await activeDeployOf('orders'), liveBefore, 'the live deploy did not change');
       const rows = owner.locator('table.deploy-table tbody tr');
@@ -305,7 +313,7 @@ for (const dialect of testDialects()) {
       await failedRow.getByText('1 problem').click();
       assert.equal(
         await laidOutText(failedRow.locator('.problem-list li')),
-        "paths › /orders/{id} › get must have required property 'responses'",
+        `paths › /orders/{id} › get line ${line}, column ${column} The field "responses" is required here: add it.`,
       );
       assert.deepEqual(await accessibilityViolations(owner), []);
       await owner.screenshot({ path: screenshotPath('deploys-1280'), fullPage: true });

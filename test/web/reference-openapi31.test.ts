@@ -68,7 +68,10 @@ describe('the published reference of an OpenAPI 3.1 project in Chromium', () => 
     assert.equal(answer.status, 200);
     assert.deepEqual(JSON.parse(answer.text), {
       ...OPENAPI_31_DOCUMENT,
-      servers: [{ url: '/api', description: 'The API on this site' }],
+      servers: [
+        { url: 'https://club.localhost/api', description: 'The API on this site' },
+        { url: '/api', description: 'The API on this site, relative to the address of this document' },
+      ],
     });
   });
 

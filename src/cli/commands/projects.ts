@@ -15,10 +15,26 @@ function printProject(out: Output, p: Project): void {
   ]);
 }
 
+/** `3 (1 breaking)`: a deploy's changes against the deploy live when it was made. */
+function changeCount(d: Deploy): string {
+  const breaking = d.changes.filter((c) => c.level === 'breaking').length;
+  return `${d.changes.length}${breaking > 0 ? ` (${breaking} breaking)` : ''}`;
+}
+
 export function printDeploys(out: Output, deploys: Deploy[]): void {
   out.table(
-    ['ID', 'Status', 'Active', 'Format', 'Origin', 'Created'],
-    deploys.map((d) => [d.id, d.status, d.active ? 'yes' : '', d.sourceFormat, d.originUrl, d.createdAt]),
+    ['#', 'ID', 'Status', 'Live', 'Changes', 'By', 'Format', 'Origin', 'Created'],
+    deploys.map((d) => [
+      d.number,
+      d.id,
+      d.preview ? `${d.status} (preview)` : d.status,
+      d.active ? 'yes' : '',
+      changeCount(d),
+      d.createdBy,
+      d.sourceFormat,
+      d.originUrl,
+      d.createdAt,
+    ]),
   );
 }
 

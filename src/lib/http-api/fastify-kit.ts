@@ -387,6 +387,8 @@ export function registerOperations<Deps>(
   deps: Deps,
   /** Resolves (or refuses, by throwing) the caller before the handler runs. */
   authenticate?: (request: FastifyRequest, operation: AnyOperation<Deps>) => Promise<unknown>,
+  /** Body limits of their own, by operationId, and the setting each comes from (named in the 413). */
+  bodyLimits: Readonly<Record<string, RouteBodyLimit>> = {},
 ): void {
   for (const op of operations) {
     const input = (req: FastifyRequest, caller: unknown) => ({
@@ -401,13 +403,20 @@ export function registerOperations<Deps>(
       method: op.method,
       url: fastifyPath(op.path),
       schema: fastifySchema(op, components),
-      config: { takesBody: op.requestBody !== undefined },
+      config: { takesBody: op.requestBody !== undefined, bodyLimit: bodyLimits[op.operationId] },
+      ...(bodyLimits[op.operationId] && { bodyLimit: bodyLimits[op.operationId]?.bytes }),
       handler: authenticate
         ? async (req: FastifyRequest, reply: FastifyReply) =>
             op.handler(input(req, await authenticate(req, op)), reply, deps)
         : (req: FastifyRequest, reply: FastifyReply) => op.handler(input(req, undefined), reply, deps),
     });
   }
+}
+
+/** A route's own body limit and the setting an operator raises for larger bodies. */
+export interface RouteBodyLimit {
+  readonly bytes: number;
+  readonly setting: string;
 }
 
 /** A cut connection is replaced at once; a restarting server usually answers within seconds. */
@@ -469,7 +478,12 @@ export function installErrorHandling<Deps>(
           `The database is unavailable. Try again in ${DATABASE_RETRY_AFTER_SECONDS} seconds; if this was a change, read it back first: it may or may not have been saved.`,
           { headers: { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) }, cause: error },
         )
-      : toApiError(error, catalog, options.bodyLimit, options.bodyLimitSetting);
+      : toApiError(
+          error,
+          catalog,
+          routeBodyLimit(request)?.bytes ?? options.bodyLimit,
+          routeBodyLimit(request)?.setting ?? options.bodyLimitSetting,
+        );
     if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
     // Fastify closes the connection after any body it could not parse, in case more of the body
     // follows. A malformed JSON body that arrived whole leaves the connection in step: the client
@@ -503,6 +517,9 @@ export function installErrorHandling<Deps>(
     );
   });
 }
+
+const routeBodyLimit = (request: FastifyRequest) =>
+  (request.routeOptions.config as { bodyLimit?: RouteBodyLimit } | undefined)?.bodyLimit;
 
 function toApiError(
   error: FastifyError,

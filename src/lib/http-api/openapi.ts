@@ -44,7 +44,16 @@ export function buildOpenApiDocument<Deps>(parts: DocumentParts<Deps>): Record<s
       responses[status] = {
         description: spec.description,
         ...(spec.headers ? { headers: spec.headers } : {}),
-        ...(spec.schema ? { content: { 'application/json': { schema: spec.schema } } } : {}),
+        ...(spec.schema
+          ? {
+              content: {
+                'application/json': { schema: spec.schema },
+                ...Object.fromEntries(
+                  Object.entries(spec.otherContent ?? {}).map(([type, schema]) => [type, { schema }]),
+                ),
+              },
+            }
+          : {}),
       };
     }
     const byStatus = new Map<number, string[]>();

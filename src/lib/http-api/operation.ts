@@ -23,6 +23,11 @@ export interface HeaderSpec {
 export interface ResponseSpec {
   readonly description: string;
   readonly schema?: JsonSchema;
+  /**
+   * Other media types the same answer comes in besides JSON (`application/yaml`), by schema. The
+   * handler sends those as text, with their content type.
+   */
+  readonly otherContent?: Readonly<Record<string, JsonSchema>>;
   readonly headers?: Readonly<Record<string, HeaderSpec>>;
 }
 

@@ -13,9 +13,11 @@ import { SignInGuard, type SignInOptions } from '../accounts/sign-in.ts';
 import type { PlatformContext } from '../context.ts';
 import { platformErrors } from '../errors.ts';
 import { authenticator, PLAIN_HTTP_SESSION_COOKIE, SESSION_COOKIE } from './auth.ts';
+import { deployRoutes } from './routes/deploys.ts';
 import { domainRoutes } from './routes/domains.ts';
 import { originGrantRoutes } from './routes/origin-grants.ts';
 import { peopleRoutes } from './routes/people.ts';
+import { previewRoutes } from './routes/previews.ts';
 import { projectRoutes } from './routes/projects.ts';
 import { sessionRoutes } from './routes/session.ts';
 import { teamRoutes } from './routes/teams.ts';
@@ -33,6 +35,8 @@ export function managementOperations(
     ...teamRoutes,
     ...peopleRoutes(signIn),
     ...projectRoutes,
+    ...deployRoutes,
+    ...previewRoutes,
     ...domainRoutes,
     ...webhookRoutes,
     ...originGrantRoutes,
@@ -126,7 +130,10 @@ export function buildManagementApp(
     bodyLimitSetting: 'API_BODY_LIMIT',
     isDatabaseUnavailable: isConnectionLost,
   });
-  registerOperations(app, operations, platformSchemas, ctx, authenticator(ctx));
+  registerOperations(app, operations, platformSchemas, ctx, authenticator(ctx), {
+    // A deploy carries its whole document: big published ones are over the API's general limit.
+    createDeploy: { bytes: ctx.config.deployBodyLimitBytes, setting: 'DEPLOY_BODY_LIMIT' },
+  });
   const json = JSON.stringify(managementDocument(), null, 2);
   app.get('/api/v1/openapi.json', (_req, reply) => reply.type('application/json; charset=utf-8').send(json));
   registerDashboard(app);

@@ -18,6 +18,12 @@ export const platformSchemas: Record<string, JsonSchema> = {
       code: text('Machine-readable error code (docs/platform-api.md)', { pattern: '^[a-z][a-z0-9_]*$' }),
       message: text('What went wrong and what to do'),
       status: { type: 'integer', minimum: 400, maximum: 599, description: 'The HTTP status' },
+      changes: {
+        type: 'array',
+        items: ref('Change'),
+        description:
+          'With breaking_changes: the changes against the live deploy, the breaking ones among them',
+      },
     },
   },
   Credentials: {
@@ -399,30 +405,242 @@ export const platformSchemas: Record<string, JsonSchema> = {
     additionalProperties: false,
     properties: {
       document: text(
-        'The OpenAPI 3.0.x or 3.1.x document, JSON or YAML text; its size is bounded by the body limit (API_BODY_LIMIT, 6 MiB by default) and, parsed, by the DEPLOY_MAX_* settings',
+        'The OpenAPI 3.0.x or 3.1.x document, JSON or YAML text; its size is bounded by the deploy body limit (DEPLOY_BODY_LIMIT, 32 MiB by default) and, parsed, by the DEPLOY_MAX_* settings',
         { minLength: 1 },
       ),
       originUrl: text(
         'A new origin for the project (optional; a public address, unless the operator allowlists it)',
         { minLength: 1, maxLength: 2048 },
       ),
+      allowBreaking: {
+        type: 'boolean',
+        default: false,
+        description:
+          'Publish even when the changes against the live deploy break callers (otherwise 409 breaking_changes)',
+      },
+      dryRun: {
+        type: 'boolean',
+        default: false,
+        description:
+          'Only check: answer 200 with the problems and the changes against the live deploy, deploy and store nothing',
+      },
+      preview: {
+        type: 'boolean',
+        default: false,
+        description:
+          'Store it as a preview, which never changes the live site (no gate, no publication); promote it later with promoteDeploy',
+      },
     },
   },
   Deploy: {
     type: 'object',
-    required: ['id', 'status', 'originUrl', 'sourceFormat', 'problems', 'active', 'createdAt'],
+    required: [
+      'id',
+      'status',
+      'originUrl',
+      'sourceFormat',
+      'problems',
+      'problemDetails',
+      'active',
+      'createdAt',
+      'number',
+      'preview',
+      'createdBy',
+      'changes',
+      'breaking',
+    ],
     properties: {
       id: id('Deploy id'),
+      number: id("The deploy's number in its project, counting from 1 (#1 is the first deploy)"),
+      preview: { type: 'boolean', description: 'Made as a preview (it went live only if promoted since)' },
+      createdBy: nullableText("Who made it (the account's email); null for the system"),
+      changes: {
+        type: 'array',
+        items: ref('Change'),
+        description:
+          'The changes against the deploy live when it was made (empty for the first deploy and for failed ones)',
+      },
+      breaking: { type: 'boolean', description: 'Whether any of the changes is breaking' },
       status: { type: 'string', enum: ['succeeded', 'failed'] },
       originUrl: text('Origin at this deploy'),
       sourceFormat: { type: 'string', enum: ['json', 'yaml'] },
       problems: {
         type: 'array',
         items: { type: 'string' },
-        description: "The validator's messages of a failed deploy",
+        description:
+          "A failed deploy's problems, one line each: where (JSON pointer, line and column) and what to do (problemDetails as text)",
+      },
+      problemDetails: {
+        type: 'array',
+        description: "A failed deploy's problems, all of them at once (at most 100), each with its place",
+        items: {
+          type: 'object',
+          required: ['pointer', 'line', 'column', 'message'],
+          properties: {
+            pointer: text("JSON pointer (RFC 6901) into the document; '' for the whole document"),
+            line: { type: 'integer', nullable: true, description: '1-based line in the uploaded text' },
+            column: { type: 'integer', nullable: true, description: '1-based column in the uploaded text' },
+            message: text('What is wrong, and what to do'),
+          },
+        },
       },
       active: { type: 'boolean' },
       createdAt: text('When it was deployed', { format: 'date-time' }),
+    },
+  },
+  NewPreviewLink: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      expiresIn: {
+        type: 'integer',
+        minimum: 300,
+        maximum: 2592000,
+        default: 604800,
+        description:
+          'Seconds until the link stops opening the preview: 300 (five minutes) to 2592000 (thirty days); a week when left out',
+      },
+    },
+  },
+  PreviewLink: {
+    type: 'object',
+    required: ['id', 'deployId', 'host', 'createdBy', 'createdAt', 'expiresAt', 'revokedAt', 'active'],
+    properties: {
+      id: id('Share link id'),
+      deployId: id('The preview deploy it opens'),
+      host: text("The preview's address, <slug>--<deployId>.<platform domain>"),
+      createdBy: nullableText('Who made it (email)'),
+      createdAt: text('When it was made', { format: 'date-time' }),
+      expiresAt: text('When it stops opening the preview', { format: 'date-time' }),
+      revokedAt: nullableText('When a team member revoked it'),
+      active: {
+        type: 'boolean',
+        description: 'Whether it opens the preview now (neither revoked nor expired)',
+      },
+    },
+  },
+  CreatedPreviewLink: {
+    allOf: [
+      ref('PreviewLink'),
+      {
+        type: 'object',
+        required: ['token', 'url'],
+        properties: {
+          token: text('The secret (kpl_…), shown only here; stored as a hash'),
+          url: text(
+            'The link to pass on: <preview address>/?kennel_preview=kpl_…; whoever opens it gets a cookie for the preview host and the clean URL',
+            { format: 'uri' },
+          ),
+        },
+      },
+    ],
+  },
+  PreviewAccess: {
+    type: 'object',
+    required: ['url', 'expiresAt'],
+    properties: {
+      url: text(
+        "The preview's address with a one-time hand-off token (kph_…), also in Location: open it in the browser within a minute",
+        { format: 'uri' },
+      ),
+      expiresAt: text('When the hand-off token stops working', { format: 'date-time' }),
+    },
+  },
+  Change: {
+    type: 'object',
+    required: ['id', 'level', 'location', 'message'],
+    properties: {
+      id: text("The rule, stable and kebab-case, e.g. 'operation-removed' (docs/changes.md lists them)"),
+      level: {
+        type: 'string',
+        enum: ['breaking', 'warning', 'info'],
+        description: 'breaking: some caller fails; warning: a caller may; info: nothing breaks',
+      },
+      operation: text("The operation it belongs to, e.g. 'GET /pets/{petId}'"),
+      location: text('JSON pointer into the new document (into the old one for removals)'),
+      message: text('What changed, in a sentence'),
+    },
+  },
+  DeployCheck: {
+    type: 'object',
+    required: ['valid', 'problems', 'changes', 'breaking'],
+    properties: {
+      valid: { type: 'boolean', description: 'Whether the document would deploy' },
+      problems: {
+        type: 'array',
+        items: { type: 'string' },
+        description: "Why it would fail, one line each, as a failed deploy's problems",
+      },
+      problemDetails: {
+        type: 'array',
+        description: "The problems with their places, as a failed deploy's problemDetails",
+        items: {
+          type: 'object',
+          required: ['pointer', 'line', 'column', 'message'],
+          properties: {
+            pointer: text("JSON pointer (RFC 6901) into the document; '' for the whole document"),
+            line: { type: 'integer', nullable: true, description: '1-based line in the uploaded text' },
+            column: { type: 'integer', nullable: true, description: '1-based column in the uploaded text' },
+            message: text('What is wrong, and what to do'),
+          },
+        },
+      },
+      changes: {
+        type: 'array',
+        items: ref('Change'),
+        description: 'The changes against the live deploy (empty when invalid or nothing is live)',
+      },
+      breaking: {
+        type: 'boolean',
+        description: 'Whether deploying it would be refused with 409 breaking_changes without allowBreaking',
+      },
+    },
+  },
+  PromoteDeploy: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      allowBreaking: {
+        type: 'boolean',
+        default: false,
+        description:
+          'Publish even when its changes against the live deploy break callers (otherwise 409 breaking_changes)',
+      },
+    },
+  },
+  Publication: {
+    type: 'object',
+    required: ['id', 'deployId', 'deployNumber', 'publishedAt', 'publishedBy', 'changes', 'breaking'],
+    properties: {
+      id: id('Publication id'),
+      deployId: id('The deploy made live (it may since have been pruned)'),
+      deployNumber: id("The deploy's number in its project"),
+      publishedAt: text('When it went live', { format: 'date-time' }),
+      publishedBy: nullableText('Who made it live (email); null for the system'),
+      changes: {
+        type: 'array',
+        items: ref('Change'),
+        description: 'The changes against the deploy live before',
+      },
+      breaking: { type: 'boolean' },
+    },
+  },
+  Promotion: {
+    type: 'object',
+    required: ['deploy', 'publication'],
+    properties: {
+      deploy: ref('Deploy'),
+      publication: ref('Publication'),
+    },
+  },
+  DeployComparison: {
+    type: 'object',
+    required: ['deployId', 'againstId', 'changes', 'breaking'],
+    properties: {
+      deployId: id('The deploy compared (the new side)'),
+      againstId: id('The deploy it is compared against (the old side)'),
+      changes: { type: 'array', items: ref('Change') },
+      breaking: { type: 'boolean' },
     },
   },
   DnsRecord: {

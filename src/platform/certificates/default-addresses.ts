@@ -1,9 +1,11 @@
 import type { PlatformDb } from '../context.ts';
+import { previewDeployIdOf, previewHost } from '../previews/preview-address.ts';
 import type { InternalIssuer } from './internal-issuer.ts';
 import type { IssuedCertificate } from './issuer.ts';
 
 /**
- * Certificates for projects' default addresses (`<slug>.<platform domain>`), from the internal CA,
+ * Certificates for projects' default addresses (`<slug>.<platform domain>`) and their preview
+ * deploys' addresses (`<slug>--<id>.<platform domain>`), from the internal CA,
  * issued when a handshake first asks for one. Only a name that is a published project's default
  * address gets one: a client sending random SNI names makes the edge read the database (one
  * indexed lookup, cached per name by the edge), never mint certificates. Not stored: any node
@@ -13,11 +15,13 @@ import type { IssuedCertificate } from './issuer.ts';
 export class DefaultAddressCertificates {
   readonly #db: PlatformDb;
   readonly #suffix: string;
+  readonly #platformDomain: string;
   readonly #issuer: InternalIssuer;
 
   constructor(db: PlatformDb, platformDomain: string, issuer: InternalIssuer) {
     this.#db = db;
     this.#suffix = `.${platformDomain}`;
+    this.#platformDomain = platformDomain;
     this.#issuer = issuer;
   }
 
@@ -28,10 +32,25 @@ export class DefaultAddressCertificates {
     return /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(label) ? label : undefined;
   }
 
-  /** Whether `host` is the default address of a published project (what the edge routes). */
+  /**
+   * Whether `host` is the default address of a published project, or the address of a preview
+   * deploy (`<slug>--<id>`, src/platform/previews/): what the edge routes.
+   */
   async serves(host: string): Promise<boolean> {
     const slug = this.slugOf(host);
     if (slug === undefined) return false;
+    const previewId = previewDeployIdOf(host, this.#platformDomain);
+    if (previewId !== undefined) {
+      const preview = await this.#db
+        .selectFrom('deploys')
+        .innerJoin('projects', 'projects.id', 'deploys.project_id')
+        .select('projects.slug')
+        .where('deploys.id', '=', previewId)
+        .where('deploys.preview', '=', 1)
+        .where('deploys.status', '=', 'succeeded')
+        .executeTakeFirst();
+      if (preview && previewHost(preview.slug, previewId, this.#platformDomain) === host) return true;
+    }
     const row = await this.#db
       .selectFrom('projects')
       .select('id')

@@ -87,10 +87,16 @@ export async function createProject(
   input: { teamId: number; slug: string; name: string; originUrl: string },
 ): Promise<Project> {
   const team = await teamFor(ctx, actor, input.teamId);
-  if (!new RegExp(SLUG_PATTERN).test(input.slug) || RESERVED_SLUGS.has(input.slug)) {
+  // `--` is refused in new slugs: `<slug>--<id>` is a preview's address (src/platform/previews/),
+  // and `xn--` would read as an internationalised name. Older slugs with `--` keep working.
+  if (
+    !new RegExp(SLUG_PATTERN).test(input.slug) ||
+    RESERVED_SLUGS.has(input.slug) ||
+    input.slug.includes('--')
+  ) {
     throw platformErrors.error(
       'validation_failed',
-      `Slug "${input.slug}" is not allowed: use 1–63 lowercase letters, digits and inner hyphens${RESERVED_SLUGS.has(input.slug) ? ', and not a reserved name' : ''}.`,
+      `Slug "${input.slug}" is not allowed: use 1–63 lowercase letters, digits and single inner hyphens (no "--", which preview addresses use)${RESERVED_SLUGS.has(input.slug) ? ', and not a reserved name' : ''}.`,
     );
   }
   const originUrl = checkOriginUrl(input.originUrl);

@@ -1,4 +1,6 @@
 export { readDeployDocument } from './deploy-document.ts';
+export { listPublications, type Publication, recordPublication } from './publications.ts';
+export { readPublishedProject } from './published-project.ts';
 export {
   type ProjectRoute,
   type PublishedRoutes,

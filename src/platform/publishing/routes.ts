@@ -1,6 +1,7 @@
 import type { OriginPolicy } from '../../lib/address-policy.ts';
 import type { PlatformDb } from '../context.ts';
 import { servedStates } from '../domains/domain-store.ts';
+import { previewHost } from '../previews/preview-address.ts';
 import { readOriginAccess } from '../projects/origin-grants.ts';
 
 export interface ProjectRoute {
@@ -19,6 +20,11 @@ export interface ProjectRoute {
    * origin grant, src/platform/projects/origin-grants.ts): its API is not forwarded.
    */
   readonly originRefused?: true;
+  /**
+   * Set on a preview deploy's address (src/platform/previews/): private to the project's team
+   * and share-link holders, its API forwarded to the origin recorded on that deploy.
+   */
+  readonly preview?: true;
 }
 
 export interface RedirectRoute {
@@ -41,7 +47,7 @@ export interface PublishedRoutes {
 
 /**
  * Hostname → what to serve, for every published project: its default address, its verified
- * custom domains, and its redirect-from domains, read in one pass. The rules of who serves a
+ * custom domains, its redirect-from domains and its preview deploys' addresses, read in one pass. The rules of who serves a
  * name live here, with the domains and certificates they read; the edge only caches the answer
  * (src/edge/routing-table.ts).
  */
@@ -109,6 +115,35 @@ export async function readPublishedRoutes(
     staleAt = Math.min(staleAt, expires);
     livePrimary.set(row.id, row.hostname);
     routes.set(defaultHost(route.slug), { ...route, primaryHost: row.hostname });
+  }
+
+  // Previews after default addresses and domains: an older project whose slug has a preview's
+  // shape keeps its default address.
+  const previews = await db
+    .selectFrom('deploys')
+    .innerJoin('projects', 'projects.id', 'deploys.project_id')
+    .select([
+      'deploys.id',
+      'deploys.origin_url',
+      'projects.id as project_id',
+      'projects.team_id',
+      'projects.slug',
+    ])
+    .where('deploys.preview', '=', 1)
+    .where('deploys.status', '=', 'succeeded')
+    .execute();
+  for (const d of previews) {
+    const host = previewHost(d.slug, d.id, platformDomain);
+    if (routes.has(host)) continue;
+    routes.set(host, {
+      kind: 'project',
+      projectId: d.project_id,
+      slug: d.slug,
+      originUrl: d.origin_url,
+      deployId: d.id,
+      preview: true,
+      ...(access.refusal(d.team_id, d.origin_url) !== undefined && { originRefused: true as const }),
+    });
   }
 
   const redirects = await db

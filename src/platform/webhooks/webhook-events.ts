@@ -15,6 +15,8 @@ export const PLATFORM_EVENT_TYPES = {
   'certificate.issued': 'The first certificate of a domain was issued.',
   'certificate.renewed': 'A domain’s certificate was replaced by a newer one before expiry.',
   'certificate.failed': 'A certificate order started failing (sent once; retries continue with back-off).',
+  'deploy.published':
+    'A project’s live deploy changed (a deploy went live, or an earlier one was promoted), with its changes against the one before.',
   'webhook.test': 'Sent on request (“send test event”) to check the endpoint.',
 } as const;
 

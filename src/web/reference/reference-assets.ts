@@ -25,6 +25,8 @@ const FILES = {
   'swagger-ui.css': { from: join(swaggerUi, 'swagger-ui.css'), type: 'text/css; charset=utf-8' },
   'reference.js': { from: join(here, 'reference.js'), type: 'text/javascript; charset=utf-8' },
   'reference.css': { from: join(here, 'reference.css'), type: 'text/css; charset=utf-8' },
+  /** The changelog page's layout (src/web/changelog/), over reference.css. */
+  'changelog.css': { from: join(here, '../changelog/changelog.css'), type: 'text/css; charset=utf-8' },
   'favicon.png': { from: join(swaggerUi, 'favicon-32x32.png'), type: 'image/png' },
 } satisfies Record<string, { from: string; type: string }>;
 

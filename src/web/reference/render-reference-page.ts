@@ -94,6 +94,7 @@ export function renderReferencePage(
 <title>${title} — API reference</title>
 <meta name="description" content="API reference of ${title}, with a console to test it.">
 <link rel="icon" href="${assets.url('favicon.png')}">
+<link rel="alternate" type="application/atom+xml" title="${title} changelog" href="/changelog.atom">
 <link rel="stylesheet" href="${assets.url('swagger-ui.css')}">
 <link rel="stylesheet" href="${assets.url('reference.css')}">
 <script src="${assets.url('swagger-ui-bundle.js')}" defer></script>
@@ -105,7 +106,7 @@ export function renderReferencePage(
 <div class="kennel-header-inner">
 <p class="kennel-brand">${title} <span class="kennel-version">${escapeHtml(info.version)}</span></p>
 <div class="kennel-header-actions">
-<nav aria-label="OpenAPI document"><a href="/openapi.json">openapi.json</a> <a href="/openapi.yaml">openapi.yaml</a></nav>
+<nav aria-label="Site"><a href="/changelog">Changelog</a> <a href="/openapi.json">openapi.json</a> <a href="/openapi.yaml">openapi.yaml</a></nav>
 ${declaresSecurity(document) ? '<button type="button" class="kennel-authorize" hidden>Authorize</button>' : ''}
 </div>
 </div>

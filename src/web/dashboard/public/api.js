@@ -17,6 +17,8 @@ export class ApiError extends Error {
     this.name = 'ApiError';
     this.status = status;
     this.code = body?.code ?? 'http_error';
+    /** The whole Error body: some codes carry more (breaking_changes lists the `changes`). */
+    this.body = body ?? null;
   }
 }
 

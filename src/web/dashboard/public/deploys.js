@@ -1,29 +1,36 @@
 // @ts-check
 import { api, slugPath } from './api.js';
+import { breakingOf, changeList, changeSummary, confirmBreaking } from './deploy-changes.js';
+import { compareSection } from './deploy-compare.js';
+import { showDocument } from './deploy-documents.js';
+import { historyTable, openPreviewLink } from './deploy-history.js';
 import { announce, errorBanner, h, replaceChildren, time } from './dom.js';
 import { addressOf, loadProject, pageTitle, projectHeader } from './views.js';
-import { cardSection, cell, dataTable, emptyState, formField, originUrlInput } from './widgets.js';
+import { cardSection, confirmAction, emptyState, formField, originUrlInput } from './widgets.js';
 
 /**
  * A project's Deploys page: upload an OpenAPI document (file, drag-and-drop or paste), deploy it
- * with POST /api/v1/projects/{slug}/deploys, see what happened — a failed deploy lists the
- * validator's problems and leaves the live deploy as it was — and the history, the live one marked.
+ * with POST /api/v1/projects/{slug}/deploys (or as a preview), see what happened — its changes
+ * against the live deploy; a failed deploy lists the validator's problems and leaves the live
+ * deploy as it was; breaking changes are published only once confirmed — then the history (each
+ * deploy's changes, its document, Promote), and any two deploys compared side by side.
  */
 
 /** @typedef {import('./types.js').ViewContext} ViewContext */
 /** @typedef {import('./types.js').Deploy} Deploy */
 /** @typedef {import('./types.js').Project} Project */
+/** @typedef {import('./types.js').Change} Change */
 
 /**
- * The validator's messages read `<JSON pointer>: <message>` (src/platform/projects/deploys.ts);
- * the pointer is shown as the path through the document (`paths › /pets › get`). Messages about
- * the whole text (not YAML, no `openapi` field) are shown as they are.
+ * A deploy's problems read `<JSON pointer> (line L, column C): <message>` (src/platform/projects/
+ * document-problems.ts); the pointer is shown as the path through the document (`paths › /pets ›
+ * get`) beside its line and column. Messages about the whole text are shown as they are.
  * @param {string} problem
- * @returns {{ path: string | null, message: string }}
+ * @returns {{ path: string | null, position: string | null, message: string }}
  */
 export function splitProblem(problem) {
-  const match = /^(\/.*?): (.*)$/s.exec(problem);
-  if (!match) return { path: null, message: problem };
+  const match = /^(\/.*?)(?: \((line \d+, column \d+)\))?: (.*)$/s.exec(problem);
+  if (!match) return { path: null, position: null, message: problem };
   const pointer = match[1] ?? '/';
   const path =
     pointer === '/'
@@ -33,20 +40,21 @@ export function splitProblem(problem) {
           .split('/')
           .map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'))
           .join(' › ');
-  return { path, message: match[2] ?? '' };
+  return { path, position: match[2] ?? null, message: match[3] ?? '' };
 }
 
 /** @param {string[]} problems */
-function problemList(problems) {
+export function problemList(problems) {
   return h(
     'ul',
     { class: 'problem-list' },
     problems.map((problem) => {
-      const { path, message } = splitProblem(problem);
+      const { path, position, message } = splitProblem(problem);
       return h(
         'li',
         {},
         path ? h('code', { class: 'problem-path' }, path) : null,
+        position ? h('span', { class: 'problem-position' }, ` ${position} `) : null,
         h('span', { class: 'problem-message' }, message),
       );
     }),
@@ -70,6 +78,8 @@ export async function renderDeploys({ main }, slug) {
   let project = await loadProject(main, slug);
   if (!project) return;
   pageTitle('Deploys', project.name);
+  /** @type {Deploy[]} */
+  let deploys = [];
 
   const fileInput = h('input', {
     type: 'file',
@@ -96,9 +106,22 @@ export async function renderDeploys({ main }, slug) {
     control: originUrlInput(project.originUrl),
     hint: 'Leave empty to keep sending requests to the current origin.',
   });
+  const previewBox = h('input', { type: 'checkbox', id: 'deploy-preview', name: 'preview' });
+  const preview = h(
+    'div',
+    { class: 'field' },
+    h('div', { class: 'check' }, previewBox, h('label', { for: 'deploy-preview' }, 'Deploy as a preview')),
+    h(
+      'p',
+      { class: 'hint', id: 'deploy-preview-hint' },
+      'A preview gets an address of its own, visible to the team and to share links; the live site does not change until you promote it.',
+    ),
+  );
+  previewBox.setAttribute('aria-describedby', 'deploy-preview-hint');
   const submit = h('button', { type: 'submit', class: 'button button-primary' }, 'Deploy');
   const resultSlot = h('div', { class: 'deploy-result' });
   const historySlot = h('div', {}, h('p', { class: 'loading' }, 'Loading the history…'));
+  const compareSlot = h('div', {});
   const liveSlot = h('p', { class: 'muted' });
 
   const dropzone = h(
@@ -136,6 +159,7 @@ export async function renderDeploys({ main }, slug) {
     dropzone,
     document_.element,
     origin.element,
+    preview,
     h('div', { class: 'form-actions' }, submit),
   );
 
@@ -150,7 +174,7 @@ export async function renderDeploys({ main }, slug) {
         { class: 'muted' },
         'A valid document goes live at once at ',
         h('a', { href: addressOf(project.defaultHost), class: 'break' }, project.defaultHost),
-        '. An invalid one is kept as a failed deploy with the problems found, and the live deploy stays as it is.',
+        ', with its changes listed; one that would break callers asks you first. An invalid one is kept as a failed deploy with the problems found, and the live deploy stays as it is.',
       ),
       liveSlot,
       form,
@@ -160,7 +184,24 @@ export async function renderDeploys({ main }, slug) {
       'section',
       { class: 'section', 'aria-labelledby': 'history-title' },
       h('h2', { id: 'history-title' }, 'Deploy history'),
+      h(
+        'p',
+        { class: 'muted' },
+        'Each deploy’s changes are against the deploy that was live when it was made. The site lists what went live at ',
+        h(
+          'a',
+          { href: `${addressOf(project.defaultHost)}/changelog`, class: 'break' },
+          `${project.defaultHost}/changelog`,
+        ),
+        '.',
+      ),
       historySlot,
+    ),
+    h(
+      'section',
+      { class: 'section', 'aria-labelledby': 'compare-title' },
+      h('h2', { id: 'compare-title' }, 'Compare deploys'),
+      compareSlot,
     ),
   );
   await showHistory();
@@ -177,7 +218,11 @@ export async function renderDeploys({ main }, slug) {
     }
   }
 
-  /** @param {SubmitEvent} event */
+  /**
+   * Sends the deploy; a 409 breaking_changes asks for a confirmation listing what breaks, then
+   * sends it again with allowBreaking.
+   * @param {SubmitEvent} event
+   */
   async function deploy(event) {
     event.preventDefault();
     document_.clear();
@@ -190,25 +235,50 @@ export async function renderDeploys({ main }, slug) {
       return;
     }
     const originUrl = origin.control.value.trim();
-    submit.disabled = true;
-    submit.textContent = 'Deploying…';
-    try {
+    const asPreview = previewBox.checked;
+    /** @param {boolean} allowBreaking */
+    const send = async (allowBreaking) => {
       /** @type {Deploy} */
       const result = await api('POST', `${slugPath(slug)}/deploys`, {
         document: text,
         ...(originUrl ? { originUrl } : {}),
+        ...(asPreview ? { preview: true } : {}),
+        ...(allowBreaking ? { allowBreaking: true } : {}),
       });
-      project = await api('GET', slugPath(slug));
-      replaceChildren(resultSlot, outcome(result));
-      announce(
-        result.status === 'succeeded'
-          ? `Deploy ${result.id} is live.`
-          : `Deploy ${result.id} failed with ${result.problems.length} problems; nothing changed.`,
-      );
-      await showHistory();
+      await deployed(result);
+    };
+    submit.disabled = true;
+    submit.textContent = 'Deploying…';
+    try {
+      await send(false);
     } catch (error) {
-      const apiError = /** @type {{ code?: string, message?: string }} */ (error);
-      if (apiError.code === 'origin_not_allowed' || /\boriginUrl\b/.test(apiError.message ?? '')) {
+      const apiError = /** @type {import('./api.js').ApiError} */ (error);
+      if (apiError.code === 'breaking_changes') {
+        /** @type {Change[]} */
+        const changes = /** @type {{ changes?: Change[] } | null} */ (apiError.body)?.changes ?? [];
+        const count = breakingOf(changes).length;
+        const ran = await confirmBreaking({
+          title: count === 1 ? 'This deploy breaks callers' : `This deploy has ${count} breaking changes`,
+          intro: `Callers of the live API may stop working once it is live. Nothing is published unless you confirm:`,
+          changes,
+          confirm: 'Deploy anyway',
+          busy: 'Deploying…',
+          action: () => send(true),
+          trigger: submit,
+        });
+        if (!ran) {
+          replaceChildren(
+            resultSlot,
+            h(
+              'div',
+              { class: 'banner banner-warning', role: 'status', 'data-testid': 'deploy-outcome' },
+              h('p', { class: 'banner-title' }, 'Not deployed: it has breaking changes'),
+              h('p', {}, 'The live deploy stays as it is. Fix the document, or deploy again and confirm.'),
+              changeList(breakingOf(changes)),
+            ),
+          );
+        }
+      } else if (apiError.code === 'origin_not_allowed' || /\boriginUrl\b/.test(apiError.message ?? '')) {
         origin.showError(apiError);
         origin.control.focus();
       } else {
@@ -220,13 +290,46 @@ export async function renderDeploys({ main }, slug) {
     }
   }
 
+  /** @param {Deploy} result */
+  async function deployed(result) {
+    project = await api('GET', slugPath(slug));
+    // The history first: what the outcome says is then already in the table below it.
+    await showHistory();
+    replaceChildren(resultSlot, outcome(result));
+    announce(
+      result.status !== 'succeeded'
+        ? `Deploy ${result.number} failed with ${result.problems.length} problems; nothing changed.`
+        : result.preview
+          ? `Preview ${result.number} is ready.`
+          : `Deploy ${result.number} is live.`,
+    );
+  }
+
   /** @param {Deploy} deploy */
   function outcome(deploy) {
     if (deploy.status === 'succeeded') {
+      const changes = h(
+        'details',
+        {
+          class: 'change-details',
+          open: deploy.changes.length > 0 && deploy.changes.length <= 10 ? true : null,
+        },
+        h('summary', {}, changeSummary(deploy.changes), ' against the live deploy'),
+        changeList(deploy.changes, 'Nothing changed for callers.'),
+      );
+      if (deploy.preview) {
+        return h(
+          'div',
+          { class: 'banner banner-success', role: 'status', 'data-testid': 'deploy-outcome' },
+          h('p', { class: 'banner-title' }, `Preview #${deploy.number} is ready`),
+          h('p', {}, 'The live site has not changed. ', openPreviewLink(slug, deploy)),
+          changes,
+        );
+      }
       return h(
         'div',
         { class: 'banner banner-success', role: 'status', 'data-testid': 'deploy-outcome' },
-        h('p', { class: 'banner-title' }, `Deploy #${deploy.id} is live`),
+        h('p', { class: 'banner-title' }, `Deploy #${deploy.number} is live`),
         h(
           'p',
           {},
@@ -236,17 +339,18 @@ export async function renderDeploys({ main }, slug) {
           h('code', { class: 'break' }, deploy.originUrl),
           '.',
         ),
+        changes,
       );
     }
-    const live = project?.activeDeployId;
+    const live = deploys.find((d) => d.active);
     return h(
       'div',
       { class: 'banner banner-error', role: 'alert', 'data-testid': 'deploy-outcome' },
-      h('p', { class: 'banner-title' }, `Deploy #${deploy.id} failed: the document is not valid`),
+      h('p', { class: 'banner-title' }, `Deploy #${deploy.number} failed: the document is not valid`),
       h(
         'p',
         {},
-        live ? `Deploy #${live} stays live. ` : 'Nothing is published yet. ',
+        live ? `Deploy #${live.number} stays live. ` : 'Nothing is published yet. ',
         deploy.problems.length === 1
           ? 'Fix this problem and deploy again:'
           : `Fix these ${deploy.problems.length} problems and deploy again:`,
@@ -255,9 +359,78 @@ export async function renderDeploys({ main }, slug) {
     );
   }
 
+  /**
+   * Makes an earlier deploy live again, after a confirmation that says what changes against the
+   * live deploy (and lists what breaks, when something does).
+   * @param {Deploy} target
+   * @param {HTMLElement} trigger
+   */
+  async function promote(target, trigger) {
+    const live = deploys.find((d) => d.active);
+    /** @type {Change[]} */
+    let changes = [];
+    if (live) {
+      try {
+        /** @type {{ changes: Change[] }} */
+        const comparison = await api(
+          'GET',
+          `${slugPath(slug)}/deploys/${target.id}/changes?against=${live.id}`,
+        );
+        changes = comparison.changes;
+      } catch (error) {
+        replaceChildren(
+          resultSlot,
+          errorBanner(error, `Deploy #${target.number} could not be compared with the live one`),
+        );
+        return;
+      }
+    }
+    /** @param {boolean} allowBreaking */
+    const run = async (allowBreaking) => {
+      /** @type {{ deploy: Deploy }} */
+      const promoted = await api(
+        'POST',
+        `${slugPath(slug)}/deploys/${target.id}/promote`,
+        allowBreaking ? { allowBreaking: true } : {},
+      );
+      project = await api('GET', slugPath(slug));
+      await showHistory();
+      replaceChildren(
+        resultSlot,
+        h(
+          'div',
+          { class: 'banner banner-success', role: 'status', 'data-testid': 'deploy-outcome' },
+          h('p', { class: 'banner-title' }, `Deploy #${promoted.deploy.number} is live again`),
+          h('p', {}, changeSummary(changes), live ? ` against deploy #${live.number}.` : '.'),
+        ),
+      );
+      announce(`Deploy ${target.number} is live.`);
+    };
+    const from = live ? `deploy #${live.number}` : 'nothing';
+    if (breakingOf(changes).length > 0) {
+      await confirmBreaking({
+        title: `Promote deploy #${target.number}? It breaks callers`,
+        intro: `Making deploy #${target.number} live in place of ${from} breaks callers of the live API:`,
+        changes,
+        confirm: 'Promote anyway',
+        busy: 'Promoting…',
+        action: () => run(true),
+        trigger,
+      });
+      return;
+    }
+    await confirmAction({
+      title: `Make deploy #${target.number} live?`,
+      body: `It replaces ${from} on the site and in its changelog: ${changeSummary(changes).toLowerCase()}.`,
+      confirm: 'Promote',
+      busy: 'Promoting…',
+      danger: false,
+      action: () => run(false),
+      trigger,
+    });
+  }
+
   async function showHistory() {
-    /** @type {Deploy[]} */
-    let deploys;
     try {
       deploys = await api('GET', `${slugPath(slug)}/deploys`);
     } catch (error) {
@@ -268,7 +441,7 @@ export async function renderDeploys({ main }, slug) {
     replaceChildren(
       liveSlot,
       live
-        ? h('span', {}, `Live now: deploy #${live.id}, from `, time(live.createdAt), '.')
+        ? h('span', {}, `Live now: deploy #${live.number}, from `, time(live.createdAt), '.')
         : 'Nothing is live yet.',
     );
     if (deploys.length === 0) {
@@ -276,55 +449,22 @@ export async function renderDeploys({ main }, slug) {
         historySlot,
         emptyState('No deploys yet', 'Deploy a document above to publish the API.'),
       );
+      replaceChildren(
+        compareSlot,
+        h('p', { class: 'muted' }, 'Two deploys with a document are needed to compare them.'),
+      );
       return;
     }
     replaceChildren(
       historySlot,
-      dataTable({
-        caption: 'Deploy history, newest first',
-        columns: ['Deploy', 'Status', 'Deployed', 'Format', 'Origin'],
-        className: 'deploy-table',
-        rows: deploys.map((d) =>
-          h(
-            'tr',
-            { 'data-deploy': String(d.id), 'data-live': d.active ? 'true' : null },
-            cell(
-              'Deploy',
-              h(
-                'div',
-                {},
-                h('span', { class: 'deploy-id' }, `#${d.id}`),
-                d.active ? [' ', h('span', { class: 'badge badge-live' }, 'Live')] : null,
-              ),
-            ),
-            cell(
-              'Status',
-              h(
-                'div',
-                {},
-                d.status === 'succeeded'
-                  ? h('span', { class: 'status-ok' }, d.active ? 'Succeeded, serving' : 'Succeeded')
-                  : h('span', { class: 'status-failed' }, 'Failed: not published'),
-                d.problems.length > 0
-                  ? h(
-                      'details',
-                      { class: 'problems-details' },
-                      h(
-                        'summary',
-                        {},
-                        d.problems.length === 1 ? '1 problem' : `${d.problems.length} problems`,
-                      ),
-                      problemList(d.problems),
-                    )
-                  : null,
-              ),
-            ),
-            cell('Deployed', time(d.createdAt)),
-            cell('Format', d.sourceFormat.toUpperCase()),
-            cell('Origin', h('code', { class: 'break' }, d.originUrl)),
-          ),
-        ),
+      historyTable({
+        slug,
+        deploys,
+        problemList,
+        onView: (d, trigger) => void showDocument(slug, d, trigger),
+        onPromote: (d, trigger) => void promote(d, trigger),
       }),
     );
+    replaceChildren(compareSlot, compareSection(slug, deploys));
   }
 }

@@ -27,8 +27,14 @@
  *   originUrl: string, activeDeployId: number | null, primaryDomain: string | null }} Project
  */
 /**
- * @typedef {{ id: number, active: boolean, status: 'succeeded' | 'failed', problems: string[],
- *   sourceFormat: 'json' | 'yaml', originUrl: string, createdAt: string }} Deploy
+ * A change between two documents, as the change engine lists it (src/lib/openapi-diff).
+ * @typedef {{ id: string, level: 'breaking' | 'warning' | 'info', operation?: string,
+ *   location: string, message: string }} Change
+ */
+/**
+ * @typedef {{ id: number, number: number, active: boolean, status: 'succeeded' | 'failed',
+ *   problems: string[], sourceFormat: 'json' | 'yaml', originUrl: string, createdAt: string,
+ *   createdBy: string | null, preview: boolean, changes: Change[], breaking: boolean }} Deploy
  */
 /** @typedef {{ teamId: number, url: string, secretHint: string, createdAt: string, updatedAt: string }} WebhookEndpoint */
 /** @typedef {{ endpoint: WebhookEndpoint, secret: string | null }} WebhookEndpointSet */

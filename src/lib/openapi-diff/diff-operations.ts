@@ -1,0 +1,526 @@
+/**
+ * Operation-level comparison: which operations were added or removed (with the lifecycle rule),
+ * and for each one in both documents its deprecation, security, parameters, request body and
+ * responses. Operations are matched by method and path template with parameter names left out,
+ * so renaming `{id}` to `{petId}` is no change.
+ */
+import { OPERATION_METHODS } from '../operation-matcher.ts';
+import { compareSchemas, type SchemaComparison } from './diff-schemas.ts';
+import { type DocumentSide, isObject, type Json, type Located, pointer, sameJson } from './document.ts';
+
+export interface Operation {
+  readonly method: string;
+  readonly template: string;
+  readonly node: Json;
+  readonly pointer: string;
+  /** The path item's parameters, overridden by the operation's (by `in` and name). */
+  readonly parameters: Located[];
+}
+
+export type Reporter = (id: string, operation: string | undefined, location: string, message: string) => void;
+
+const PARAMETER = /\{[^{}/]+\}/g;
+/** A template with its parameters' names left out: `/pets/{}`. */
+const shapeOf = (template: string) => template.replace(PARAMETER, '{}');
+export const operationName = (op: Pick<Operation, 'method' | 'template'>) =>
+  `${op.method.toUpperCase()} ${op.template}`;
+
+export function operationsOf(side: DocumentSide): Map<string, Operation> {
+  const operations = new Map<string, Operation>();
+  const paths = side.root.paths;
+  if (!isObject(paths)) return operations;
+  for (const [template, rawItem] of Object.entries(paths)) {
+    const item = side.resolve({ node: rawItem, pointer: pointer('/paths', template) });
+    if (!isObject(item.node)) continue;
+    const shared = Array.isArray(item.node.parameters)
+      ? item.node.parameters.map((node, i) => ({ node, pointer: pointer(item.pointer, 'parameters', i) }))
+      : [];
+    for (const method of OPERATION_METHODS) {
+      const node = item.node[method];
+      if (!isObject(node)) continue;
+      const at = pointer(item.pointer, method);
+      const own = Array.isArray(node.parameters)
+        ? node.parameters.map((parameter, i) => ({ node: parameter, pointer: pointer(at, 'parameters', i) }))
+        : [];
+      const keys = new Set(own.map((parameter) => parameterKey(side, parameter)));
+      const parameters = [...shared.filter((parameter) => !keys.has(parameterKey(side, parameter))), ...own];
+      const key = `${method} ${shapeOf(template)}`;
+      if (!operations.has(key)) operations.set(key, { method, template, node, pointer: at, parameters });
+    }
+  }
+  return operations;
+}
+
+function parameterKey(side: DocumentSide, parameter: Located): string {
+  const node = side.resolve(parameter).node;
+  if (!isObject(node)) return `?${parameter.pointer}`;
+  const where = String(node.in);
+  const name = String(node.name);
+  return `${where}:${where === 'header' ? name.toLowerCase() : name}`;
+}
+
+const parseDate = (value: unknown): number | undefined => {
+  if (typeof value !== 'string' && !(value instanceof Date)) return undefined;
+  const at = value instanceof Date ? value.getTime() : Date.parse(value);
+  return Number.isFinite(at) ? at : undefined;
+};
+const sunsetOf = (node: Json) => parseDate(node['x-sunset'] ?? node['x-deprecated-sunset']);
+const dayText = (at: number) => new Date(at).toISOString().slice(0, 10);
+
+/** The lifecycle rule: only a deprecated operation past its sunset may go without breaking callers. */
+export function reportRemoved(op: Operation, now: Date, report: Reporter): void {
+  const name = operationName(op);
+  if (op.node.deprecated !== true) {
+    report(
+      'api-removed-without-deprecation',
+      name,
+      op.pointer,
+      `${name} was removed without being deprecated first.`,
+    );
+    return;
+  }
+  const sunset = sunsetOf(op.node);
+  if (sunset === undefined)
+    report(
+      'api-removed-without-sunset',
+      name,
+      op.pointer,
+      `${name} was removed; it was deprecated but named no sunset date (x-sunset).`,
+    );
+  else if (sunset > now.getTime())
+    report(
+      'api-removed-before-sunset',
+      name,
+      op.pointer,
+      `${name} was removed before its sunset date, ${dayText(sunset)}.`,
+    );
+  else
+    report(
+      'api-removed-with-deprecation',
+      name,
+      op.pointer,
+      `${name} was removed after its sunset date, ${dayText(sunset)}.`,
+    );
+}
+
+/** Compares one operation found in both documents. */
+export function compareOperation(
+  comparison: Omit<SchemaComparison, 'visited' | 'emitted' | 'emit'>,
+  before: Operation,
+  after: Operation,
+  report: Reporter,
+): void {
+  if (unchanged(comparison, before, after)) return;
+  const name = operationName(after);
+  const say = (id: string, location: string, message: string) => report(id, name, location, message);
+  const { base, revision } = comparison;
+  const schemas = (): SchemaComparison => ({
+    ...comparison,
+    visited: new Set(),
+    emitted: new Set(),
+    emit: say,
+  });
+
+  if (before.node.deprecated !== true && after.node.deprecated === true) {
+    const sunset = sunsetOf(after.node);
+    say(
+      'endpoint-deprecated',
+      after.pointer,
+      `${name} was deprecated${sunset === undefined ? '' : `, with its sunset on ${dayText(sunset)}`}.`,
+    );
+  }
+  if (before.node.deprecated === true && after.node.deprecated !== true)
+    say('endpoint-reactivated', after.pointer, `${name} is no longer deprecated.`);
+  if (before.node.deprecated === true && after.node.deprecated === true) {
+    const was = sunsetOf(before.node);
+    const now = sunsetOf(after.node);
+    if (was !== undefined && now !== undefined && now < was)
+      say(
+        'api-sunset-date-changed-too-small',
+        after.pointer,
+        `The sunset date of ${name} moved earlier, from ${dayText(was)} to ${dayText(now)}.`,
+      );
+  }
+
+  compareSecurity(base, revision, before, after, say);
+  compareParameters(comparison, before, after, say, schemas());
+  compareRequestBodies(comparison, before, after, say, schemas());
+  compareResponses(comparison, before, after, say, schemas());
+}
+
+/** Whether an operation is the same text on both sides and every ref it uses is stable. */
+function unchanged(
+  comparison: Omit<SchemaComparison, 'visited' | 'emitted' | 'emit'>,
+  before: Operation,
+  after: Operation,
+): boolean {
+  const refs = new Set<string>();
+  if (before.template !== after.template || before.parameters.length !== after.parameters.length)
+    return false;
+  if (!sameJson(before.node, after.node, refs)) return false;
+  for (let i = 0; i < before.parameters.length; i++)
+    if (!sameJson(before.parameters[i]?.node, after.parameters[i]?.node, refs)) return false;
+  if (
+    !Array.isArray(after.node.security) &&
+    !sameJson(comparison.base.root.security, comparison.revision.root.security)
+  )
+    return false;
+  for (const ref of refs) if (!comparison.stable.has(ref)) return false;
+  return true;
+}
+
+type Say = (id: string, location: string, message: string) => void;
+
+/** The security alternatives in force: each a map of scheme → scopes; anonymous when one is empty. */
+function securityOf(
+  side: DocumentSide,
+  op: Operation,
+): { alternatives: Map<string, Map<string, Set<string>>>; anonymous: boolean; pointer: string } {
+  const own = Array.isArray(op.node.security);
+  const list = own ? op.node.security : side.root.security;
+  const alternatives = new Map<string, Map<string, Set<string>>>();
+  let anonymous = !Array.isArray(list) || list.length === 0;
+  if (Array.isArray(list)) {
+    for (const requirement of list) {
+      if (!isObject(requirement)) continue;
+      const schemes = Object.keys(requirement).sort();
+      if (schemes.length === 0) anonymous = true;
+      const scopes = new Map(
+        schemes.map((scheme) => [
+          scheme,
+          new Set(Array.isArray(requirement[scheme]) ? (requirement[scheme] as unknown[]).map(String) : []),
+        ]),
+      );
+      alternatives.set(schemes.join(' + '), scopes);
+    }
+  }
+  return { alternatives, anonymous, pointer: own ? pointer(op.pointer, 'security') : '/security' };
+}
+
+function compareSecurity(
+  base: DocumentSide,
+  revision: DocumentSide,
+  before: Operation,
+  after: Operation,
+  say: Say,
+): void {
+  const b = securityOf(base, before);
+  const r = securityOf(revision, after);
+  const name = operationName(after);
+  if (b.anonymous && !r.anonymous) {
+    const ways = [...r.alternatives.keys()].join(', or ');
+    say(
+      'api-authentication-required',
+      r.pointer,
+      `${name} now requires credentials (${ways}); anonymous calls are refused.`,
+    );
+    return;
+  }
+  if (!b.anonymous && r.anonymous) {
+    say('api-authentication-optional', r.pointer, `${name} now accepts anonymous calls.`);
+    return;
+  }
+  if (b.anonymous) return;
+  for (const [key, scopes] of r.alternatives) {
+    const was = b.alternatives.get(key);
+    if (was === undefined) {
+      say('api-security-added', r.pointer, `${name} can now also be called with ${key}.`);
+      continue;
+    }
+    for (const [scheme, list] of scopes) {
+      for (const scope of list)
+        if (!was.get(scheme)?.has(scope))
+          say(
+            'api-security-scope-added',
+            r.pointer,
+            `${name} now needs the scope \`${scope}\` of ${scheme}.`,
+          );
+      for (const scope of was.get(scheme) ?? [])
+        if (!list.has(scope))
+          say(
+            'api-security-scope-removed',
+            r.pointer,
+            `${name} no longer needs the scope \`${scope}\` of ${scheme}.`,
+          );
+    }
+  }
+  for (const key of b.alternatives.keys()) {
+    if (!r.alternatives.has(key))
+      say('api-security-removed', r.pointer, `${name} can no longer be called with ${key}.`);
+  }
+}
+
+interface ParameterEntry {
+  readonly key: string;
+  readonly node: Json;
+  readonly pointer: string;
+  readonly label: string;
+}
+
+/** Parameters by identity; path parameters by position, so renaming one is no change. */
+function parametersOf(side: DocumentSide, op: Operation): Map<string, ParameterEntry> {
+  const entries = new Map<string, ParameterEntry>();
+  const pathNames = [...op.template.matchAll(PARAMETER)].map((match) => match[0].slice(1, -1));
+  for (const parameter of op.parameters) {
+    const resolved = side.resolve(parameter);
+    if (!isObject(resolved.node)) continue;
+    const where = String(resolved.node.in);
+    const name = String(resolved.node.name);
+    const position = where === 'path' ? pathNames.indexOf(name) : -1;
+    const key =
+      where === 'path' && position >= 0
+        ? `path#${position}`
+        : `${where}:${where === 'header' ? name.toLowerCase() : name}`;
+    entries.set(key, {
+      key,
+      node: resolved.node,
+      pointer: resolved.pointer,
+      label: `the ${where} parameter \`${name}\``,
+    });
+  }
+  return entries;
+}
+
+/** A parameter's schema: `schema`, or the one of its `content`. */
+function parameterSchema(entry: ParameterEntry): Located | undefined {
+  if (entry.node.schema !== undefined)
+    return { node: entry.node.schema, pointer: pointer(entry.pointer, 'schema') };
+  if (isObject(entry.node.content)) {
+    const [type, media] = Object.entries(entry.node.content)[0] ?? [];
+    if (type !== undefined && isObject(media) && media.schema !== undefined)
+      return { node: media.schema, pointer: pointer(entry.pointer, 'content', type, 'schema') };
+  }
+  return undefined;
+}
+
+function compareParameters(
+  comparison: Omit<SchemaComparison, 'visited' | 'emitted' | 'emit'>,
+  before: Operation,
+  after: Operation,
+  say: Say,
+  schemas: SchemaComparison,
+): void {
+  const b = parametersOf(comparison.base, before);
+  const r = parametersOf(comparison.revision, after);
+  for (const [key, entry] of r) {
+    const was = b.get(key);
+    const required = entry.node.required === true;
+    if (was === undefined) {
+      say(
+        required ? 'new-required-request-parameter' : 'new-optional-request-parameter',
+        entry.pointer,
+        `${capitalize(entry.label)} was added${required ? ', required' : ''}.`,
+      );
+      continue;
+    }
+    if (was.node.required !== true && required)
+      say('request-parameter-became-required', entry.pointer, `${capitalize(entry.label)} became required.`);
+    if (was.node.required === true && !required)
+      say('request-parameter-became-optional', entry.pointer, `${capitalize(entry.label)} became optional.`);
+    const bs = parameterSchema(was);
+    const rs = parameterSchema(entry);
+    if (bs !== undefined && rs !== undefined)
+      compareSchemas(schemas, bs, rs, { prefix: 'request-parameter', place: entry.label, path: '' });
+  }
+  for (const [key, entry] of b) {
+    if (!r.has(key))
+      say('request-parameter-removed', entry.pointer, `${capitalize(entry.label)} was removed.`);
+  }
+}
+
+const capitalize = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+
+function contentOf(node: Json, at: string): Map<string, Located> {
+  const content = new Map<string, Located>();
+  if (isObject(node.content)) {
+    for (const [type, media] of Object.entries(node.content)) {
+      // `application/json; charset=utf-8` is `application/json`.
+      content.set((type.split(';')[0] ?? type).trim().toLowerCase(), {
+        node: isObject(media) ? media.schema : undefined,
+        pointer: pointer(at, 'content', type),
+      });
+    }
+  }
+  return content;
+}
+
+function compareRequestBodies(
+  comparison: Omit<SchemaComparison, 'visited' | 'emitted' | 'emit'>,
+  before: Operation,
+  after: Operation,
+  say: Say,
+  schemas: SchemaComparison,
+): void {
+  const b = comparison.base.resolve({
+    node: before.node.requestBody,
+    pointer: pointer(before.pointer, 'requestBody'),
+  });
+  const r = comparison.revision.resolve({
+    node: after.node.requestBody,
+    pointer: pointer(after.pointer, 'requestBody'),
+  });
+  const bNode = isObject(b.node) ? b.node : undefined;
+  const rNode = isObject(r.node) ? r.node : undefined;
+  if (bNode === undefined && rNode === undefined) return;
+  if (bNode === undefined && rNode !== undefined) {
+    const required = rNode.required === true;
+    say(
+      required ? 'added-required-request-body' : 'added-optional-request-body',
+      r.pointer,
+      `A${required ? ' required' : 'n optional'} request body was added.`,
+    );
+    return;
+  }
+  if (bNode !== undefined && rNode === undefined) {
+    say('request-body-removed', b.pointer, 'The request body was removed.');
+    return;
+  }
+  if (bNode === undefined || rNode === undefined) return;
+  if (bNode.required !== true && rNode.required === true)
+    say('request-body-became-required', r.pointer, 'The request body became required.');
+  if (bNode.required === true && rNode.required !== true)
+    say('request-body-became-optional', r.pointer, 'The request body became optional.');
+  const bc = contentOf(bNode, b.pointer);
+  const rc = contentOf(rNode, r.pointer);
+  for (const [type, media] of rc) {
+    const was = bc.get(type);
+    if (was === undefined) {
+      say('request-body-media-type-added', media.pointer, `The request body can now be sent as ${type}.`);
+      continue;
+    }
+    if (was.node !== undefined && media.node !== undefined)
+      compareSchemas(
+        schemas,
+        { node: was.node, pointer: pointer(was.pointer, 'schema') },
+        { node: media.node, pointer: pointer(media.pointer, 'schema') },
+        { prefix: 'request-body', place: `the request body (${type})`, path: '' },
+      );
+  }
+  for (const [type, media] of bc)
+    if (!rc.has(type))
+      say(
+        'request-body-media-type-removed',
+        media.pointer,
+        `The request body can no longer be sent as ${type}.`,
+      );
+}
+
+const isSuccess = (status: string) => /^[123]/.test(status);
+
+function compareResponses(
+  comparison: Omit<SchemaComparison, 'visited' | 'emitted' | 'emit'>,
+  before: Operation,
+  after: Operation,
+  say: Say,
+  schemas: SchemaComparison,
+): void {
+  const { base, revision } = comparison;
+  const bAll = isObject(before.node.responses) ? before.node.responses : {};
+  const rAll = isObject(after.node.responses) ? after.node.responses : {};
+  const bKeys = new Map(Object.keys(bAll).map((status) => [status.toUpperCase(), status]));
+  const rKeys = new Map(Object.keys(rAll).map((status) => [status.toUpperCase(), status]));
+  for (const [key, status] of rKeys) {
+    const rResponse = revision.resolve({
+      node: rAll[status],
+      pointer: pointer(after.pointer, 'responses', status),
+    });
+    const bStatus = bKeys.get(key);
+    if (bStatus === undefined) {
+      say(
+        isSuccess(status) ? 'response-success-status-added' : 'response-non-success-status-added',
+        rResponse.pointer,
+        `${operationName(after)} can now answer ${status === 'default' ? 'with a default response' : status}.`,
+      );
+      continue;
+    }
+    const bResponse = base.resolve({
+      node: bAll[bStatus],
+      pointer: pointer(before.pointer, 'responses', bStatus),
+    });
+    if (!isObject(bResponse.node) || !isObject(rResponse.node)) continue;
+    const label = status === 'default' ? 'the default response' : `the ${status} response`;
+    const bc = contentOf(bResponse.node, bResponse.pointer);
+    const rc = contentOf(rResponse.node, rResponse.pointer);
+    for (const [type, media] of rc) {
+      const was = bc.get(type);
+      if (was === undefined) {
+        say('response-media-type-added', media.pointer, `${capitalize(label)} can now be ${type}.`);
+        continue;
+      }
+      if (was.node !== undefined && media.node !== undefined)
+        compareSchemas(
+          schemas,
+          { node: was.node, pointer: pointer(was.pointer, 'schema') },
+          { node: media.node, pointer: pointer(media.pointer, 'schema') },
+          { prefix: 'response-body', place: `${label} (${type})`, path: '' },
+        );
+    }
+    for (const [type, media] of bc)
+      if (!rc.has(type))
+        say('response-media-type-removed', media.pointer, `${capitalize(label)} is no longer ${type}.`);
+    compareHeaders(comparison, bResponse as Located, rResponse as Located, label, say, schemas);
+  }
+  for (const [key, status] of bKeys) {
+    if (rKeys.has(key)) continue;
+    say(
+      isSuccess(status) ? 'response-success-status-removed' : 'response-non-success-status-removed',
+      pointer(before.pointer, 'responses', status),
+      `${operationName(after)} no longer answers ${status === 'default' ? 'with a default response' : status}.`,
+    );
+  }
+}
+
+function headersOf(
+  side: DocumentSide,
+  response: Located,
+): Map<string, { name: string; node: Json; pointer: string }> {
+  const headers = new Map<string, { name: string; node: Json; pointer: string }>();
+  const all = isObject(response.node) && isObject(response.node.headers) ? response.node.headers : {};
+  for (const [name, raw] of Object.entries(all)) {
+    const header = side.resolve({ node: raw, pointer: pointer(response.pointer, 'headers', name) });
+    if (isObject(header.node))
+      headers.set(name.toLowerCase(), { name, node: header.node, pointer: header.pointer });
+  }
+  return headers;
+}
+
+function compareHeaders(
+  comparison: Omit<SchemaComparison, 'visited' | 'emitted' | 'emit'>,
+  before: Located,
+  after: Located,
+  label: string,
+  say: Say,
+  schemas: SchemaComparison,
+): void {
+  const b = headersOf(comparison.base, before);
+  const r = headersOf(comparison.revision, after);
+  for (const [key, header] of r) {
+    const was = b.get(key);
+    if (was === undefined) {
+      say('response-header-added', header.pointer, `${capitalize(label)} has a new header, ${header.name}.`);
+      continue;
+    }
+    if (was.node.required === true && header.node.required !== true)
+      say(
+        'response-header-became-optional',
+        header.pointer,
+        `The header ${header.name} of ${label} became optional: it may be missing.`,
+      );
+    if (was.node.schema !== undefined && header.node.schema !== undefined)
+      compareSchemas(
+        schemas,
+        { node: was.node.schema, pointer: pointer(was.pointer, 'schema') },
+        { node: header.node.schema, pointer: pointer(header.pointer, 'schema') },
+        { prefix: 'response-header', place: `the header ${header.name} of ${label}`, path: '' },
+      );
+  }
+  for (const [key, header] of b) {
+    if (r.has(key)) continue;
+    const required = header.node.required === true;
+    say(
+      required ? 'required-response-header-removed' : 'optional-response-header-removed',
+      header.pointer,
+      `The header ${header.name} of ${label} was removed.`,
+    );
+  }
+}

@@ -1,0 +1,179 @@
+import { defineOperation, ref } from '../../../lib/http-api/index.ts';
+import type { PlatformContext } from '../../context.ts';
+import { compareDeploys, readDeployDocumentAs } from '../../projects/compare-deploys.ts';
+import {
+  type DeployInput,
+  deployProject,
+  dryRunDeploy,
+  listDeploys,
+  readDeploy,
+} from '../../projects/deploys.ts';
+import { checkTenantOriginUrl, projectFor } from '../../projects/projects.ts';
+import { promoteDeploy } from '../../projects/promote-deploy.ts';
+import { actorOf } from '../auth.ts';
+import { slugParam } from './projects.ts';
+
+const TAG = ['Projects'];
+const deployIdParam = {
+  name: 'deployId',
+  in: 'path' as const,
+  description: 'Deploy id',
+  schema: { type: 'integer', minimum: 1 },
+};
+
+export const deployRoutes = [
+  defineOperation<PlatformContext, { slug: string }, unknown, DeployInput & { dryRun?: boolean }>({
+    operationId: 'createDeploy',
+    method: 'POST',
+    path: '/api/v1/projects/{slug}/deploys',
+    tags: TAG,
+    summary: 'Deploy',
+    description:
+      "Uploads an OpenAPI 3.0.x or 3.1.x document (JSON or YAML) and optionally a new origin. A valid document becomes the live deploy, and the answer lists its changes against the deploy live before; when a change is breaking the deploy is refused with 409 breaking_changes (the body lists the changes) and nothing is stored, unless allowBreaking is true. An invalid one is kept as a failed deploy with its problems (the answer is still 201: the deploy exists). dryRun answers 200 with the problems and the changes and stores nothing; preview stores a deploy that never changes the live site (promote it with promoteDeploy). A document that expands past the platform's limits (size once parsed, YAML aliases, depth, paths, operations) is refused with 413 or 422 and not stored. The project keeps its live deploy and its latest DEPLOY_RETENTION deploys; older ones are deleted.",
+    parameters: [slugParam],
+    requestBody: { description: 'The document', schema: ref('NewDeploy') },
+    responses: {
+      200: { description: 'A dry run: what deploying would do', schema: ref('DeployCheck') },
+      201: { description: 'The deploy, succeeded or failed', schema: ref('Deploy') },
+    },
+    errors: [
+      'unauthenticated',
+      'csrf_failed',
+      'project_not_found',
+      'origin_not_allowed',
+      'breaking_changes',
+      'document_too_large',
+      'document_too_complex',
+    ],
+    async handler({ caller, params, body }, reply, ctx) {
+      const actor = actorOf(caller);
+      const originUrl =
+        body.originUrl === undefined
+          ? undefined
+          : await checkTenantOriginUrl(
+              ctx,
+              (await projectFor(ctx, actor, params.slug)).teamId,
+              body.originUrl,
+            );
+      const input = { document: body.document, ...(originUrl === undefined ? {} : { originUrl }) };
+      if (body.dryRun === true) return dryRunDeploy(ctx, actor, params.slug, input);
+      reply.code(201);
+      return deployProject(ctx, actor, params.slug, {
+        ...input,
+        ...(body.allowBreaking === undefined ? {} : { allowBreaking: body.allowBreaking }),
+        ...(body.preview === undefined ? {} : { preview: body.preview }),
+      });
+    },
+  }),
+  defineOperation<PlatformContext, { slug: string }>({
+    operationId: 'listDeploys',
+    method: 'GET',
+    path: '/api/v1/projects/{slug}/deploys',
+    tags: TAG,
+    summary: 'Deploy history',
+    description:
+      'Every deploy of the project, newest first, with its number, author and changes; `active` marks the live one.',
+    parameters: [slugParam],
+    responses: { 200: { description: 'Deploys', schema: { type: 'array', items: ref('Deploy') } } },
+    errors: ['unauthenticated', 'project_not_found'],
+    handler: ({ caller, params }, _reply, ctx) => listDeploys(ctx, actorOf(caller), params.slug),
+  }),
+  defineOperation<PlatformContext, { slug: string; deployId: number }>({
+    operationId: 'getDeploy',
+    method: 'GET',
+    path: '/api/v1/projects/{slug}/deploys/{deployId}',
+    tags: TAG,
+    summary: 'Read a deploy',
+    description: 'One deploy, with its changes, and its problems when it failed.',
+    parameters: [slugParam, deployIdParam],
+    responses: { 200: { description: 'The deploy', schema: ref('Deploy') } },
+    errors: ['unauthenticated', 'project_not_found', 'deploy_not_found'],
+    handler: ({ caller, params }, _reply, ctx) =>
+      readDeploy(ctx, actorOf(caller), params.slug, params.deployId),
+  }),
+  defineOperation<PlatformContext, { slug: string; deployId: number }, unknown, { allowBreaking?: boolean }>({
+    operationId: 'promoteDeploy',
+    method: 'POST',
+    path: '/api/v1/projects/{slug}/deploys/{deployId}/promote',
+    tags: TAG,
+    summary: 'Make an earlier deploy live again',
+    description:
+      "Makes a succeeded deploy of the project (an earlier one, or a preview) the live one in one step: its document and its origin. The deploy gate applies: when its changes against the live deploy are breaking it is refused with 409 breaking_changes unless allowBreaking is true. Writes a publication (the changelog's entry) and sends the team's webhook deploy.published.",
+    parameters: [slugParam, deployIdParam],
+    requestBody: { description: 'Options', schema: ref('PromoteDeploy') },
+    responses: {
+      200: { description: 'The deploy, now live, and its publication', schema: ref('Promotion') },
+    },
+    errors: [
+      'unauthenticated',
+      'csrf_failed',
+      'project_not_found',
+      'deploy_not_found',
+      'deploy_failed',
+      'deploy_already_live',
+      'breaking_changes',
+      'origin_not_allowed',
+    ],
+    handler: ({ caller, params, body }, _reply, ctx) =>
+      promoteDeploy(ctx, actorOf(caller), params.slug, params.deployId, {
+        ...(body?.allowBreaking === undefined ? {} : { allowBreaking: body.allowBreaking }),
+      }),
+  }),
+  defineOperation<PlatformContext, { slug: string; deployId: number }, { format?: 'json' | 'yaml' }>({
+    operationId: 'getDeployDocument',
+    method: 'GET',
+    path: '/api/v1/projects/{slug}/deploys/{deployId}/document',
+    tags: TAG,
+    summary: "Download a deploy's document",
+    description:
+      'The OpenAPI document of a succeeded deploy as it was stored (JSON; YAML with format=yaml), for viewing, download and comparison.',
+    parameters: [
+      slugParam,
+      deployIdParam,
+      {
+        name: 'format',
+        in: 'query',
+        description: 'json (the default) or yaml',
+        schema: { type: 'string', enum: ['json', 'yaml'], default: 'json' },
+      },
+    ],
+    responses: {
+      200: {
+        description: 'The OpenAPI document',
+        schema: { type: 'object', description: 'The OpenAPI document', additionalProperties: true },
+        otherContent: { 'application/yaml': { type: 'string', description: 'The document as YAML' } },
+      },
+    },
+    errors: ['unauthenticated', 'project_not_found', 'deploy_not_found', 'deploy_failed'],
+    async handler({ caller, params, query }, reply, ctx) {
+      const format = query.format ?? 'json';
+      const text = await readDeployDocumentAs(ctx, actorOf(caller), params.slug, params.deployId, format);
+      // Sent as stored (text): a big document is not parsed and serialized again.
+      reply.type(format === 'yaml' ? 'application/yaml; charset=utf-8' : 'application/json; charset=utf-8');
+      return text;
+    },
+  }),
+  defineOperation<PlatformContext, { slug: string; deployId: number }, { against?: number }>({
+    operationId: 'compareDeploys',
+    method: 'GET',
+    path: '/api/v1/projects/{slug}/deploys/{deployId}/changes',
+    tags: TAG,
+    summary: 'Compare two deploys',
+    description:
+      'The changes from deploy `against` (by default the live one) to this deploy, by the engine that gates deploys (docs/changes.md).',
+    parameters: [
+      slugParam,
+      deployIdParam,
+      {
+        name: 'against',
+        in: 'query',
+        description: 'The deploy to compare with (the old side); the live deploy when left out',
+        schema: { type: 'integer', minimum: 1 },
+      },
+    ],
+    responses: { 200: { description: 'The changes', schema: ref('DeployComparison') } },
+    errors: ['unauthenticated', 'project_not_found', 'deploy_not_found', 'deploy_failed', 'deploy_required'],
+    handler: ({ caller, params, query }, _reply, ctx) =>
+      compareDeploys(ctx, actorOf(caller), params.slug, params.deployId, query.against),
+  }),
+];

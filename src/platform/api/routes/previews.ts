@@ -1,0 +1,123 @@
+import { defineOperation, ref } from '../../../lib/http-api/index.ts';
+import type { PlatformContext } from '../../context.ts';
+import {
+  createPreviewLink,
+  listPreviewLinks,
+  PREVIEW_LINK_LIFETIME,
+  PREVIEW_TOKEN_PARAM,
+  previewLinkUrl,
+  revokePreviewLink,
+  startPreviewHandoff,
+} from '../../previews/index.ts';
+import { actorOf } from '../auth.ts';
+import { platformAddress } from '../platform-address.ts';
+import { slugParam } from './projects.ts';
+
+const TAG = ['Projects'];
+const deployIdParam = {
+  name: 'deployId',
+  in: 'path' as const,
+  description: 'Deploy id of a preview',
+  schema: { type: 'integer', minimum: 1 },
+};
+const linkIdParam = {
+  name: 'linkId',
+  in: 'path' as const,
+  description: 'Share link id',
+  schema: { type: 'integer', minimum: 1 },
+};
+const PREVIEW_ERRORS = ['unauthenticated', 'project_not_found', 'deploy_not_found', 'deploy_not_preview'];
+
+/** Preview deploys' private addresses: the members' hand-off and share links (docs/platform-api.md). */
+export const previewRoutes = [
+  defineOperation<PlatformContext, { slug: string; deployId: number }>({
+    operationId: 'openPreview',
+    method: 'GET',
+    path: '/api/v1/projects/{slug}/deploys/{deployId}/preview-access',
+    tags: TAG,
+    summary: 'Open a preview',
+    description: `Hands a member of the project's team (or a platform admin) over to the preview's private address, <slug>--<deployId>.<platform domain>, with a one-time token (\`?${PREVIEW_TOKEN_PARAM}=kph_…\`, valid one minute) that the preview host exchanges for a cookie of its own and drops from the URL. A browser (Accept: text/html) gets 303 to that address; other clients get the address as JSON, to open in a browser. The dashboard's "Open preview" is a link here; the dashboard's cookie itself never reaches the preview host.`,
+    parameters: [slugParam, deployIdParam],
+    responses: {
+      200: {
+        description: 'The hand-off address, for a client that opens it itself',
+        schema: ref('PreviewAccess'),
+      },
+      303: {
+        description: 'To the preview host, with the hand-off token (a browser)',
+        schema: ref('PreviewAccess'),
+        headers: {
+          Location: { description: 'The same URL as `url`', schema: { type: 'string', format: 'uri' } },
+        },
+      },
+    },
+    errors: PREVIEW_ERRORS,
+    async handler({ caller, params, headers }, reply, ctx) {
+      const handoff = await startPreviewHandoff(ctx, actorOf(caller), params.slug, params.deployId);
+      const url = previewLinkUrl(
+        platformAddress(reply.request, ctx.config.platformDomain),
+        handoff.host,
+        handoff.token,
+      );
+      reply.header('cache-control', 'no-store');
+      if (String(headers.accept ?? '').includes('text/html')) reply.code(303).header('location', url);
+      return { url, expiresAt: handoff.expiresAt };
+    },
+  }),
+  defineOperation<PlatformContext, { slug: string; deployId: number }, unknown, { expiresIn?: number }>({
+    operationId: 'createPreviewLink',
+    method: 'POST',
+    path: '/api/v1/projects/{slug}/deploys/{deployId}/links',
+    tags: TAG,
+    summary: 'Share a preview',
+    description: `Makes a share link for a preview deploy: whoever opens it sees the preview (its reference and its API) until it expires (\`expiresIn\`, ${PREVIEW_LINK_LIFETIME.minSeconds} s to ${PREVIEW_LINK_LIFETIME.maxSeconds / 86_400} days, a week by default) or a team member revokes it. Any member of the project's team may make one. The token is in this answer only; it is stored as a hash.`,
+    parameters: [slugParam, deployIdParam],
+    requestBody: { description: 'How long the link lives', schema: ref('NewPreviewLink') },
+    responses: { 201: { description: 'The link, with its secret', schema: ref('CreatedPreviewLink') } },
+    errors: [...PREVIEW_ERRORS, 'csrf_failed'],
+    async handler({ caller, params, body }, reply, ctx) {
+      const link = await createPreviewLink(
+        ctx,
+        actorOf(caller),
+        params.slug,
+        params.deployId,
+        body?.expiresIn ?? PREVIEW_LINK_LIFETIME.defaultSeconds,
+      );
+      reply.code(201);
+      return {
+        ...link,
+        url: previewLinkUrl(platformAddress(reply.request, ctx.config.platformDomain), link.host, link.token),
+      };
+    },
+  }),
+  defineOperation<PlatformContext, { slug: string; deployId: number }>({
+    operationId: 'listPreviewLinks',
+    method: 'GET',
+    path: '/api/v1/projects/{slug}/deploys/{deployId}/links',
+    tags: TAG,
+    summary: "A preview's share links",
+    description:
+      'Every share link of the preview, newest first, revoked and expired ones included (never their secrets).',
+    parameters: [slugParam, deployIdParam],
+    responses: { 200: { description: 'Links', schema: { type: 'array', items: ref('PreviewLink') } } },
+    errors: PREVIEW_ERRORS,
+    handler: ({ caller, params }, _reply, ctx) =>
+      listPreviewLinks(ctx, actorOf(caller), params.slug, params.deployId),
+  }),
+  defineOperation<PlatformContext, { slug: string; deployId: number; linkId: number }>({
+    operationId: 'revokePreviewLink',
+    method: 'DELETE',
+    path: '/api/v1/projects/{slug}/deploys/{deployId}/links/{linkId}',
+    tags: TAG,
+    summary: 'Revoke a share link',
+    description:
+      'The link stops opening the preview at once, and so do the browsers it was opened in (their next request).',
+    parameters: [slugParam, deployIdParam, linkIdParam],
+    responses: { 204: { description: 'Revoked' } },
+    errors: [...PREVIEW_ERRORS, 'csrf_failed', 'preview_link_not_found'],
+    async handler({ caller, params }, reply, ctx) {
+      await revokePreviewLink(ctx, actorOf(caller), params.slug, params.deployId, params.linkId);
+      return reply.code(204).send();
+    },
+  }),
+];
