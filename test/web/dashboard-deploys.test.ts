@@ -248,6 +248,40 @@ for (const dialect of testDialects()) {
       await page.screenshot({ path: screenshotPath('deploys-preview-1280'), fullPage: true });
     });
 
+    it('shares a preview with an expiring link shown once, lists it and revokes it', async () => {
+      const preview = page.locator('tr[data-preview="true"]');
+      const id = Number(await preview.getAttribute('data-deploy'));
+      await preview.getByRole('button', { name: /^Share/ }).click();
+      const dialog = page.getByTestId('share-dialog');
+      await dialog.waitFor(WAIT);
+      await dialog.getByText('No links yet.').waitFor(WAIT);
+      await dialog.getByLabel('Link works for').selectOption({ label: '1 day' });
+      await dialog.getByRole('button', { name: 'Create link' }).click();
+      const shown = dialog.getByTestId('share-link');
+      await shown.waitFor(WAIT);
+      const url = (await shown.locator('[data-field="secret"]').textContent()) ?? '';
+      assert.match(url, new RegExp(`^https?://pets--${id}\\.[^/]+/\\?kennel_preview=kpl_`));
+      const links = await p.ctx.db
+        .selectFrom('preview_links')
+        .selectAll()
+        .where('deploy_id', '=', id)
+        .execute();
+      assert.equal(links.length, 1);
+      const lifetime = Date.parse(String(links[0]?.expires_at)) - Date.parse(String(links[0]?.created_at));
+      assert.equal(lifetime, 86_400_000, 'the chosen day');
+      assert.ok(
+        !JSON.stringify(links).includes(new URL(url).searchParams.get('kennel_preview') ?? '?'),
+        'hashed',
+      );
+      const row = dialog.locator(`tr[data-link="${links[0]?.id}"]`);
+      assert.equal(await row.getAttribute('data-state'), 'active');
+      assert.deepEqual(await accessibilityViolations(page), []);
+      await row.getByRole('button', { name: /^Revoke/ }).click();
+      await page.getByRole('button', { name: 'Revoke', exact: true }).click();
+      await dialog.locator(`tr[data-link="${links[0]?.id}"][data-state="revoked"]`).waitFor(WAIT);
+      await dialog.getByRole('button', { name: 'Close' }).click();
+    });
+
     it('fits a phone (390 px) and nothing the page loaded failed', async () => {
       await page.setViewportSize({ width: 390, height: 844 });
       await page.reload();

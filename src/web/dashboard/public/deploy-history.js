@@ -1,13 +1,14 @@
 // @ts-check
 import { slugPath } from './api.js';
 import { changeDetails } from './deploy-changes.js';
+import { shareButton } from './deploy-share.js';
 import { h, time } from './dom.js';
 import { buttonText, cell, dataTable } from './widgets.js';
 
 /**
  * The Deploys page's history: each deploy by its number, who made it and when, its changes
  * against the deploy that was live then, and what can be done with it (its document, Promote,
- * Open preview).
+ * Open preview, Share).
  */
 
 /** @typedef {import('./types.js').Deploy} Deploy */
@@ -68,7 +69,7 @@ export function historyTable({ slug, deploys, onView, onPromote, problemList }) 
           promote.addEventListener('click', () => onPromote(d, promote));
           actions.push(promote);
         }
-        if (d.preview && !d.active) actions.push(openPreviewLink(slug, d));
+        if (d.preview && !d.active) actions.push(openPreviewLink(slug, d), shareButton(slug, d));
       }
       return h(
         'tr',
