@@ -151,7 +151,9 @@ export async function shareDialog(slug, deploy, trigger) {
     make.setAttribute('disabled', '');
     try {
       /** @type {PreviewLink & { url: string }} */
-      const link = await api('POST', linksPath(slug, deploy.id), { expiresIn: Number(/** @type {HTMLSelectElement} */ (lifetime).value) });
+      const link = await api('POST', linksPath(slug, deploy.id), {
+        expiresIn: Number(/** @type {HTMLSelectElement} */ (lifetime).value),
+      });
       replaceChildren(
         created,
         oneTimeSecret({
