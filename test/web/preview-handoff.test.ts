@@ -99,7 +99,8 @@ describe('opening a preview in Chromium', () => {
       '200',
     );
     assert.equal(calls.length, 1);
-    assert.match(calls[0] as string, /^\/gadgets cookie=kennel_preview=kpc_/);
+    // The console's call reached the origin through the preview, without the edge's own cookie.
+    assert.equal(calls[0], '/gadgets cookie=');
     await page.screenshot({ path: screenshotPath('preview-handoff'), fullPage: false });
     await context.close();
   });
