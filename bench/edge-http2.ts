@@ -297,6 +297,9 @@ interface H2loadRun {
 /** One h2load run pinned to the load CPU; p99 from its per-request log (duration in µs, 3rd column). */
 async function runH2load(work: string, target: Target, seconds: number, cpu: string): Promise<H2loadRun> {
   const logFile = join(work, `h2load-${target.kind}.log`);
+  // h2load appends to its log: without this, a round's p99 would count the warm-up's and the
+  // earlier rounds' requests too (a fresh node's first seconds among them).
+  rmSync(logFile, { force: true });
   const args = [
     '-c',
     cpu,

@@ -2,7 +2,14 @@ import { createServer } from 'node:http';
 import { sql } from 'kysely';
 import { Registry } from 'prom-client';
 import { loadPlatformConfig } from '../src/config/index.ts';
-import { CertificateCache, EdgeMetrics, NodeHealth, observeRequests, startEdge } from '../src/edge/index.ts';
+import {
+  CertificateCache,
+  EdgeMetrics,
+  NodeHealth,
+  observeRequests,
+  startEdge,
+  startTraffic,
+} from '../src/edge/index.ts';
 import { systemClock } from '../src/lib/clock.ts';
 import { parseSealingKey } from '../src/lib/sealed-box.ts';
 import { buildManagementApp } from '../src/platform/api/app.ts';
@@ -25,7 +32,9 @@ import { seededOriginGuard } from '../test/support/origins.ts';
  * routing table, certificate cache and TLS listener over the same database), without the jobs, the Petstore and
  * the management API's listener: the database is prepared by the suite before the node starts.
  * STATS_PORT answers `GET /memory` with process.memoryUsage() after a full GC, for the memory
- * figures; it is the benchmark's, not the edge's.
+ * figures, and `GET /traffic` with the traffic recorder's held series and callers; it is the
+ * benchmark's, not the edge's. EDGE_TRAFFIC=on records traffic as npm start does (TRAFFIC_*
+ * settings from the environment); off (the default) records nothing.
  */
 const env = process.env;
 const required = (name: string): string => {
@@ -43,6 +52,9 @@ const database = openDatabase<PlatformTables>(
 const config = loadPlatformConfig({
   PLATFORM_DOMAIN: env.PLATFORM_DOMAIN ?? 'platform.test',
   LOG_LEVEL: 'silent',
+  TRAFFIC_RECORDING: env.EDGE_TRAFFIC === 'on' ? 'on' : 'off',
+  ...(env.TRAFFIC_FLUSH_SECONDS && { TRAFFIC_FLUSH_SECONDS: env.TRAFFIC_FLUSH_SECONDS }),
+  ...(env.TRAFFIC_MAX_CALLERS && { TRAFFIC_MAX_CALLERS: env.TRAFFIC_MAX_CALLERS }),
 });
 const ctx: PlatformContext = {
   db: database.db,
@@ -52,7 +64,8 @@ const ctx: PlatformContext = {
   changes: new ChangeFeed(),
   resolver: createDnsResolver({ servers: config.dnsServers, timeoutMs: 2000, tries: 2 }),
 };
-const store = new CertificateStore(ctx.db, [parseSealingKey(required('EDGE_CERT_KEY'))]);
+const sealingKey = parseSealingKey(required('EDGE_CERT_KEY'));
+const store = new CertificateStore(ctx.db, [sealingKey]);
 const ca = await store.internalCa(systemClock.now());
 const defaultCertificate = await new InternalIssuer(ca).issue(config.platformDomain);
 const certificates = new CertificateCache(store, defaultCertificate);
@@ -77,6 +90,11 @@ const observed = observeRequests({
   logger: api.log,
   accessLog: false,
 });
+const traffic = startTraffic(ctx, {
+  nodeId: 'bench',
+  keys: [sealingKey],
+  onError: (error) => api.log.error({ err: error }, 'writing traffic failed'),
+});
 // The HTTP listener last (startEdge binds HTTPS first): the suite waits for it to answer.
 const edge = await startEdge({
   ctx,
@@ -91,13 +109,19 @@ const edge = await startEdge({
   },
   challenges: databaseChallenges(ctx.db, () => systemClock.now()),
   hooks: observed.hooks,
+  ...(traffic && { traffic: traffic.edge }),
   onProxyError: observed.onProxyError,
   // The bench's origin runs on loopback: allowed as the operator lists its own origins.
   guard: await seededOriginGuard(ctx),
 });
-const stats = createServer((_req, res) => {
-  (globalThis as { gc?: () => void }).gc?.();
+const stats = createServer((req, res) => {
   res.writeHead(200, { 'content-type': 'application/json' });
+  if (req.url === '/traffic') {
+    const recorder = traffic?.recorder;
+    res.end(JSON.stringify({ series: recorder?.seriesCount ?? 0, callers: recorder?.callerEntries ?? 0 }));
+    return;
+  }
+  (globalThis as { gc?: () => void }).gc?.();
   res.end(JSON.stringify(process.memoryUsage()));
 });
 await new Promise<void>((resolve) => stats.listen(Number(required('STATS_PORT')), '127.0.0.1', resolve));
@@ -106,6 +130,7 @@ const stop = () => {
   stats.close();
   void edge
     .close()
+    .then(() => traffic?.stop())
     .then(() => api.close())
     .then(() => database.close())
     .finally(() => process.exit(0));

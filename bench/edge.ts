@@ -48,7 +48,20 @@ export const ORIGIN_BODY = JSON.stringify({
  */
 const NODE_WARMUP_SECONDS = 8;
 
-type TargetKind = 'direct' | 'kennel' | 'nginx' | 'caddy' | 'node';
+type TargetKind = 'direct' | 'kennel' | 'kennel-traffic' | 'nginx' | 'caddy' | 'node';
+
+/**
+ * The document both Kennel edges serve: the origin's path is an operation and callers send an
+ * API key, so the edge with traffic on matches every request and hashes its key (issue 27).
+ */
+export const BENCH_DOCUMENT = JSON.stringify({
+  openapi: '3.0.3',
+  info: { title: 'Bench', version: '1' },
+  components: { securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'X-Api-Key' } } },
+  paths: { '/pets/{petId}': { get: { responses: { '200': { description: 'a pet' } } } } },
+});
+/** What wrk sends to every target: the Host proxies route by, and a caller's API key. */
+const BENCH_HEADERS = { Host: BENCH_HOST, 'X-Api-Key': 'bench_live_0123456789abcdef' };
 
 interface Target {
   readonly kind: TargetKind;
@@ -90,24 +103,37 @@ export async function runEdgeSuite(config: BenchConfig, log: (line: string) => v
     const { origin } = await startPetOrigin(config, work, config.serverCpu);
     cleanups.push(origin.stop);
 
-    log('starting the Kennel edge (bench/edge-node.ts) on a fresh SQLite database');
-    const edgeDb = await prepareEdgeDatabase({ location: join(work, 'kennel.db'), originUrl: origin.url });
-    const kennel = await startServer({
-      name: 'Kennel edge',
-      node: config.node,
-      args: [...START_FLAGS, join(ROOT, 'bench', 'edge-node.ts')],
-      cwd: ROOT,
-      cpu: config.serverCpu,
-      port: await freePort(),
-      env: {
-        EDGE_DATABASE: edgeDb.location,
-        EDGE_CERT_KEY: edgeDb.sealingKey,
-        HTTPS_PORT: String(await freePort()),
-        STATS_PORT: String(await freePort()),
-      },
-      readyPath: '/',
-    });
-    cleanups.push(kennel.stop);
+    // Two Kennel edges, each on its own SQLite file (opened exclusively): traffic off and on.
+    const startKennel = async (traffic: 'on' | 'off') => {
+      log(
+        `starting the Kennel edge (bench/edge-node.ts), traffic recording ${traffic}, on a fresh SQLite database`,
+      );
+      const edgeDb = await prepareEdgeDatabase({
+        location: join(work, `kennel-${traffic}.db`),
+        originUrl: origin.url,
+        document: BENCH_DOCUMENT,
+      });
+      const server = await startServer({
+        name: `Kennel edge (traffic ${traffic})`,
+        node: config.node,
+        args: [...START_FLAGS, join(ROOT, 'bench', 'edge-node.ts')],
+        cwd: ROOT,
+        cpu: config.serverCpu,
+        port: await freePort(),
+        env: {
+          EDGE_DATABASE: edgeDb.location,
+          EDGE_CERT_KEY: edgeDb.sealingKey,
+          EDGE_TRAFFIC: traffic,
+          HTTPS_PORT: String(await freePort()),
+          STATS_PORT: String(await freePort()),
+        },
+        readyPath: '/',
+      });
+      cleanups.push(server.stop);
+      return server;
+    };
+    const kennel = await startKennel('off');
+    const kennelTraffic = await startKennel('on');
 
     log('starting nginx');
     const nginxPort = await freePort();
@@ -211,6 +237,12 @@ export async function runEdgeSuite(config: BenchConfig, log: (line: string) => v
     const targets: Target[] = [
       { kind: 'direct', label: 'origin directly', server: origin, path: ORIGIN_PATH },
       { kind: 'kennel', label: 'Kennel edge', server: kennel, path: `/api${ORIGIN_PATH}` },
+      {
+        kind: 'kennel-traffic',
+        label: 'Kennel, traffic on',
+        server: kennelTraffic,
+        path: `/api${ORIGIN_PATH}`,
+      },
       { kind: 'nginx', label: 'nginx', server: nginx, path: `/api${ORIGIN_PATH}` },
       { kind: 'caddy', label: 'Caddy', server: caddy, path: `/api${ORIGIN_PATH}` },
       { kind: 'node', label: 'plain Node proxy', server: plain, path: `/api${ORIGIN_PATH}` },
@@ -232,7 +264,7 @@ export async function runEdgeSuite(config: BenchConfig, log: (line: string) => v
           server: target.server,
           path: target.path,
           seconds,
-          headers: { Host: BENCH_HOST },
+          headers: BENCH_HEADERS,
           companionPids: target.kind === 'direct' ? [] : [origin.pid],
         },
         (disturbed) => log(`  ${target.label}: ${describe(disturbed)}; measuring again`),
@@ -259,7 +291,8 @@ export async function runEdgeSuite(config: BenchConfig, log: (line: string) => v
       }
     }
     const slices = await measureSlices(config, targets, problems, log);
-    return summarize(config, targets, measurements, problems, slices);
+    const recording = await measureRecordingPairs(config, targets, problems, log);
+    return summarize(config, targets, measurements, problems, slices, recording);
   } finally {
     for (const cleanup of cleanups.reverse()) {
       await cleanup().catch((error: Error) => log(`cleanup failed: ${error.message}`));
@@ -300,7 +333,7 @@ async function measureSlices(
       connections: config.connections,
       durationSeconds: SLICE_SECONDS,
       cpu: config.loadCpu,
-      headers: { Host: BENCH_HOST },
+      headers: BENCH_HEADERS,
     });
     const errors = Object.values(result.socketErrors).reduce((a, b) => a + b, 0);
     if (result.non2xx > 0 || errors > 0)
@@ -325,6 +358,53 @@ async function measureSlices(
     );
   }
   return { count, ratios };
+}
+
+/**
+ * Issue 27's cost of traffic recording, paired as the slices are: one second through the edge
+ * with recording off, then at once one second through the edge with it on (the order swapping
+ * each pair so neither always runs second); the median of on/off is the share kept.
+ */
+async function measureRecordingPairs(
+  config: BenchConfig,
+  targets: readonly Target[],
+  problems: string[],
+  log: (line: string) => void,
+): Promise<number[]> {
+  const count = Number(process.env.BENCH_EDGE_SLICES ?? 15);
+  const off = targets.find((t) => t.kind === 'kennel') as Target;
+  const on = targets.find((t) => t.kind === 'kennel-traffic') as Target;
+  const rate = async (target: Target) => {
+    const result = await runWrk({
+      url: `${target.server.url}${target.path}`,
+      connections: config.connections,
+      durationSeconds: SLICE_SECONDS,
+      cpu: config.loadCpu,
+      headers: BENCH_HEADERS,
+    });
+    const errors = Object.values(result.socketErrors).reduce((a, b) => a + b, 0);
+    if (result.non2xx > 0 || errors > 0)
+      problems.push(
+        `recording pairs, ${target.label}: ${result.non2xx} error answers, ${errors} socket errors`,
+      );
+    return result.requestsPerSecond;
+  };
+  log(`recording pairs: ${count} x (1 s traffic off, 1 s traffic on, order swapping)`);
+  const ratios: number[] = [];
+  for (let pair = 0; pair < count; pair++) {
+    let offRate: number;
+    let onRate: number;
+    if (pair % 2 === 0) {
+      offRate = await rate(off);
+      onRate = await rate(on);
+    } else {
+      onRate = await rate(on);
+      offRate = await rate(off);
+    }
+    ratios.push(onRate / offRate);
+  }
+  log(`  traffic on keeps median ${formatRatio(median(ratios))} of traffic off (${ratios.length} pairs)`);
+  return ratios;
 }
 
 /**
@@ -404,6 +484,7 @@ function summarize(
   measurements: readonly Measurement[],
   problems: readonly string[],
   slices: Slices,
+  recording: readonly number[],
 ): SuiteReport {
   const stats = (kind: TargetKind) => {
     const clean = measurements.filter((m) => m.target === kind && !m.problem);
@@ -451,6 +532,11 @@ function summarize(
   const paired = (kind: TargetKind) => median(slices.ratios[kind] ?? []);
   const pairedText = (kind: TargetKind) => `${formatRatio(paired(kind))} in paired seconds`;
   const checks: Check[] = [
+    {
+      label: 'Kennel edge with traffic recording >= 97% of it without (paired seconds)',
+      passed: median([...recording]) >= 0.97,
+      measured: `${formatRatio(median([...recording]))} in ${recording.length} pairs (lowest ${formatRatio(Math.min(...recording))}, highest ${formatRatio(Math.max(...recording))}); medians of the rounds ${versus(stats('kennel-traffic').requestsPerSecond, kennel.requestsPerSecond)}`,
+    },
     {
       label: 'Kennel edge >= 25% of direct-to-origin req/s (paired seconds)',
       passed: paired('kennel') >= 0.25,
@@ -512,6 +598,6 @@ function summarize(
     checks,
     problems,
     warnings,
-    data: { figures, measurements, slices },
+    data: { figures, measurements, slices, recording },
   };
 }

@@ -14,6 +14,7 @@ import { BENCH_SETTINGS, type BenchConfig, loadBenchConfig } from './support/con
 import { renderChecks, renderTable, type Suite, type SuiteReport } from './support/report.ts';
 import { stopAllServers } from './support/servers.ts';
 import { tlsSuite } from './tls.ts';
+import { trafficSoakSuite } from './traffic-soak.ts';
 import { webhooksSuite } from './webhooks.ts';
 
 /**
@@ -33,6 +34,7 @@ const SUITES: readonly Suite[] = [
   webhooksSuite,
   signinSuite,
   openapiDiffSuite,
+  trafficSoakSuite,
 ];
 
 function usage(): string {

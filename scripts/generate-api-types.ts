@@ -48,6 +48,10 @@ export const CLI_SCHEMAS = [
   'WebhookEndpoint',
   'WebhookEndpointSet',
   'WebhookDelivery',
+  'ProjectTraffic',
+  'RequestLog',
+  'RequestLogPage',
+  'DeprecationReach',
 ] as const;
 
 interface Schema {

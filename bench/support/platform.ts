@@ -50,6 +50,8 @@ export async function prepareEdgeDatabase(options: {
   location: string;
   originUrl: string;
   seed?: (platform: Awaited<ReturnType<typeof openPlatform>>) => Promise<void>;
+  /** The project's document (default: one without operations). */
+  document?: string;
 }): Promise<EdgeDatabase> {
   const sealingKey = `bench:${randomBytes(32).toString('base64')}`;
   const platform = await openPlatform(options.location, sealingKey);
@@ -58,7 +60,9 @@ export async function prepareEdgeDatabase(options: {
       slug: 'petstore',
       name: 'Petstore API',
       originUrl: options.originUrl,
-      document: JSON.stringify({ openapi: '3.0.3', info: { title: 'Bench', version: '1' }, paths: {} }),
+      document:
+        options.document ??
+        JSON.stringify({ openapi: '3.0.3', info: { title: 'Bench', version: '1' }, paths: {} }),
     });
     await platform.store.ticketKeys(systemClock.now());
     await options.seed?.(platform);

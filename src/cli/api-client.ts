@@ -54,6 +54,8 @@ export interface ApiClientOptions {
   readonly userAgent?: string;
   /** The API expected there (default: the Kennel platform's management API). */
   readonly identity?: ServerIdentity;
+  /** Told the X-Kennel-Version of each answer (the CLI notices a server newer than itself). */
+  readonly onServerVersion?: (version: string, server: string) => void;
 }
 
 /**
@@ -98,6 +100,7 @@ export class ApiClient {
   readonly #timeoutMs: number;
   readonly #userAgent: string;
   readonly #identity: ServerIdentity;
+  readonly #onServerVersion: ApiClientOptions['onServerVersion'];
 
   constructor(options: ApiClientOptions) {
     this.server = options.server;
@@ -106,6 +109,7 @@ export class ApiClient {
     this.#timeoutMs = options.timeoutMs ?? REQUEST_TIMEOUT_MS;
     this.#userAgent = options.userAgent ?? 'kennel-cli';
     this.#identity = options.identity ?? KENNEL_PLATFORM;
+    this.#onServerVersion = options.onServerVersion;
   }
 
   get hasToken(): boolean {
@@ -121,6 +125,7 @@ export class ApiClient {
       timeoutMs: this.#timeoutMs,
       userAgent: this.#userAgent,
       identity: this.#identity,
+      onServerVersion: this.#onServerVersion,
     });
   }
 
@@ -169,6 +174,8 @@ export class ApiClient {
         timedOut ? 'timeout' : 'server_unreachable',
       );
     }
+    const serverVersion = response.headers.get('x-kennel-version');
+    if (serverVersion) this.#onServerVersion?.(serverVersion, this.server);
     let parsed: unknown;
     if (text !== '') {
       try {
@@ -211,6 +218,44 @@ export class ApiClient {
       );
     }
     return { status: response.status, headers: response.headers, body: parsed as T };
+  }
+
+  /**
+   * Opens a stream of Server-Sent Events (`kennel logs --follow`): the answer, whose body the
+   * caller reads as it comes, with no time limit but `signal`. An answer that is not a stream is
+   * asked again as a plain request, which throws its error as `request` does.
+   */
+  async stream(route: string, headers: Record<string, string>, signal: AbortSignal): Promise<Response> {
+    let response: Response;
+    try {
+      response = await fetch(`${this.server}${route}`, {
+        headers: {
+          accept: 'text/event-stream',
+          'user-agent': this.#userAgent,
+          ...this.#headers,
+          ...headers,
+          ...(this.#token === undefined ? {} : { authorization: `Bearer ${this.#token}` }),
+        },
+        signal,
+      });
+    } catch (error) {
+      if (signal.aborted) throw error;
+      throw new CliError(
+        `Cannot reach the Kennel server at ${this.server} (${networkCause(error)}). Is it running? Choose another with --server or KENNEL_URL.`,
+        EXIT.unreachable,
+        'server_unreachable',
+      );
+    }
+    if (response.ok && (response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+      return response;
+    }
+    await response.body?.cancel();
+    await this.request('GET', route);
+    throw new CliError(
+      `GET ${this.server}${route} did not answer with a stream of events: a proxy in front of the platform answered instead.`,
+      EXIT.unreachable,
+      'not_the_api',
+    );
   }
 
   /**

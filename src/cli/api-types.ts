@@ -152,6 +152,11 @@ export interface Change {
   location: string;
   /** What changed, in a sentence */
   message: string;
+  /** On a breaking change of an operation, in a deploy's or a promotion's answer (and the 409): how many calls it had, and from how many distinct callers, in the last 7 days (docs/traffic.md) */
+  traffic?: {
+    requests: number;
+    callers: number;
+  };
 }
 
 export interface Deploy {
@@ -428,6 +433,77 @@ export interface WebhookDelivery {
   }[];
 }
 
+export interface ProjectTraffic {
+  /** Start of the range: the start of the interval holding since (inclusive) */
+  from: string;
+  /** End of the range: the end of the interval holding until (exclusive) */
+  to: string;
+  /** Minutes for ranges up to 48 hours, hours beyond */
+  interval: 'minute' | 'hour';
+  totals: {
+    requests: number;
+    errors: number;
+    /** The median, in ms, within 1% (LatencySketch.RELATIVE_ACCURACY); null without requests */
+    p50: number | null;
+    /** The 95th percentile, in ms, within 1% (LatencySketch.RELATIVE_ACCURACY); null without requests */
+    p95: number | null;
+    /** The 99th percentile, in ms, within 1% (LatencySketch.RELATIVE_ACCURACY); null without requests */
+    p99: number | null;
+  };
+  /** One point per interval, oldest first */
+  series: TrafficPoint[];
+  grouping: 'operation' | 'caller' | 'status';
+  /** The busiest 200 groups, most requests first */
+  groups: TrafficGroup[];
+}
+
+export interface RequestLog {
+  /** Grows in the order entries were stored, across edge nodes: the cursor */
+  id: number;
+  /** When the request arrived */
+  at: string;
+  /** HTTP method */
+  method: string;
+  /** The operation ('GET /pets/{petId}'), 'unmatched' or 'other' */
+  operation: string;
+  /** The path, with the query string's names kept and values dropped (/pets?limit=) */
+  path: string;
+  status: number;
+  /** From arrival to the end of the answer */
+  latencyMs: number;
+  bytesIn: number;
+  bytesOut: number;
+  /** The caller's label (key:sk_liv…, 203.0.113.0/24), never its credential */
+  caller: string | null;
+  /** The request id (X-Request-Id) */
+  requestId: string | null;
+}
+
+export interface RequestLogPage {
+  /** Newest first; the next page is before the last id */
+  logs: RequestLog[];
+}
+
+export interface DeprecationReach {
+  /** Each deprecated operation of the live deploy */
+  operations: {
+    /** 'GET /pets/{petId}' */
+    operation: string;
+    /** Its sunset (x-sunset), or null */
+    sunset: string | null;
+    /** Who called it in the last 7 days (UTC days), most requests first */
+    callers: {
+      /** The caller's label, never its credential */
+      caller: string;
+      /** 'key' or 'address' ('other' counts callers past the cap) */
+      callerKind: string;
+      requests: number;
+      /** Its last call */
+      lastSeenAt: string;
+    }[];
+  }[];
+}
+
 export interface Redirect {
   /** The custom domain that redirects (ASCII) */
   from: string;
@@ -435,4 +511,48 @@ export interface Redirect {
   to: string;
   /** The HTTP redirect status */
   status: 301 | 302 | 307 | 308;
+}
+
+export interface TrafficPoint {
+  /** The interval's start (a minute, or an hour for ranges over 48 hours) */
+  at: string;
+  requests: number;
+  /** Answers with status 500 or above */
+  errors: number;
+  /** The median, in ms, within 1% (LatencySketch.RELATIVE_ACCURACY); null without requests */
+  p50: number | null;
+  /** The 95th percentile, in ms, within 1% (LatencySketch.RELATIVE_ACCURACY); null without requests */
+  p95: number | null;
+  /** The 99th percentile, in ms, within 1% (LatencySketch.RELATIVE_ACCURACY); null without requests */
+  p99: number | null;
+}
+
+export interface TrafficGroup {
+  /** What the group is: the operation ('GET /pets/{petId}', 'unmatched', 'other'), the status code, or the caller's keyed hash */
+  key: string;
+  requests: number;
+  /** Answers with status 500 or above */
+  errors: number;
+  /** The median (null by caller: callers are counted without latency), in ms, within 1% (LatencySketch.RELATIVE_ACCURACY); null without requests */
+  p50: number | null;
+  /** The 95th percentile, in ms, within 1% (LatencySketch.RELATIVE_ACCURACY); null without requests */
+  p95: number | null;
+  /** The 99th percentile, in ms, within 1% (LatencySketch.RELATIVE_ACCURACY); null without requests */
+  p99: number | null;
+  /** Request bytes (by operation and by status) */
+  bytesIn?: number;
+  /** Response bytes (by operation and by status) */
+  bytesOut?: number;
+  /** By operation: the operation */
+  operation?: string;
+  /** By operation: marked deprecated in the live document */
+  deprecated?: boolean;
+  /** By operation: its sunset (x-sunset), or null */
+  sunset?: string | null;
+  /** By caller: its label, a key's first characters (key:sk_liv…) or a truncated address */
+  caller?: string;
+  /** By caller: what identifies it, 'key' or 'address' ('other' counts callers past the cap) */
+  callerKind?: string;
+  /** By caller: its last request */
+  lastSeenAt?: string;
 }

@@ -9,12 +9,18 @@ import { nextStepFor } from './next-steps.ts';
 import { Output } from './output.ts';
 import { Progress } from './progress.ts';
 import { allCommands, COMMANDS, isGroup } from './registry.ts';
+import { newerServerNotice } from './server-version.ts';
 import { resolveTarget, signedInClient } from './session.ts';
 import { closest } from './suggest.ts';
 
-export const VERSION = (
-  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
-).version;
+const MANIFEST = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+  /** Set in the package the platform serves (src/platform/cli-package/); the checkout's is its own. */
+  kennelServerVersion?: string;
+};
+export const VERSION = MANIFEST.version;
+/** The Kennel server version this CLI was made for. */
+export const SERVER_VERSION = MANIFEST.kennelServerVersion ?? VERSION;
 const USER_AGENT = `kennel-cli/${VERSION} node/${process.versions.node}`;
 
 type ParseOptions = Record<string, { type: 'string' | 'boolean'; short?: string }>;
@@ -142,7 +148,7 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
     return EXIT.ok;
   }
   if (words.length === 0 && argv.includes('--version')) {
-    io.stdout.write(`kennel ${VERSION}\n`);
+    io.stdout.write(`kennel ${VERSION} (made for Kennel server ${SERVER_VERSION})\n`);
     return EXIT.ok;
   }
   const { entry, consumed } = resolve(words);
@@ -204,6 +210,7 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
 
   const target = await resolveTarget(values.server as string | undefined, io.env);
   const out = new Output(io, values.json === true);
+  const onServerVersion = newerServerNotice(io, SERVER_VERSION);
   const call: Call = {
     args: Object.fromEntries([
       ...names.map((name, i) => [name, positionals[i] ?? '']),
@@ -221,8 +228,8 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
       return typeof value === 'string' ? value : undefined;
     },
     flag: (name) => values[name] === true,
-    api: () => signedInClient(target, io.env, USER_AGENT),
-    anonymous: () => new ApiClient({ server: target.server, userAgent: USER_AGENT }),
+    api: () => signedInClient(target, io.env, USER_AGENT, onServerVersion),
+    anonymous: () => new ApiClient({ server: target.server, userAgent: USER_AGENT, onServerVersion }),
     usage: (message) => new UsageError(message, command.name),
   };
   try {

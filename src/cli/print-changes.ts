@@ -7,6 +7,15 @@ const LEVELS: readonly (readonly [Change['level'], string])[] = [
   ['info', 'Other changes'],
 ];
 
+/** ` (12 calls from 3 callers in the last 7 days)` on a breaking change the gate joined with traffic. */
+function reach(change: Change): string {
+  if (!change.traffic) return '';
+  const { requests, callers } = change.traffic;
+  return requests === 0
+    ? ' (not called in the last 7 days)'
+    : ` (${requests} call${requests === 1 ? '' : 's'} from ${callers} caller${callers === 1 ? '' : 's'} in the last 7 days)`;
+}
+
 /**
  * A change list as lines for people, grouped by level (breaking first), each change with its
  * rule id: what `kennel deploy`, `kennel deploys promote` and `kennel deploys compare` print.
@@ -18,7 +27,7 @@ export function changeLines(changes: readonly Change[]): string[] {
     const group = changes.filter((c) => c.level === level);
     if (group.length === 0) continue;
     lines.push(`${heading} (${group.length}):`);
-    for (const change of group) lines.push(`  - ${change.message} [${change.id}]`);
+    for (const change of group) lines.push(`  - ${change.message}${reach(change)} [${change.id}]`);
   }
   return lines;
 }

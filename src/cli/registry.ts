@@ -6,11 +6,13 @@ import { domainsGroup } from './commands/domains.ts';
 import { keysGroup } from './commands/keys.ts';
 import { loginCommand } from './commands/login.ts';
 import { logoutCommand } from './commands/logout.ts';
+import { logsCommand } from './commands/logs.ts';
 import { membersGroup } from './commands/members.ts';
 import { originsGroup } from './commands/origins.ts';
 import { passwordGroup } from './commands/password.ts';
 import { projectsGroup } from './commands/projects.ts';
 import { teamsGroup } from './commands/teams.ts';
+import { trafficCommand } from './commands/traffic.ts';
 import { webhooksGroup } from './commands/webhooks.ts';
 import { whoamiCommand } from './commands/whoami.ts';
 
@@ -27,6 +29,8 @@ export const COMMANDS: readonly (CommandSpec | GroupSpec)[] = [
   diffCommand,
   deploysGroup,
   domainsGroup,
+  trafficCommand,
+  logsCommand,
   webhooksGroup,
   originsGroup,
   keysGroup,

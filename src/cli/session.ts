@@ -72,7 +72,12 @@ function safeNormalise(server: string): string | undefined {
 }
 
 /** A client carrying the token, or the reason there is none (exit 3). */
-export function signedInClient(target: Target, env: NodeJS.ProcessEnv, userAgent: string): ApiClient {
+export function signedInClient(
+  target: Target,
+  env: NodeJS.ProcessEnv,
+  userAgent: string,
+  onServerVersion?: (version: string, server: string) => void,
+): ApiClient {
   if (target.token === undefined) {
     if (target.savedError) throw target.savedError;
     const elsewhere =
@@ -85,5 +90,5 @@ export function signedInClient(target: Target, env: NodeJS.ProcessEnv, userAgent
       'not_signed_in',
     );
   }
-  return new ApiClient({ server: target.server, token: target.token, userAgent });
+  return new ApiClient({ server: target.server, token: target.token, userAgent, onServerVersion });
 }

@@ -292,6 +292,49 @@ export const platformSettings = {
     default: 50,
     parse: parse.integer(1, 100_000),
   },
+  trafficRecording: {
+    env: 'TRAFFIC_RECORDING',
+    description:
+      "on = the edge records each API request's operation, caller, status, bytes and latency (docs/security.md, Traffic); off = nothing is recorded",
+    default: true,
+    parse: (raw: string): boolean => {
+      if (raw !== 'on' && raw !== 'off') throw new Error('expected on or off');
+      return raw === 'on';
+    },
+  },
+  trafficFlushSeconds: {
+    env: 'TRAFFIC_FLUSH_SECONDS',
+    description: 'How often each edge node writes its traffic counts (one transaction per node)',
+    default: 10,
+    parse: parse.integer(1, 300),
+  },
+  trafficRetentionDays: {
+    env: 'TRAFFIC_RETENTION_DAYS',
+    description: 'How many days hourly traffic and callers are kept (minutes: 48 h, then rolled into hours)',
+    default: 30,
+    parse: parse.integer(1, 3650),
+  },
+  requestLogSize: {
+    env: 'REQUEST_LOG_SIZE',
+    description:
+      'How many of its latest requests each project keeps in its request log, per edge node; 0 = none',
+    default: 1000,
+    parse: parse.integer(0, 100_000),
+  },
+  trafficMaxCallers: {
+    env: 'TRAFFIC_MAX_CALLERS',
+    description:
+      'Distinct callers (caller × operation) an edge node counts apart per flush window; past it they count as "other"',
+    default: 10_000,
+    parse: parse.integer(1, 1_000_000),
+  },
+  trafficMaxOperations: {
+    env: 'TRAFFIC_MAX_OPERATIONS',
+    description:
+      'Distinct operations a project counts apart per minute on a node; past it they count as "other"',
+    default: 500,
+    parse: parse.integer(1, 100_000),
+  },
   shutdownTimeoutMs: {
     env: 'SHUTDOWN_TIMEOUT',
     description:

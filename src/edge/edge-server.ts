@@ -7,9 +7,18 @@ import { normalizeRequestPath } from '../lib/uri-path.ts';
 import type { PlatformContext } from '../platform/context.ts';
 import { previewDeployIdOf } from '../platform/previews/index.ts';
 import { listPublications, readPublishedProject } from '../platform/publishing/index.ts';
+import { TRAFFIC_UNMATCHED } from '../platform/traffic/index.ts';
 import { isConnectionLost } from '../storage/index.ts';
 import { REFERENCE_PREFIX, referenceAssets } from '../web/reference/index.ts';
 import { CHANGELOG_FEED_PATH, CHANGELOG_PATH, ChangelogCache } from './changelog.ts';
+import {
+  DOCUMENT_CORS_HEADERS,
+  documentPreflight,
+  isPreflight,
+  preflight,
+  responseHeaders,
+  sendPreflight,
+} from './cors.ts';
 import { edgeErrors } from './errors.ts';
 import { LifecycleCache, type LifecycleRules } from './lifecycle.ts';
 import { platformAllowsPlainHttp } from './platform-https.ts';
@@ -19,6 +28,7 @@ import { type OriginProxy, originForbidden, sendError } from './proxy.ts';
 import { DocumentCache, sendReferencePage } from './published-site.ts';
 import { ambiguousHead } from './request-framing.ts';
 import { type ProjectRoute, type Route, RoutingTable } from './routing-table.ts';
+import type { EdgeTraffic, TrafficTag } from './traffic/edge-traffic.ts';
 
 export interface EdgeDeps {
   readonly ctx: PlatformContext;
@@ -33,6 +43,8 @@ export interface EdgeDeps {
   readonly httpsPort?: number;
   /** Operations: health answers, metrics, access logs (src/edge/observe-requests.ts). */
   readonly hooks?: EdgeHooks;
+  /** Traffic recording (src/edge/traffic/): API requests by operation and caller; none: off. */
+  readonly traffic?: EdgeTraffic;
 }
 
 /** One request as the operations hooks see it; `serve` fills in what routing learns. */
@@ -51,6 +63,8 @@ export interface EdgeExchange {
    */
   socket: { readonly bytesWritten: number } | undefined;
   bytesBefore: number;
+  /** Set for an API request when traffic is recorded: its project, operation and caller's place. */
+  traffic: TrafficTag | undefined;
 }
 
 /**
@@ -369,6 +383,7 @@ export function createEdgeHandler(deps: EdgeDeps): {
     // One normal form for the lifecycle and the origin: the origin gets the path that was matched.
     const apiPath = normalizeRequestPath(path.slice(4) || '/');
     if (apiPath === undefined) {
+      tagTraffic(req, exchange, route, TRAFFIC_UNMATCHED, path, rules);
       sendError(
         res,
         edgeErrors.error(
@@ -379,9 +394,11 @@ export function createEdgeHandler(deps: EdgeDeps): {
       );
       return;
     }
-    const found = rules.empty
-      ? undefined
-      : rules.match(req.method ?? 'GET', apiPath, ctx.clock.now().getTime());
+    // One match serves the lifecycle and traffic attribution.
+    const operation =
+      deps.traffic === undefined && rules.empty ? undefined : rules.find(req.method ?? 'GET', apiPath);
+    const found = rules.empty ? undefined : rules.lifecycleOf(operation, ctx.clock.now().getTime());
+    tagTraffic(req, exchange, route, operation?.operation.key ?? TRAFFIC_UNMATCHED, `/api${apiPath}`, rules);
     if (found?.gone) {
       sendError(
         res,
@@ -400,6 +417,9 @@ export function createEdgeHandler(deps: EdgeDeps): {
       );
       return;
     }
+    const cors = responseHeaders(route.cors, req.headers.origin);
+    // Set here too so the edge's own answers (errors) carry them; the proxy replaces the origin's.
+    for (const [name, value] of Object.entries(cors ?? {})) res.setHeader(name, value);
     const upstreamStart = performance.now();
     deps.proxy.forward(
       req,
@@ -414,11 +434,34 @@ export function createEdgeHandler(deps: EdgeDeps): {
         proto: isEncrypted(req) ? 'https' : 'http',
         requestId,
         ...(found && { lifecycle: found }),
+        ...(cors && { cors }),
         upstreamDone: () => {
           exchange.upstreamMs = performance.now() - upstreamStart;
         },
       },
     );
+  }
+
+  /** Marks an API request for traffic recording (when on); it is recorded when it ends. */
+  function tagTraffic(
+    req: IncomingMessage,
+    exchange: EdgeExchange,
+    route: ProjectRoute,
+    operation: string,
+    path: string,
+    rules: LifecycleRules | undefined,
+  ): void {
+    if (deps.traffic === undefined) return;
+    exchange.traffic = {
+      projectId: route.projectId,
+      operation,
+      path,
+      credentials: rules?.credentials ?? [],
+    };
+    if (exchange.socket === undefined) {
+      exchange.socket = req.socket;
+      exchange.bytesBefore = req.socket.bytesWritten;
+    }
   }
 
   /** A project's published site: its API under /api/, its reference and its document. */
@@ -439,10 +482,14 @@ export function createEdgeHandler(deps: EdgeDeps): {
     }
     if (api && route.originRefused) {
       // Its team has no grant for the private origin (revoked, or never given): not forwarded.
+      tagTraffic(req, exchange, route, TRAFFIC_UNMATCHED, path, undefined);
       sendError(res, originForbidden(), requestId);
       return;
     }
     if (api) {
+      // With a CORS policy on, the edge answers preflights itself (cors.ts); off, they go on as before.
+      const answer = preflight(route.cors, req.method, req.headers);
+      if (answer) return sendPreflight(res, answer, requestId);
       const rules = lifecycle.get(route);
       return rules instanceof Promise
         ? rules.then((found) => forwardApi(req, res, exchange, route, path, found))
@@ -480,8 +527,15 @@ export function createEdgeHandler(deps: EdgeDeps): {
     }
     const published = await documents.get(route, host, `https://${host}${httpsSuffix}/api`);
     if (published && (path === '/openapi.json' || path === '/openapi.yaml')) {
+      // Any page may load the document (cors.ts); its preflight is answered here.
+      if (isPreflight(req.method, req.headers)) {
+        res.writeHead(204, { ...documentPreflight(req.headers), 'x-request-id': requestId });
+        res.end();
+        return;
+      }
       // Revalidated like the page: a new deploy changes the document and its ETag.
       (path.endsWith('.json') ? published.json : published.yaml).send(req, res, {
+        ...DOCUMENT_CORS_HEADERS,
         'cache-control': 'no-cache',
         'x-request-id': requestId,
       });
@@ -516,12 +570,16 @@ export function createEdgeHandler(deps: EdgeDeps): {
         upstreamMs: undefined,
         socket: undefined,
         bytesBefore: 0,
+        traffic: undefined,
       };
-      const { hooks } = deps;
-      if (hooks) {
-        if (hooks.intercept(req, res, exchange)) return;
+      const { hooks, traffic } = deps;
+      if (hooks?.intercept(req, res, exchange)) return;
+      if (hooks || traffic) {
         // 'close' is emitted once per response; `on` spares the wrapper `once` adds.
-        res.on('close', () => hooks.finished(req, res, exchange));
+        res.on('close', () => {
+          hooks?.finished(req, res, exchange);
+          if (exchange.traffic) traffic?.finished(req, res, exchange.traffic, exchange);
+        });
       }
       const fail = (error: unknown) => {
         hooks?.failed(exchange, error);

@@ -33,6 +33,11 @@ export const edgeErrors = defineErrorCatalog({
     meaning:
       'The request is framed ambiguously (a second Host, a Host that differs from the HTTP/2 :authority, or a Transfer-Encoding other than chunked): the edge does not guess what the origin would read.',
   },
+  cors_not_allowed: {
+    status: 403,
+    meaning:
+      "A CORS preflight the project's policy refuses: its Origin, method or a request header is not allowed. The project's team sets the policy (the dashboard's Settings · CORS tab, the `cors:` section of `kennel domains apply`, or the API).",
+  },
   bad_request_path: {
     status: 400,
     meaning:

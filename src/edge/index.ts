@@ -18,3 +18,4 @@ export { type OriginGuard, OriginProxy, originGuard, type ProxyOptions } from '.
 export { type Route, RoutingTable } from './routing-table.ts';
 export { type EdgeOptions, type StartedEdge, startEdge } from './start-edge.ts';
 export { createTlsServer } from './tls-server.ts';
+export { type StartedTraffic, startTraffic } from './traffic/index.ts';

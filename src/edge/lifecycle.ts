@@ -1,8 +1,9 @@
 import { availableParallelism } from 'node:os';
-import { OPERATION_METHODS, OperationMatcher } from '../lib/operation-matcher.ts';
+import { OPERATION_METHODS, type OperationMatch, OperationMatcher } from '../lib/operation-matcher.ts';
 import { WorkerPool } from '../lib/worker-pool.ts';
 import type { PlatformDb } from '../platform/context.ts';
 import { readDeployDocument } from '../platform/publishing/index.ts';
+import { type CredentialSource, credentialSources } from './traffic/identify-caller.ts';
 
 /**
  * The deprecation lifecycle a deployed document declares, enforced at the edge for every project:
@@ -64,38 +65,68 @@ function ruleOf(operation: Record<string, unknown>, deployedAt: Date): Rule | nu
   };
 }
 
+/** An operation as the edge knows it: its traffic key (`GET /pets/{petId}`) and its lifecycle. */
+export interface DeployOperation {
+  readonly key: string;
+  readonly rule: Rule | null;
+}
+
 /**
- * The deprecated operations of one deploy; `none` when it has none (the common case). Requests are
- * matched to the document's operations by the one operation matcher (src/lib/operation-matcher.ts),
- * over every operation, so a concrete path that is not deprecated wins over a deprecated template.
+ * What the edge reads of one deploy's document: its operations, matched by the one operation
+ * matcher (src/lib/operation-matcher.ts) for both the lifecycle and traffic attribution, and
+ * where its callers put their credential (traffic's caller identity). The matcher covers every
+ * operation, so a concrete path that is not deprecated wins over a deprecated template. `none`
+ * for a document without operations or credentials.
  */
 export class LifecycleRules {
-  static readonly none = new LifecycleRules(undefined);
-  readonly #matcher: OperationMatcher<Rule | null> | undefined;
+  static readonly none = new LifecycleRules(undefined, false, []);
+  readonly #matcher: OperationMatcher<DeployOperation> | undefined;
+  readonly #deprecated: boolean;
+  /** Where callers put their credential, in the document's order (empty: callers by address). */
+  readonly credentials: readonly CredentialSource[];
 
-  private constructor(matcher: OperationMatcher<Rule | null> | undefined) {
+  private constructor(
+    matcher: OperationMatcher<DeployOperation> | undefined,
+    deprecated: boolean,
+    credentials: readonly CredentialSource[],
+  ) {
     this.#matcher = matcher;
+    this.#deprecated = deprecated;
+    this.credentials = credentials;
   }
 
   static from(document: Record<string, unknown>, deployedAt: Date): LifecycleRules {
     let deprecated = false;
-    const matcher = OperationMatcher.fromDocument(document, (operation) => {
+    const matcher = OperationMatcher.fromDocument(document, (operation, method, template) => {
       const rule = ruleOf(operation, deployedAt);
       if (rule) deprecated = true;
-      return rule;
+      return { key: `${method.toUpperCase()} ${template}`, rule };
     });
-    return deprecated ? new LifecycleRules(matcher) : LifecycleRules.none;
+    const credentials = credentialSources(document);
+    return matcher.size === 0 && credentials.length === 0
+      ? LifecycleRules.none
+      : new LifecycleRules(matcher.size === 0 ? undefined : matcher, deprecated, credentials);
   }
 
+  /** Whether no operation has a lifecycle (then `match` answers undefined for every request). */
   get empty(): boolean {
-    return this.#matcher === undefined;
+    return !this.#deprecated;
+  }
+
+  /** The operation `method path` is for (path under the API, normalised, without its query). */
+  find(method: string, path: string): OperationMatch<DeployOperation> | undefined {
+    return this.#matcher?.match(method, path);
   }
 
   /** The lifecycle of the operation `method path` (path under the API, normalised, without its query). */
   match(method: string, path: string, now: number): LifecycleMatch | undefined {
-    const found = this.#matcher?.match(method, path);
-    const rule = found?.operation;
-    if (!rule) return undefined;
+    return this.lifecycleOf(this.find(method, path), now);
+  }
+
+  /** The lifecycle of an operation `find` answered. */
+  lifecycleOf(found: OperationMatch<DeployOperation> | undefined, now: number): LifecycleMatch | undefined {
+    const rule = found?.operation.rule;
+    if (!found || !rule) return undefined;
     let link: string | undefined;
     if (rule.successor !== undefined) {
       const target = rule.successor.replace(/\{([^}/]+)\}/g, (_, name: string) =>
@@ -119,13 +150,36 @@ const LIFECYCLE_FIELDS = [
   'x-successor',
 ] as const;
 
+/** The fields of a security scheme traffic's caller identity reads (./traffic/identify-caller.ts). */
+const SCHEME_FIELDS = ['type', 'in', 'name', 'scheme'] as const;
+
+function schemesSkeleton(schemes: unknown): Record<string, Record<string, unknown>> {
+  const kept: Record<string, Record<string, unknown>> = {};
+  if (schemes === null || typeof schemes !== 'object') return kept;
+  for (const [name, scheme] of Object.entries(schemes as Record<string, unknown>)) {
+    if (scheme === null || typeof scheme !== 'object') continue;
+    const fields: Record<string, unknown> = {};
+    for (const field of SCHEME_FIELDS) {
+      const value = (scheme as Record<string, unknown>)[field];
+      if (typeof value === 'string') fields[field] = value;
+    }
+    kept[name] = fields;
+  }
+  return kept;
+}
+
 /**
- * A stored document reduced to what the lifecycle reads: every operation (the matcher needs them
- * all) with only its lifecycle fields. Parsing a big document takes a second: it runs in a worker
- * thread (read-lifecycle-worker.ts), and only the small skeleton crosses to the event loop.
+ * A stored document reduced to what the edge reads: every operation (the matcher needs them all)
+ * with only its lifecycle fields, and its security schemes' type and place. Parsing a big
+ * document takes a second: it runs in a worker thread (read-lifecycle-worker.ts), and only the
+ * small skeleton crosses to the event loop.
  */
 export function lifecycleSkeleton(documentJson: string): Record<string, unknown> {
-  const document = JSON.parse(documentJson) as { paths?: unknown };
+  const document = JSON.parse(documentJson) as {
+    paths?: unknown;
+    components?: { securitySchemes?: unknown } | null;
+    securityDefinitions?: unknown;
+  };
   const paths: Record<string, Record<string, Record<string, unknown>>> = {};
   if (document.paths !== null && typeof document.paths === 'object') {
     for (const [template, item] of Object.entries(document.paths as Record<string, unknown>)) {
@@ -143,7 +197,16 @@ export function lifecycleSkeleton(documentJson: string): Record<string, unknown>
       paths[template] = operations;
     }
   }
-  return { paths };
+  const components = document.components;
+  return {
+    paths,
+    components: {
+      securitySchemes: schemesSkeleton(
+        typeof components === 'object' ? components?.securitySchemes : undefined,
+      ),
+    },
+    securityDefinitions: schemesSkeleton(document.securityDefinitions),
+  };
 }
 
 /** The threads reducing stored documents to their lifecycle skeleton; idle-ending like the others. */

@@ -116,6 +116,8 @@ export interface ForwardedFor {
   readonly authority?: string;
   /** The deprecation lifecycle of the operation, when its document declares one (lifecycle.ts). */
   readonly lifecycle?: LifecycleHeaders;
+  /** The project's CORS headers (cors.ts): they replace whatever CORS headers the origin sent. */
+  readonly cors?: Readonly<Record<string, string>>;
   readonly proto: 'http' | 'https';
   readonly requestId: string;
   /**
@@ -521,10 +523,12 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
     const listed = headers.connection === undefined ? undefined : connectionListed(headers.connection);
     const { platformDomain } = this.#options;
     const out: string[] = [];
+    const cors = this.#forwarded?.cors;
     for (const name in headers) {
       const value = headers[name];
       if (value === undefined || HOP_BY_HOP.has(name) || REPLACED_IN_ANSWER.has(name) || listed?.has(name))
         continue;
+      if (cors && name.startsWith('access-control-')) continue;
       if (typeof value === 'string') {
         if (!SPECIAL_IN_ANSWER.has(name)) out.push(name, value);
         else this.#pushSpecial(out, name, value, platformDomain);
@@ -538,6 +542,8 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
       if (lifecycle.link && !/rel="?successor-version/i.test(String(headers.link ?? '')))
         out.push('link', lifecycle.link);
     }
+    // A second Vary line adds to the origin's (Vary is a list).
+    if (cors) for (const [name, value] of Object.entries(cors)) out.push(name, value);
     out.push('x-request-id', this.#requestId);
     res.writeHead(this.#status, out);
   }

@@ -10,9 +10,11 @@ import type { IncomingMessage } from 'node:http';
  *
  * HTTP/2 requests (RFC 9113 §8.2) are checked by nghttp2 before node:http2 hands them over: a
  * connection-specific header (Transfer-Encoding, Connection, Keep-Alive, Upgrade, …), a TE other
- * than `trailers`, uppercase or CR/LF/NUL in a field, a misplaced, repeated or unknown
- * pseudo-header, a `:path` not starting with `/`, a Content-Length that disagrees with the DATA
- * sent — each resets the stream before the edge sees it (test/edge/http2-downgrade.test.ts).
+ * than `trailers`, an uppercase name, a misplaced, repeated or unknown pseudo-header, a `:path`
+ * not starting with `/`, a Content-Length that disagrees with the DATA sent — each resets the
+ * stream before the edge sees it (test/edge/http2-downgrade.test.ts). A field with CR, LF or NUL
+ * is dropped by node (its invalid-header callback ignores it) and the request arrives without it:
+ * nothing of it reaches the origin, but it is not refused (docs/security.md).
  * What reaches the edge is framed from its Content-Length, or sent chunked when the client did not
  * say its length; a Host beside `:authority` that names another site is refused here.
  */

@@ -6,12 +6,13 @@ import type { FastifyInstance } from 'fastify';
 import { type ClientError, unreadableRequestError, writeOnSocket } from '../lib/http-api/fastify-kit.ts';
 import type { PlatformContext } from '../platform/context.ts';
 import type { CertificateCache } from './certificate-cache.ts';
-import { createEdgeHandler, type EdgeHooks } from './edge-server.ts';
+import { createEdgeHandler, type EdgeHooks, hostOf } from './edge-server.ts';
 import { edgeErrors } from './errors.ts';
 import type { EdgeTlsServer } from './http2-server.ts';
 import { type OriginGuard, OriginProxy, originGuard, type ProxyOptions } from './proxy.ts';
 import type { RoutingTable } from './routing-table.ts';
 import { createTlsServer } from './tls-server.ts';
+import type { EdgeTraffic } from './traffic/edge-traffic.ts';
 
 export interface EdgeOptions {
   readonly ctx: PlatformContext;
@@ -29,6 +30,8 @@ export interface EdgeOptions {
   /** http-01 answers, for any host. */
   readonly challenges?: { answer(token: string): Promise<string | undefined> };
   readonly hooks?: EdgeHooks;
+  /** Traffic recording (src/edge/traffic/index.ts `startTraffic`); none: off. */
+  readonly traffic?: EdgeTraffic;
   readonly onProxyError?: ProxyOptions['onError'];
   /**
    * Which origins may be reached; by default public addresses and every origin a team was granted
@@ -88,6 +91,9 @@ export async function startEdge(options: EdgeOptions): Promise<StartedEdge> {
         handle: (req, res) => handleTls(req, res),
         connectionsCheckingInterval,
         receiveTimeoutMs: ctx.config.receiveTimeoutMs,
+        // Bodiless h2 API requests skip node:http2's compatibility objects, but not the control
+        // plane's: its Fastify app needs them (http2-server.ts).
+        direct: (req) => hostOf(req) !== ctx.config.platformDomain,
       })
     : undefined;
   for (const listener of https ? [http, https] : [http]) {
@@ -105,6 +111,7 @@ export async function startEdge(options: EdgeOptions): Promise<StartedEdge> {
     ...(options.challenges && { challenges: options.challenges }),
     ...(httpsPort !== undefined && { httpsPort }),
     ...(options.hooks && { hooks: options.hooks }),
+    ...(options.traffic && { traffic: options.traffic }),
   });
   table = handler.table;
   handleTls = handler.handle;

@@ -23,6 +23,8 @@ export function createTlsServer(options: {
   connectionsCheckingInterval?: number;
   /** The deadline for an HTTP/2 request's body; HTTP/1.1 has the listener's requestTimeout. */
   receiveTimeoutMs?: number;
+  /** Which bodiless HTTP/2 API requests skip node:http2's compatibility objects (http2-server.ts). */
+  direct?: (req: IncomingMessage) => boolean;
 }): EdgeTlsServer {
   const server: EdgeTlsServer = createHttp2Server({
     tls: {
@@ -33,6 +35,7 @@ export function createTlsServer(options: {
     },
     handle: options.handle,
     receiveTimeoutMs: () => options.receiveTimeoutMs ?? (server.requestTimeout || 300_000),
+    ...(options.direct && { direct: options.direct }),
   });
   if (options.connectionsCheckingInterval !== undefined)
     server.connectionsCheckingInterval = options.connectionsCheckingInterval;

@@ -21,6 +21,7 @@ import {
   NodeHealth,
   observeRequests,
   startEdge,
+  startTraffic,
 } from '../edge/index.ts';
 import { systemClock } from '../lib/clock.ts';
 import { drainServers } from '../lib/drain-servers.ts';
@@ -46,14 +47,20 @@ import { PlatformCertificate } from '../platform/certificates/platform-certifica
 import { resealSecrets } from '../platform/certificates/reseal-secrets.ts';
 import { startChangeRelay } from '../platform/change-relay.ts';
 import { ChangeFeed } from '../platform/changes.ts';
+import { cliInstallLine } from '../platform/cli-package/serve-cli-package.ts';
 import type { PlatformContext } from '../platform/context.ts';
 import { type PlatformTables, platformMigrations } from '../platform/db-schema.ts';
 import { checkDueDomains } from '../platform/domains/check-due-domains.ts';
 import { createDnsResolver } from '../platform/domains/dns-check.ts';
 import { startPeriodic } from '../platform/jobs/periodic.ts';
 import { PlatformMetrics } from '../platform/metrics.ts';
+import { NOTICE_EVERY_MS, sendDeprecationNotices } from '../platform/traffic/deprecation-notices.ts';
+import { rollupTraffic } from '../platform/traffic/index.ts';
 import { startWebhookWorker } from '../platform/webhooks/index.ts';
 import { type Database, migrateToLatest, openDatabase, type StorageLocation } from '../storage/index.ts';
+
+/** How often the traffic job rolls minutes into hours and applies retention. */
+const TRAFFIC_ROLLUP_EVERY_MS = 10 * 60_000;
 
 /**
  * The keys sealing certificate private keys: CERT_KEYS, or for a single node a key file in the
@@ -300,6 +307,24 @@ async function main(): Promise<void> {
     // With LOG_LEVEL above info (or silent) the access log is skipped whole, not built and dropped.
     accessLog: ['info', 'debug', 'trace'].includes(config.logLevel),
   });
+  // Traffic (TRAFFIC_RECORDING): this node's counts and request log, written under its node id.
+  const traffic = startTraffic(ctx, {
+    nodeId,
+    keys,
+    onError: (error) => api.log.error({ err: error }, 'writing traffic failed'),
+  });
+  // Minutes older than 48 h into hours, and retention; safe on every node at once.
+  const trafficJob = startPeriodic(
+    TRAFFIC_ROLLUP_EVERY_MS,
+    () => rollupTraffic(ctx, config.trafficRetentionDays),
+    (error) => api.log.error({ err: error }, 'traffic rollup failed'),
+  );
+  // deprecation.still_called: looked for hourly, sent once a day per operation whichever node runs it.
+  const noticesJob = startPeriodic(
+    NOTICE_EVERY_MS,
+    () => sendDeprecationNotices(ctx),
+    (error) => api.log.error({ err: error }, 'deprecation notices failed'),
+  );
   const ticketKeys = await store.ticketKeys(systemClock.now());
   const edge = await bound(
     // The edge binds both; the error names the port it could not have.
@@ -319,6 +344,7 @@ async function main(): Promise<void> {
         },
         challenges,
         hooks: observed.hooks,
+        ...(traffic && { traffic: traffic.edge }),
         onProxyError: observed.onProxyError,
       }),
   );
@@ -361,12 +387,20 @@ async function main(): Promise<void> {
     stopping = (async () => {
       api.log.info({ signal, timeoutMs: config.shutdownTimeoutMs }, 'shutting down: draining connections');
       health.startDraining();
-      const jobs = Promise.all([checker.stop(), certificateJob.stop(), webhooks.stop()]);
+      const jobs = Promise.all([
+        checker.stop(),
+        certificateJob.stop(),
+        webhooks.stop(),
+        trafficJob.stop(),
+        noticesJob.stop(),
+      ]);
       const { forced } = await drainServers([server, tlsServer], { timeoutMs: config.shutdownTimeoutMs });
       if (forced) api.log.warn({ timeoutMs: config.shutdownTimeoutMs }, 'drain timed out: connections cut');
       await jobs;
       // Forwards cut by a forced drain may still wait on their origin: do not wait for them long.
       await Promise.race([edge.close(), new Promise((done) => setTimeout(done, 1_000).unref())]);
+      // Every request has ended: the last counts and log entries are written before the database closes.
+      await traffic?.stop();
       await relay?.close();
       await api.close();
       await petstore.close();
@@ -426,7 +460,9 @@ async function main(): Promise<void> {
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
   }
-  process.stdout.write(`\n  Open the dashboard in a browser: ${dashboard}\n\n`);
+  process.stdout.write(
+    `\n  Open the dashboard in a browser: ${dashboard}\n  Install the CLI anywhere: ${cliInstallLine(dashboard.replace(/\/$/, ''))}\n\n`,
+  );
   if (petstoreKey) {
     // Shown once, on the terminal, never in the logs.
     process.stdout.write(

@@ -230,9 +230,12 @@ export const schemas: Record<string, JsonSchema> = {
     properties: petProperties,
     additionalProperties: false,
   },
+  // Answers (Pet, Category, Order, InventoryItem) list as required every property the service always
+  // sends, so generated clients type them exactly; the input shapes keep the seed's optionality
+  // (docs/decisions.md, "Petstore: answers list what they always carry").
   Pet: {
     type: 'object',
-    required: ['id', 'name', 'categoryId'],
+    required: ['id', 'name', 'categoryId', 'status'],
     properties: { id: id('Unique identifier assigned on creation'), ...petProperties },
   },
   Pets: { type: 'array', description: 'A list of pets.', items: ref('Pet') },
@@ -274,6 +277,9 @@ export const schemas: Record<string, JsonSchema> = {
   },
   Order: {
     type: 'object',
+    description:
+      'An order as the service answers it. `shipDate` is absent while an open order was placed without one.',
+    required: ['id', 'petId', 'quantity', 'complete'],
     properties: {
       id: id('Unique order identifier'),
       petId: id('Identifier of the animal in the order'),

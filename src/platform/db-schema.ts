@@ -202,6 +202,21 @@ export interface PlatformTables {
     created_at: string;
   };
   /**
+   * A project's CORS policy (src/lib/cors-policy.ts), one row once someone sets it; no row is the
+   * default, off. The lists are JSON arrays of strings.
+   */
+  project_cors: {
+    project_id: number;
+    enabled: number;
+    allowed_origins: string;
+    allowed_methods: string;
+    allowed_headers: string;
+    expose_headers: string;
+    allow_credentials: number;
+    max_age_seconds: number;
+    updated_at: string;
+  };
+  /**
    * A preview's share link (src/platform/previews/): whoever holds its token may open that one
    * preview deploy until it expires or is revoked. The token is stored only as its SHA-256.
    */
@@ -234,6 +249,67 @@ export interface PlatformTables {
   /** The platform's webhook outbox (src/storage/webhook-outbox.ts): endpoint_key is `team:<id>`. */
   webhook_messages: OutboxMessageTable;
   webhook_attempts: OutboxAttemptTable;
+  /**
+   * Traffic per project × operation × status × minute, written by each edge node for its own
+   * rows (src/platform/traffic/write-traffic.ts); readers sum across node_id. `operation` is
+   * `METHOD /template`, `unmatched` or `other`; `errors` counts status ≥ 500; `latency` is a
+   * LatencySketch's JSON. No foreign key: a batch must not fail for a project deleted meanwhile
+   * (the retention job removes orphans).
+   */
+  traffic_minutes: TrafficSeriesRow & { minute: string };
+  /** The same, rolled up from minutes older than 48 h (src/platform/traffic/rollup-traffic.ts). */
+  traffic_hours: TrafficSeriesRow & { hour: string };
+  /**
+   * Who called which operation, per day: `caller` is a keyed hash (HMAC-SHA256 with the traffic
+   * key, 32 hex), never the credential; `caller_label` is at most 6 characters of it, or the
+   * client's truncated address; `caller_kind` is `key` or `address`.
+   */
+  traffic_callers: {
+    node_id: string;
+    project_id: number;
+    caller: string;
+    caller_label: string;
+    caller_kind: string;
+    operation: string;
+    day: string;
+    requests: number;
+    errors: number;
+    last_seen_at: string;
+  };
+  /** The last REQUEST_LOG_SIZE requests of each project per node: no bodies, no header values. */
+  request_logs: {
+    id: Generated<number>;
+    node_id: string;
+    project_id: number;
+    at: string;
+    method: string;
+    operation: string;
+    path: string;
+    status: number;
+    latency_ms: number;
+    bytes_in: number;
+    bytes_out: number;
+    caller_label: string;
+    request_id: string;
+  };
+  /**
+   * The daily `deprecation.still_called` notices sent (src/platform/traffic/deprecation-notices.ts):
+   * one row per project, operation and UTC day, so nodes racing send each once.
+   */
+  traffic_notices: { project_id: number; operation: string; day: string; sent_at: string };
+}
+
+/** The columns traffic_minutes and traffic_hours share (their time column apart). */
+export interface TrafficSeriesRow {
+  node_id: string;
+  project_id: number;
+  operation: string;
+  status: number;
+  requests: number;
+  errors: number;
+  bytes_in: number;
+  bytes_out: number;
+  latency: string;
 }
 
 /** The platform's outbox tables, as `WebhookOutbox` is told. */
@@ -242,6 +318,122 @@ export const PLATFORM_OUTBOX: OutboxTables = { messages: 'webhook_messages', att
 const now = sql`CURRENT_TIMESTAMP`;
 
 export const platformMigrations: Record<string, DialectMigration> = {
+  '0013_project_cors': {
+    async up(db) {
+      await db.schema
+        .createTable('project_cors')
+        .addColumn('project_id', 'bigint', (c) =>
+          c.primaryKey().references('projects.id').onDelete('cascade'),
+        )
+        .addColumn('enabled', 'integer', (c) => c.notNull())
+        .addColumn('allowed_origins', 'text', (c) => c.notNull())
+        .addColumn('allowed_methods', 'text', (c) => c.notNull())
+        .addColumn('allowed_headers', 'text', (c) => c.notNull())
+        .addColumn('expose_headers', 'text', (c) => c.notNull())
+        .addColumn('allow_credentials', 'integer', (c) => c.notNull())
+        .addColumn('max_age_seconds', 'integer', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+    },
+  },
+  '0012_traffic_notices': {
+    async up(db) {
+      await db.schema
+        .createTable('traffic_notices')
+        .addColumn('project_id', 'bigint', (c) => c.notNull().references('projects.id').onDelete('cascade'))
+        .addColumn('operation', 'text', (c) => c.notNull())
+        .addColumn('day', 'text', (c) => c.notNull())
+        .addColumn('sent_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('traffic_notices_pk', ['project_id', 'operation', 'day'])
+        .execute();
+      await db.schema.createIndex('traffic_notices_day').on('traffic_notices').column('day').execute();
+    },
+  },
+  '0011_traffic': {
+    async up(db, dialect) {
+      const id = idColumnType(dialect);
+      const pk = (c: { primaryKey(): { autoIncrement(): unknown } }) =>
+        (dialect === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey()) as never;
+      for (const [table, time] of [
+        ['traffic_minutes', 'minute'],
+        ['traffic_hours', 'hour'],
+      ] as const) {
+        await db.schema
+          .createTable(table)
+          .addColumn('node_id', 'text', (c) => c.notNull())
+          .addColumn('project_id', 'bigint', (c) => c.notNull())
+          .addColumn('operation', 'text', (c) => c.notNull())
+          .addColumn('status', 'integer', (c) => c.notNull())
+          .addColumn(time, 'text', (c) => c.notNull())
+          .addColumn('requests', 'bigint', (c) => c.notNull())
+          .addColumn('errors', 'bigint', (c) => c.notNull())
+          .addColumn('bytes_in', 'bigint', (c) => c.notNull())
+          .addColumn('bytes_out', 'bigint', (c) => c.notNull())
+          .addColumn('latency', 'text', (c) => c.notNull())
+          .addPrimaryKeyConstraint(`${table}_pk`, ['node_id', 'project_id', 'operation', 'status', time])
+          .execute();
+        // Readers ask by project and time range; rollup and retention by time.
+        await db.schema
+          .createIndex(`${table}_project_${time}`)
+          .on(table)
+          .columns(['project_id', time])
+          .execute();
+        await db.schema.createIndex(`${table}_${time}`).on(table).column(time).execute();
+      }
+      await db.schema
+        .createTable('traffic_callers')
+        .addColumn('node_id', 'text', (c) => c.notNull())
+        .addColumn('project_id', 'bigint', (c) => c.notNull())
+        .addColumn('caller', 'text', (c) => c.notNull())
+        .addColumn('caller_label', 'text', (c) => c.notNull())
+        .addColumn('caller_kind', 'text', (c) => c.notNull())
+        .addColumn('operation', 'text', (c) => c.notNull())
+        .addColumn('day', 'text', (c) => c.notNull())
+        .addColumn('requests', 'bigint', (c) => c.notNull())
+        .addColumn('errors', 'bigint', (c) => c.notNull())
+        .addColumn('last_seen_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('traffic_callers_pk', [
+          'node_id',
+          'project_id',
+          'caller',
+          'operation',
+          'day',
+        ])
+        .execute();
+      await db.schema
+        .createIndex('traffic_callers_project_day')
+        .on('traffic_callers')
+        .columns(['project_id', 'day'])
+        .execute();
+      await db.schema.createIndex('traffic_callers_day').on('traffic_callers').column('day').execute();
+      await db.schema
+        .createTable('request_logs')
+        .addColumn('id', id, pk)
+        .addColumn('node_id', 'text', (c) => c.notNull())
+        .addColumn('project_id', 'bigint', (c) => c.notNull())
+        .addColumn('at', 'text', (c) => c.notNull())
+        .addColumn('method', 'text', (c) => c.notNull())
+        .addColumn('operation', 'text', (c) => c.notNull())
+        .addColumn('path', 'text', (c) => c.notNull())
+        .addColumn('status', 'integer', (c) => c.notNull())
+        .addColumn('latency_ms', 'double precision', (c) => c.notNull())
+        .addColumn('bytes_in', 'bigint', (c) => c.notNull())
+        .addColumn('bytes_out', 'bigint', (c) => c.notNull())
+        .addColumn('caller_label', 'text', (c) => c.notNull())
+        .addColumn('request_id', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('request_logs_project')
+        .on('request_logs')
+        .columns(['project_id', 'id'])
+        .execute();
+      await db.schema
+        .createIndex('request_logs_node_project')
+        .on('request_logs')
+        .columns(['node_id', 'project_id', 'id'])
+        .execute();
+    },
+  },
   '0009_deploy_changes': {
     async up(db, dialect) {
       const id = idColumnType(dialect);

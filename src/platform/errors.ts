@@ -124,6 +124,11 @@ export const platformErrors = defineErrorCatalog({
     meaning:
       'The origin URL points at a loopback, private, link-local or otherwise non-public address (or localhost), or at a private origin granted to other teams: a project may use it only when a platform admin grants its team the origin (POST /api/v1/origin-grants).',
   },
+  invalid_cors_policy: {
+    status: 422,
+    meaning:
+      'The CORS policy is not valid (an origin that is not scheme://host[:port], `*` with credentials, no origin while on); `problems` names each field.',
+  },
   invalid_domain_config: {
     status: 422,
     meaning: 'The YAML domain configuration is not valid; the message names line and column.',

@@ -25,6 +25,8 @@ export interface CliOptions {
   input?: string;
   /** Called with stderr as it grows (to act while the command runs). */
   onStderr?: (soFar: string, child: ChildProcess) => void;
+  /** Called with stdout as it grows (to act on what a following command printed). */
+  onStdout?: (soFar: string, child: ChildProcess) => void;
   timeoutMs?: number;
 }
 
@@ -39,6 +41,7 @@ export function kennel(args: readonly string[], options: CliOptions = {}): Promi
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => {
     stdout += chunk.toString();
+    options.onStdout?.(stdout, child);
   });
   child.stderr.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();

@@ -80,7 +80,7 @@ describe('kennel usage, help and exit codes (no server needed)', () => {
     assert.equal(help.code, 0, show(help));
     assert.match(help.stdout, /kennel domains apply SLUG FILE \[options\]/);
     const version = await kennel(['--version'], { env: env() });
-    assert.match(version.stdout, /^kennel \d+\.\d+\.\d+\n$/);
+    assert.match(version.stdout, /^kennel \d+\.\d+\.\d+ \(made for Kennel server \d+\.\d+\.\d+\)\n$/);
   });
 
   it('exits 2 with a usage error on stderr for an unknown command, option or missing argument', async () => {

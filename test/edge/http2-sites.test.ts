@@ -207,6 +207,34 @@ for (const dialect of testDialects()) {
       assert.deepEqual(answer.headers['set-cookie'], ['theirs=1; Path=/']);
     });
 
+    it('answers bodiless HEAD and DELETE under /api (served on the stream API) as GET is: the head alone for HEAD', async () => {
+      const head = await http2Request(session, {
+        ':method': 'HEAD',
+        ':path': '/api/thing',
+        ':authority': SITE,
+      });
+      assert.equal(head.status, 200);
+      assert.equal(head.text, '');
+      assert.equal(head.headers['content-type'], 'application/json');
+      assert.equal(
+        head.headers['content-length'],
+        String(JSON.stringify({ url: '/thing', length: 0 }).length),
+      );
+      assert.deepEqual(head.headers['set-cookie'], ['theirs=1; Path=/']);
+      assert.match(String(head.headers['x-request-id']), /^[0-9a-f-]{36}$/);
+      const removed = await http2Request(session, {
+        ':method': 'DELETE',
+        ':path': '/api/thing/7',
+        ':authority': SITE,
+      });
+      assert.equal(removed.status, 200);
+      assert.deepEqual(JSON.parse(removed.text), { url: '/thing/7', length: 0 });
+      assert.equal(
+        removed.headers['x-request-id'],
+        (seen.at(-1) as (typeof seen)[number]).headers['x-request-id'],
+      );
+    });
+
     it('rewrites the origin’s links to the site, and keeps the lifecycle: headers before the sunset, 410 after', async () => {
       const moved = await get('/api/moved');
       assert.equal(moved.status, 302);

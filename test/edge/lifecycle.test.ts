@@ -54,7 +54,8 @@ describe('the deprecation lifecycle a document declares', () => {
   });
 
   it('is empty for a document without deprecated operations', () => {
-    assert.equal(LifecycleRules.from({ paths: { '/a': { get: {} } } }, deployedAt), LifecycleRules.none);
+    assert.equal(LifecycleRules.from({ paths: { '/a': { get: {} } } }, deployedAt).empty, true);
+    assert.equal(LifecycleRules.from({ paths: {} }, deployedAt), LifecycleRules.none);
     assert.equal(LifecycleRules.none.empty, true);
   });
 });

@@ -33,6 +33,14 @@ const V1 = doc({ '/pets': get('pets'), '/pets/{petId}': get('a pet') });
 const V2 = doc({ '/pets': get('pets'), '/pets/{petId}': get('a pet'), '/toys': get('toys') });
 const V3 = doc({ '/pets': get('pets'), '/toys': get('toys') });
 const INVALID = JSON.stringify({ openapi: '3.0.3', info: { title: 'x' }, paths: {} });
+/**
+ * The changes as a deploy's answer carries them: each breaking one of an operation with its
+ * traffic of the last 7 days (none here; test/platform/traffic-gate.test.ts has calls).
+ */
+const notCalled = (changes: ReturnType<typeof diffDocuments>) =>
+  changes.map((c) =>
+    c.level === 'breaking' && c.operation ? { ...c, traffic: { requests: 0, callers: 0 } } : c,
+  );
 
 interface Answer {
   status: number;
@@ -182,7 +190,7 @@ for (const dialect of testDialects()) {
       assert.equal(refused.status, 409, refused.text);
       assert.equal(refused.body.code, 'breaking_changes');
       const breaking = diffDocuments(V2, V3);
-      assert.deepEqual(refused.body.changes, breaking);
+      assert.deepEqual(refused.body.changes, notCalled(breaking));
       assert.ok(breaking.some((c) => c.level === 'breaking' && c.operation === 'GET /pets/{petId}'));
       assert.match(String(refused.body.message), /GET \/pets\/\{petId\}/);
       assert.match(String(refused.body.message), /allowBreaking: true/);
@@ -203,7 +211,7 @@ for (const dialect of testDialects()) {
       assert.equal(dry.status, 200, dry.text);
       assert.deepEqual(
         [dry.body.valid, dry.body.problems, dry.body.changes, dry.body.breaking],
-        [true, [], diffDocuments(V2, V3), true],
+        [true, [], notCalled(diffDocuments(V2, V3)), true],
       );
       const invalid = await owner('POST', deploys, { document: INVALID, dryRun: true });
       assert.equal(invalid.status, 200, invalid.text);
@@ -225,7 +233,7 @@ for (const dialect of testDialects()) {
         [preview.body.number, preview.body.preview, preview.body.active, preview.body.breaking],
         [3, true, false, true],
       );
-      assert.deepEqual(preview.body.changes, diffDocuments(V2, V3));
+      assert.deepEqual(preview.body.changes, notCalled(diffDocuments(V2, V3)));
       assert.deepEqual(await servedPaths(), ['/pets', '/pets/{petId}', '/toys']);
       assert.equal((await publications()).length, 2);
       assert.equal((await owner('GET', '/api/v1/projects/shop')).body.activeDeployId, ids.v2);
@@ -252,7 +260,7 @@ for (const dialect of testDialects()) {
       );
       const refused = await member('POST', promote, {});
       assert.deepEqual([refused.status, refused.body.code], [409, 'breaking_changes']);
-      assert.deepEqual(refused.body.changes, back);
+      assert.deepEqual(refused.body.changes, notCalled(back));
       assert.match(String(refused.body.message), /Promoting deploy #1/);
       assert.deepEqual(await servedPaths(), ['/pets', '/toys']);
 
@@ -270,7 +278,7 @@ for (const dialect of testDialects()) {
         [publication.deployId, publication.deployNumber, publication.publishedBy, publication.breaking],
         [ids.v1, 1, 'member@x.test', true],
       );
-      assert.deepEqual(publication.changes, back);
+      assert.deepEqual(publication.changes, notCalled(back));
       assert.deepEqual(await servedPaths(), ['/pets', '/pets/{petId}']);
       const data = await published(4);
       assert.deepEqual(data?.deploy, { id: ids.v1, number: 1, createdBy: 'owner@x.test' });

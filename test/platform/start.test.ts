@@ -223,6 +223,12 @@ for (const dialect of testDialects()) {
           assert.match(output, /The Petstore's first admin API key/);
           const port = new URL(server.url).port;
           assert.match(output, new RegExp(`Open the dashboard in a browser: http://localhost:${port}/\\n`));
+          assert.match(
+            output,
+            new RegExp(
+              `Install the CLI anywhere: npm install -g http://localhost:${port}/cli/kennel-cli\\.tgz\\n`,
+            ),
+          );
           assert.equal((await signIn(platformUrl(server), 'admin@localhost', password)).status, 201);
         } finally {
           await server.stop('SIGTERM');

@@ -5,7 +5,9 @@ import {
   createEdgeHandler,
   type EdgeTlsServer as HttpsServer,
   OriginProxy,
+  type StartedTraffic,
   startEdge,
+  startTraffic,
 } from '../../src/edge/index.ts';
 import { buildManagementApp } from '../../src/platform/api/app.ts';
 import {
@@ -26,7 +28,23 @@ export interface TestEdge {
   readonly https: HttpsServer;
   readonly httpPort: number;
   readonly httpsPort: number;
+  /** Traffic recording (undefined when TRAFFIC_RECORDING=off). */
+  readonly traffic: StartedTraffic | undefined;
+  /** Writes the traffic recorded so far (counts, callers, request log) now. */
+  flush(): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * Traffic as a node records it, rows under `nodeId`; a failed flush fails the test's `flush()`
+ * (the timers' own failures are thrown away: a test flushes on demand).
+ */
+function testTraffic(p: TestPlatform, nodeId: string): StartedTraffic | undefined {
+  return startTraffic(p.ctx, {
+    nodeId,
+    keys: p.ctx.webhooks?.keys ?? [],
+    onError: () => {},
+  });
 }
 
 export interface StartEdgeOptions {
@@ -38,6 +56,8 @@ export interface StartEdgeOptions {
   readonly defaultAddresses?: DefaultAddressCertificates;
   /** The origin's time limit for response headers (default 5 s). */
   readonly responseTimeoutMs?: number;
+  /** The node id its traffic rows carry (default `edge-1`). */
+  readonly nodeId?: string;
 }
 
 /**
@@ -53,9 +73,11 @@ export async function startTestEdge(p: TestPlatform, options: StartEdgeOptions):
     platformDomain: p.ctx.config.platformDomain,
     ...(options.defaultAddresses && { defaultAddresses: options.defaultAddresses }),
   });
+  const traffic = testTraffic(p, options.nodeId ?? 'edge-1');
   const edge = await startEdge({
     ctx: p.ctx,
     platformApp: management,
+    ...(traffic && { traffic: traffic.edge }),
     host: '127.0.0.1',
     httpPort: 0,
     tls: {
@@ -78,10 +100,13 @@ export async function startTestEdge(p: TestPlatform, options: StartEdgeOptions):
     https: edge.https as HttpsServer,
     httpPort: edge.httpPort,
     httpsPort: edge.httpsPort as number,
+    traffic,
+    flush: async () => traffic?.flush(),
     async close() {
       edge.http.closeAllConnections();
       edge.https?.closeAllConnections();
       await edge.close();
+      await traffic?.stop();
       await management.close();
     },
   };
@@ -90,6 +115,10 @@ export async function startTestEdge(p: TestPlatform, options: StartEdgeOptions):
 export interface PlainEdge {
   /** The loopback port of its plain HTTP listener. */
   readonly port: number;
+  /** Traffic recording (undefined when TRAFFIC_RECORDING=off). */
+  readonly traffic: StartedTraffic | undefined;
+  /** Writes the traffic recorded so far (counts, callers, request log) now. */
+  flush(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -100,7 +129,7 @@ export interface PlainEdge {
  */
 export async function startPlainEdge(
   p: TestPlatform,
-  { responseTimeoutMs = 5000 }: { responseTimeoutMs?: number } = {},
+  { responseTimeoutMs = 5000, nodeId = 'edge-1' }: { responseTimeoutMs?: number; nodeId?: string } = {},
 ): Promise<PlainEdge> {
   const management = buildManagementApp(p.ctx);
   await management.ready();
@@ -109,15 +138,24 @@ export async function startPlainEdge(
     connectTimeoutMs: 1000,
     responseTimeoutMs,
   });
-  const handler = createEdgeHandler({ ctx: p.ctx, platformApp: management, proxy });
+  const traffic = testTraffic(p, nodeId);
+  const handler = createEdgeHandler({
+    ctx: p.ctx,
+    platformApp: management,
+    proxy,
+    ...(traffic && { traffic: traffic.edge }),
+  });
   const server = createServer(handler.handle);
   const port = await listenOnLoopback(server);
   return {
     port,
+    traffic,
+    flush: async () => traffic?.flush(),
     async close() {
       server.close();
       handler.close();
       await proxy.close();
+      await traffic?.stop();
       await management.close();
     },
   };

@@ -75,13 +75,18 @@ describe('the published reference of an OpenAPI 3.1 project in Chromium', () => 
     });
   });
 
-  it('lists the operations and, under their own heading, the webhooks for a browser without JavaScript', async () => {
+  it('lists the operations by tag in the sidebar, linked, and the webhooks under their own heading, in the HTML itself', async () => {
     const page = await requestAs(port, 'club.localhost', '/');
     assert.equal(page.status, 200);
-    const fallback = /<noscript>(.*)<\/noscript>/s.exec(page.text)?.[1] ?? '';
-    assert.match(
-      fallback,
-      /<h2>Breeds<\/h2><ul><li><code>GET \/api\/breeds<\/code> List breeds<\/li><li><code>GET \/api\/breeds\/\{breedId\}<\/code> Read a breed <span class="kennel-deprecated">deprecated — sunset 2027-06-30<\/span><\/li><\/ul><h2>Webhooks<\/h2><ul><li><code>POST litterAnnounced<\/code> A litter was announced<\/li><\/ul>/,
+    const sidebar = /<div class="kennel-operations">(.*?)<\/div>\n<\/nav>/s.exec(page.text)?.[1] ?? '';
+    assert.equal(
+      sidebar,
+      '<section class="kennel-tag"><h2>Breeds</h2><ul>' +
+        '<li><a href="#/Breeds/listBreeds"><span class="kennel-method kennel-method-get">GET</span> <code class="kennel-path">/breeds</code> <span class="kennel-summary">List breeds</span></a></li>' +
+        '<li><a href="#/Breeds/getBreed"><span class="kennel-method kennel-method-get">GET</span> <code class="kennel-path">/breeds/{breedId}</code> <span class="kennel-summary">Read a breed</span> <span class="kennel-deprecated">deprecated — sunset 2027-06-30</span></a></li>' +
+        '</ul></section><section class="kennel-tag"><h2>Webhooks</h2><ul>' +
+        '<li><span class="kennel-method kennel-method-post">POST</span> <code class="kennel-path">litterAnnounced</code> <span class="kennel-summary">A litter was announced</span></li>' +
+        '</ul></section>',
     );
   });
 

@@ -157,7 +157,10 @@ for (const dialect of testDialects()) {
 describe('the reference page', () => {
   it('has an Authorize button in its header only when the document declares a security scheme', () => {
     const withSchemes = renderReferencePage(petstoreDocument(TEST_DEPRECATION), referenceAssets());
-    assert.match(withSchemes, /<button type="button" class="kennel-authorize" hidden>Authorize<\/button>/);
+    assert.match(
+      withSchemes,
+      /<div class="kennel-auth" hidden><button type="button" class="kennel-authorize">Authorize<\/button> <label class="kennel-remember"><input type="checkbox" id="kennel-remember"> Remember my key on this device<\/label><\/div>/,
+    );
     const open = { openapi: '3.0.3', info: { title: 'Open', version: '1' }, paths: {} };
     assert.doesNotMatch(renderReferencePage(open, referenceAssets()), /kennel-authorize/);
     const empty = { ...open, components: { securitySchemes: {} } };

@@ -44,10 +44,11 @@ export function buildOpenApiDocument<Deps>(parts: DocumentParts<Deps>): Record<s
       responses[status] = {
         description: spec.description,
         ...(spec.headers ? { headers: spec.headers } : {}),
-        ...(spec.schema
+        // An answer only in another media type (a text/event-stream) declares that alone.
+        ...(spec.schema || spec.otherContent
           ? {
               content: {
-                'application/json': { schema: spec.schema },
+                ...(spec.schema ? { 'application/json': { schema: spec.schema } } : {}),
                 ...Object.fromEntries(
                   Object.entries(spec.otherContent ?? {}).map(([type, schema]) => [type, { schema }]),
                 ),

@@ -25,7 +25,8 @@ export interface ResponseSpec {
   readonly schema?: JsonSchema;
   /**
    * Other media types the same answer comes in besides JSON (`application/yaml`), by schema. The
-   * handler sends those as text, with their content type.
+   * handler sends those as text, with their content type. Without `schema`, the answer comes in
+   * these alone (a `text/event-stream`).
    */
   readonly otherContent?: Readonly<Record<string, JsonSchema>>;
   readonly headers?: Readonly<Record<string, HeaderSpec>>;

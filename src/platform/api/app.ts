@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import {
   type AnyOperation,
@@ -10,9 +11,12 @@ import {
 import { isConnectionLost } from '../../storage/index.ts';
 import { registerDashboard } from '../../web/dashboard/index.ts';
 import { SignInGuard, type SignInOptions } from '../accounts/sign-in.ts';
+import { registerCliPackage } from '../cli-package/serve-cli-package.ts';
 import type { PlatformContext } from '../context.ts';
 import { platformErrors } from '../errors.ts';
+import { KENNEL_VERSION } from '../kennel-version.ts';
 import { authenticator, PLAIN_HTTP_SESSION_COOKIE, SESSION_COOKIE } from './auth.ts';
+import { corsRoutes } from './routes/cors.ts';
 import { deployRoutes } from './routes/deploys.ts';
 import { domainRoutes } from './routes/domains.ts';
 import { originGrantRoutes } from './routes/origin-grants.ts';
@@ -22,6 +26,7 @@ import { projectRoutes } from './routes/projects.ts';
 import { sessionRoutes } from './routes/session.ts';
 import { teamRoutes } from './routes/teams.ts';
 import { tokenRoutes } from './routes/tokens.ts';
+import { trafficRoutes } from './routes/traffic.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { platformSchemas } from './schemas.ts';
 
@@ -38,8 +43,10 @@ export function managementOperations(
     ...deployRoutes,
     ...previewRoutes,
     ...domainRoutes,
+    ...corsRoutes,
     ...webhookRoutes,
     ...originGrantRoutes,
+    ...trafficRoutes,
   ];
 }
 
@@ -63,6 +70,11 @@ export function managementDocument(): Record<string, unknown> {
       {
         name: 'Webhooks',
         description: "A team's webhook endpoint, its delivery log, redelivery (docs/webhooks.md)",
+      },
+      {
+        name: 'Traffic',
+        description:
+          "A project's traffic by operation, caller and status; its request log; deprecation reach (docs/traffic.md)",
       },
       {
         name: 'Origin grants',
@@ -114,8 +126,14 @@ const RETRY_AFTER = {
  */
 export function buildManagementApp(
   ctx: PlatformContext,
-  options: { logger?: boolean | { level: string }; signIn?: SignInOptions } = {},
+  options: {
+    logger?: boolean | { level: string };
+    signIn?: SignInOptions;
+    /** Sent as X-Kennel-Version (the CLI compares it with the version it was made for). */
+    version?: string;
+  } = {},
 ): FastifyInstance {
+  const version = options.version ?? KENNEL_VERSION;
   const app = createJsonApi({
     bodyLimit: ctx.config.apiBodyLimitBytes,
     catalog: platformErrors,
@@ -137,5 +155,14 @@ export function buildManagementApp(
   const json = JSON.stringify(managementDocument(), null, 2);
   app.get('/api/v1/openapi.json', (_req, reply) => reply.type('application/json; charset=utf-8').send(json));
   registerDashboard(app);
+  app.addHook('onSend', async (_request, reply) => {
+    reply.header('x-kennel-version', version);
+  });
+  // The CLI, installable anywhere from the platform (docs/cli.md, "Install").
+  registerCliPackage(app, {
+    root: fileURLToPath(new URL('../../..', import.meta.url)),
+    dataDir: ctx.config.dataDir,
+    version,
+  });
   return app;
 }

@@ -8,6 +8,12 @@ const text = (description: string, extra: JsonSchema = {}): JsonSchema => ({
 });
 const nullableText = (description: string): JsonSchema => ({ type: 'string', nullable: true, description });
 const id = (description: string): JsonSchema => ({ type: 'integer', minimum: 1, description });
+const latency = (description: string): JsonSchema => ({
+  type: 'number',
+  nullable: true,
+  minimum: 0,
+  description: `${description}, in ms, within 1% (LatencySketch.RELATIVE_ACCURACY); null without requests`,
+});
 
 /** The management API's resources, as named schemas of its OpenAPI document. */
 export const platformSchemas: Record<string, JsonSchema> = {
@@ -23,6 +29,15 @@ export const platformSchemas: Record<string, JsonSchema> = {
         items: ref('Change'),
         description:
           'With breaking_changes: the changes against the live deploy, the breaking ones among them',
+      },
+      problems: {
+        type: 'array',
+        description: 'With invalid_cors_policy: each problem under the field it is about',
+        items: {
+          type: 'object',
+          required: ['field', 'message'],
+          properties: { field: text('The field'), message: text('What is wrong and how to fix it') },
+        },
       },
     },
   },
@@ -559,6 +574,16 @@ export const platformSchemas: Record<string, JsonSchema> = {
       operation: text("The operation it belongs to, e.g. 'GET /pets/{petId}'"),
       location: text('JSON pointer into the new document (into the old one for removals)'),
       message: text('What changed, in a sentence'),
+      traffic: {
+        type: 'object',
+        required: ['requests', 'callers'],
+        description:
+          "On a breaking change of an operation, in a deploy's or a promotion's answer (and the 409): how many calls it had, and from how many distinct callers, in the last 7 days (docs/traffic.md)",
+        properties: {
+          requests: { type: 'integer', minimum: 0 },
+          callers: { type: 'integer', minimum: 0 },
+        },
+      },
     },
   },
   DeployCheck: {
@@ -812,6 +837,62 @@ export const platformSchemas: Record<string, JsonSchema> = {
       status: { type: 'integer', enum: [301, 302, 307, 308], description: 'The HTTP redirect status' },
     },
   },
+  CorsPolicy: {
+    type: 'object',
+    required: [
+      'enabled',
+      'allowedOrigins',
+      'allowedMethods',
+      'allowedHeaders',
+      'exposeHeaders',
+      'allowCredentials',
+      'maxAgeSeconds',
+    ],
+    additionalProperties: false,
+    description:
+      "Which browser apps on other origins may call the project's published API (under /api/). Off by default.",
+    properties: {
+      enabled: { type: 'boolean', description: 'Whether the edge applies the policy' },
+      allowedOrigins: {
+        type: 'array',
+        maxItems: 50,
+        items: text(
+          'An exact origin, scheme://host[:port] (e.g. https://app.example.com), or `*` alone without credentials',
+          { maxLength: 300 },
+        ),
+      },
+      allowedMethods: {
+        type: 'array',
+        maxItems: 50,
+        items: text('A method a preflight may ask for, e.g. PUT; `*` for any (without credentials)', {
+          maxLength: 40,
+        }),
+      },
+      allowedHeaders: {
+        type: 'array',
+        maxItems: 50,
+        items: text(
+          'A request header a preflight may ask for, e.g. authorization; `*` for any (without credentials)',
+          { maxLength: 100 },
+        ),
+      },
+      exposeHeaders: {
+        type: 'array',
+        maxItems: 50,
+        items: text('A response header browser apps may read, e.g. etag', { maxLength: 100 }),
+      },
+      allowCredentials: {
+        type: 'boolean',
+        description: 'Whether cookies and HTTP authentication go along; then no `*` anywhere',
+      },
+      maxAgeSeconds: {
+        type: 'integer',
+        minimum: 0,
+        maximum: 86400,
+        description: 'How long browsers may cache a preflight answer, in seconds',
+      },
+    },
+  },
   DomainConfig: {
     type: 'object',
     required: ['yaml', 'primary', 'redirects'],
@@ -819,6 +900,155 @@ export const platformSchemas: Record<string, JsonSchema> = {
       yaml: text('The configuration as YAML, as export prints it and apply accepts'),
       primary: nullableText('The primary domain (ASCII), or null'),
       redirects: { type: 'array', items: ref('Redirect'), description: 'The redirects, by from' },
+    },
+  },
+  TrafficPoint: {
+    type: 'object',
+    required: ['at', 'requests', 'errors', 'p50', 'p95', 'p99'],
+    properties: {
+      at: text("The interval's start (a minute, or an hour for ranges over 48 hours)", {
+        format: 'date-time',
+      }),
+      requests: { type: 'integer', minimum: 0 },
+      errors: { type: 'integer', minimum: 0, description: 'Answers with status 500 or above' },
+      p50: latency('The median'),
+      p95: latency('The 95th percentile'),
+      p99: latency('The 99th percentile'),
+    },
+  },
+  TrafficGroup: {
+    type: 'object',
+    required: ['key', 'requests', 'errors', 'p50', 'p95', 'p99'],
+    properties: {
+      key: text(
+        "What the group is: the operation ('GET /pets/{petId}', 'unmatched', 'other'), the status code, or the caller's keyed hash",
+      ),
+      requests: { type: 'integer', minimum: 0 },
+      errors: { type: 'integer', minimum: 0, description: 'Answers with status 500 or above' },
+      p50: latency('The median (null by caller: callers are counted without latency)'),
+      p95: latency('The 95th percentile'),
+      p99: latency('The 99th percentile'),
+      bytesIn: { type: 'integer', minimum: 0, description: 'Request bytes (by operation and by status)' },
+      bytesOut: { type: 'integer', minimum: 0, description: 'Response bytes (by operation and by status)' },
+      operation: text('By operation: the operation'),
+      deprecated: { type: 'boolean', description: 'By operation: marked deprecated in the live document' },
+      sunset: { ...nullableText('By operation: its sunset (x-sunset), or null'), format: 'date-time' },
+      caller: text("By caller: its label, a key's first characters (key:sk_liv…) or a truncated address"),
+      callerKind: text(
+        "By caller: what identifies it, 'key' or 'address' ('other' counts callers past the cap)",
+      ),
+      lastSeenAt: text('By caller: its last request', { format: 'date-time' }),
+    },
+  },
+  ProjectTraffic: {
+    type: 'object',
+    required: ['from', 'to', 'interval', 'totals', 'series', 'grouping', 'groups'],
+    properties: {
+      from: text('Start of the range: the start of the interval holding since (inclusive)', {
+        format: 'date-time',
+      }),
+      to: text('End of the range: the end of the interval holding until (exclusive)', {
+        format: 'date-time',
+      }),
+      interval: {
+        type: 'string',
+        enum: ['minute', 'hour'],
+        description: 'Minutes for ranges up to 48 hours, hours beyond',
+      },
+      totals: {
+        type: 'object',
+        required: ['requests', 'errors', 'p50', 'p95', 'p99'],
+        properties: {
+          requests: { type: 'integer', minimum: 0 },
+          errors: { type: 'integer', minimum: 0 },
+          p50: latency('The median'),
+          p95: latency('The 95th percentile'),
+          p99: latency('The 99th percentile'),
+        },
+      },
+      series: {
+        type: 'array',
+        items: ref('TrafficPoint'),
+        description: 'One point per interval, oldest first',
+      },
+      grouping: { type: 'string', enum: ['operation', 'caller', 'status'] },
+      groups: {
+        type: 'array',
+        items: ref('TrafficGroup'),
+        description: 'The busiest 200 groups, most requests first',
+      },
+    },
+  },
+  RequestLog: {
+    type: 'object',
+    required: [
+      'id',
+      'at',
+      'method',
+      'operation',
+      'path',
+      'status',
+      'latencyMs',
+      'bytesIn',
+      'bytesOut',
+      'caller',
+      'requestId',
+    ],
+    properties: {
+      id: id('Grows in the order entries were stored, across edge nodes: the cursor'),
+      at: text('When the request arrived', { format: 'date-time' }),
+      method: text('HTTP method'),
+      operation: text("The operation ('GET /pets/{petId}'), 'unmatched' or 'other'"),
+      path: text("The path, with the query string's names kept and values dropped (/pets?limit=)"),
+      status: { type: 'integer' },
+      latencyMs: { type: 'number', minimum: 0, description: 'From arrival to the end of the answer' },
+      bytesIn: { type: 'integer', minimum: 0 },
+      bytesOut: { type: 'integer', minimum: 0 },
+      caller: nullableText("The caller's label (key:sk_liv…, 203.0.113.0/24), never its credential"),
+      requestId: nullableText('The request id (X-Request-Id)'),
+    },
+  },
+  RequestLogPage: {
+    type: 'object',
+    required: ['logs'],
+    properties: {
+      logs: {
+        type: 'array',
+        items: ref('RequestLog'),
+        description: 'Newest first; the next page is before the last id',
+      },
+    },
+  },
+  DeprecationReach: {
+    type: 'object',
+    required: ['operations'],
+    properties: {
+      operations: {
+        type: 'array',
+        description: 'Each deprecated operation of the live deploy',
+        items: {
+          type: 'object',
+          required: ['operation', 'sunset', 'callers'],
+          properties: {
+            operation: text("'GET /pets/{petId}'"),
+            sunset: { ...nullableText('Its sunset (x-sunset), or null'), format: 'date-time' },
+            callers: {
+              type: 'array',
+              description: 'Who called it in the last 7 days (UTC days), most requests first',
+              items: {
+                type: 'object',
+                required: ['caller', 'callerKind', 'requests', 'lastSeenAt'],
+                properties: {
+                  caller: text("The caller's label, never its credential"),
+                  callerKind: text("'key' or 'address' ('other' counts callers past the cap)"),
+                  requests: { type: 'integer', minimum: 0 },
+                  lastSeenAt: text('Its last call', { format: 'date-time' }),
+                },
+              },
+            },
+          },
+        },
+      },
     },
   },
   ApplyResult: {

@@ -3,6 +3,7 @@ import { transact } from '../../storage/index.ts';
 import type { Actor, PlatformContext } from '../context.ts';
 import { platformErrors } from '../errors.ts';
 import { PLANS } from '../plans.ts';
+import { readStoredCors, writeCors } from '../projects/project-cors.ts';
 import { type Project, projectFor } from '../projects/projects.ts';
 import { insertDomain, requireDomainPrerequisites } from './add-domain.ts';
 import {
@@ -40,7 +41,9 @@ async function currentConfig(ctx: PlatformContext, project: Project): Promise<Do
     .where('project_id', '=', project.id)
     .orderBy('from_host')
     .execute();
+  const cors = await readStoredCors(ctx.db, project.id);
   return {
+    ...(cors && { cors }),
     names: await liveHostnames(ctx, project),
     primary: project.primaryDomain,
     redirects: redirects.map((r) => ({
@@ -135,7 +138,9 @@ export async function applyDomainConfig(
         )
         .execute();
     }
+    if (config.cors) await writeCors(trx, project.id, config.cors, now);
   });
+  // Any change reloads the edge's routes, the CORS policy they carry included.
   ctx.changes.publish({ kind: 'redirects', projectId: project.id });
   return { added, removed, primary: config.primary, redirects: config.redirects };
 }

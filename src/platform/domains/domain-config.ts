@@ -1,5 +1,7 @@
 import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument, stringify } from 'yaml';
+import type { CorsPolicy } from '../../lib/cors-policy.ts';
 import { parseHostname } from '../../lib/hostname.ts';
+import { parseCorsSection, renderCorsSection } from '../projects/cors-config.ts';
 
 /**
  * The YAML domain configuration of seed 001: `domains.primary` and `domains.redirects[]`
@@ -10,6 +12,8 @@ export interface DomainConfig {
   names: string[];
   primary: string | null;
   redirects: Redirect[];
+  /** The project's CORS policy (`cors:`, projects/cors-config.ts); absent leaves it unchanged. */
+  cors?: CorsPolicy;
 }
 
 export interface Redirect {
@@ -67,8 +71,11 @@ export function parseDomainConfig(text: string, context: ConfigContext): Parsed 
   }
   for (const pair of root.items) {
     const key = isScalar(pair.key) ? String(pair.key.value) : '';
-    if (key !== 'domains') at(pair.key as Node, key, `Unknown key "${key}": the file has one key, domains.`);
+    if (key !== 'domains' && key !== 'cors')
+      at(pair.key as Node, key, `Unknown key "${key}": the file has the keys domains and cors.`);
   }
+  const corsNode = root.get('cors', true) as Node | undefined;
+  const cors = corsNode === undefined ? undefined : parseCorsSection(corsNode, at);
   const domains = root.get('domains', true) as Node | undefined;
   if (!isMap(domains)) {
     at(domains ?? root, 'domains', 'domains must be a mapping with primary, redirects and names.');
@@ -209,7 +216,7 @@ export function parseDomainConfig(text: string, context: ConfigContext): Parsed 
 
   if (problems.length > 0)
     return { ok: false, problems: problems.sort((a, b) => a.line - b.line || a.column - b.column) };
-  return { ok: true, config: { names, primary, redirects } };
+  return { ok: true, config: { names, primary, redirects, ...(cors && { cors }) } };
 }
 
 /** Renders a configuration as YAML that `parseDomainConfig` reads back to the same value. */
@@ -218,7 +225,10 @@ export function renderDomainConfig(config: DomainConfig): string {
   domains.primary = config.primary;
   domains.redirects = config.redirects.map((r) => ({ from: r.from, to: r.to, status: r.status }));
   domains.names = [...config.names].sort();
-  return stringify({ domains }, { lineWidth: 0 });
+  return stringify(
+    { domains, ...(config.cors && { cors: renderCorsSection(config.cors) }) },
+    { lineWidth: 0 },
+  );
 }
 
 export function formatProblems(problems: readonly ConfigProblem[]): string {

@@ -8,6 +8,7 @@ import { WorkerPool } from '../../lib/worker-pool.ts';
 import { transact } from '../../storage/index.ts';
 import type { Actor, PlatformContext } from '../context.ts';
 import { platformErrors } from '../errors.ts';
+import { addTraffic } from '../traffic/read-operation-traffic.ts';
 import { type PointedProblem, referenceProblems } from './check-references.ts';
 import {
   type DeployFacts,
@@ -33,6 +34,7 @@ import {
 } from './document-problems.ts';
 import {
   breakingRefusal,
+  gateTraffic,
   LiveDeployMoved,
   lockProject,
   makeLive,
@@ -376,6 +378,7 @@ export async function deployProject(
         'This deploy',
         changes,
         'deploy it as a preview to look at it first, or send it again with allowBreaking: true to publish it anyway',
+        await gateTraffic(ctx, project.id, changes),
       );
     }
     return transact(ctx.db, async (trx) => {
@@ -439,7 +442,8 @@ export async function deployProject(
   });
   if (deploy.status === 'succeeded') ctx.changes.publish({ kind: 'deploys', projectId: project.id });
   if (webhook) ctx.webhooks?.wake();
-  return deploy;
+  // Each breaking change with its operation's calls of the last 7 days (docs/traffic.md).
+  return { ...deploy, changes: await addTraffic(ctx.db, project.id, deploy.changes, ctx.clock.now()) };
 }
 
 /**
@@ -478,7 +482,7 @@ export async function dryRunDeploy(
     valid: true,
     problems: [],
     problemDetails: [],
-    changes: changes?.changes ?? [],
+    changes: await addTraffic(ctx.db, project.id, changes?.changes ?? [], ctx.clock.now()),
     breaking: changes?.breaking ?? false,
   };
 }

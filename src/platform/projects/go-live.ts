@@ -4,6 +4,12 @@ import type { PlatformContext } from '../context.ts';
 import type { PlatformTables } from '../db-schema.ts';
 import { platformErrors } from '../errors.ts';
 import { recordPublication } from '../publishing/publications.ts';
+import {
+  breakingOperations,
+  type GateTraffic,
+  readOperationTraffic,
+  withTraffic,
+} from '../traffic/read-operation-traffic.ts';
 import { emitEvent } from '../webhooks/webhook-events.ts';
 import type { DeployChanges } from './stored-documents.ts';
 
@@ -66,19 +72,38 @@ export async function withSettledLiveDeploy<T>(attempt: () => Promise<T>): Promi
   }
 }
 
-/** The 409 of the gate: the changes that would break callers, and how to publish anyway. */
-export function breakingRefusal(what: string, changes: DeployChanges, force: string) {
+/**
+ * The 409 of the gate: the changes that would break callers (each breaking one with its
+ * operation's traffic of the last 7 days), how many calls they would hit, and how to publish anyway.
+ */
+export function breakingRefusal(what: string, changes: DeployChanges, force: string, traffic: GateTraffic) {
   const breaking = changes.changes.filter((c) => c.level === 'breaking');
   const first = breaking
     .slice(0, 3)
     .map((c) => (c.operation ? `${c.operation}: ${c.message}` : c.message))
     .join('; ');
   const more = breaking.length > 3 ? ` (and ${breaking.length - 3} more)` : '';
+  const { requests, callers } = traffic.total;
+  const hit =
+    traffic.byOperation.size === 0 && requests === 0
+      ? breaking.some((c) => c.operation)
+        ? ' Nobody called the operations they touch in the last 7 days.'
+        : ''
+      : ` The operations they touch had ${requests} call${requests === 1 ? '' : 's'} from ${callers} caller${callers === 1 ? '' : 's'} in the last 7 days.`;
   return platformErrors.error(
     'breaking_changes',
-    `${what} would break callers of the live API with ${breaking.length} breaking change${breaking.length === 1 ? '' : 's'}: ${first}${more}. Nothing changed; ${force}.`,
-    { details: { changes: changes.changes } },
+    `${what} would break callers of the live API with ${breaking.length} breaking change${breaking.length === 1 ? '' : 's'}: ${first}${more}.${hit} Nothing changed; ${force}.`,
+    { details: { changes: withTraffic(changes.changes, traffic) } },
   );
+}
+
+/** The last 7 days' traffic of the operations the breaking changes name (the gate's join). */
+export function gateTraffic(
+  ctx: PlatformContext,
+  projectId: number,
+  changes: DeployChanges,
+): Promise<GateTraffic> {
+  return readOperationTraffic(ctx.db, projectId, breakingOperations(changes.changes), ctx.clock.now());
 }
 
 /**

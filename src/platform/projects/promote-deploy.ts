@@ -2,10 +2,12 @@ import { transact } from '../../storage/index.ts';
 import type { Actor, PlatformContext } from '../context.ts';
 import { platformErrors } from '../errors.ts';
 import { listPublications, type Publication } from '../publishing/publications.ts';
+import { addTraffic } from '../traffic/read-operation-traffic.ts';
 import { deployNotFound, selectDeploys } from './deploy-records.ts';
 import { type DeployView, toDeployView } from './deploys.ts';
 import {
   breakingRefusal,
+  gateTraffic,
   LiveDeployMoved,
   lockProject,
   makeLive,
@@ -68,6 +70,7 @@ export async function promoteDeploy(
         `Promoting deploy #${target.number}`,
         changes,
         'send it again with allowBreaking: true to publish it anyway',
+        await gateTraffic(ctx, project.id, changes),
       );
     }
     return transact(ctx.db, async (trx) => {
@@ -94,5 +97,16 @@ export async function promoteDeploy(
   });
   ctx.changes.publish({ kind: 'deploys', projectId: project.id });
   if (webhook) ctx.webhooks?.wake();
-  return promotion;
+  // Each breaking change with its operation's calls of the last 7 days (docs/traffic.md).
+  const now = ctx.clock.now();
+  return {
+    deploy: {
+      ...promotion.deploy,
+      changes: await addTraffic(ctx.db, project.id, promotion.deploy.changes, now),
+    },
+    publication: {
+      ...promotion.publication,
+      changes: await addTraffic(ctx.db, project.id, promotion.publication.changes, now),
+    },
+  };
 }

@@ -1,8 +1,10 @@
 import type { OriginPolicy } from '../../lib/address-policy.ts';
+import type { CorsPolicy } from '../../lib/cors-policy.ts';
 import type { PlatformDb } from '../context.ts';
 import { servedStates } from '../domains/domain-store.ts';
 import { previewHost } from '../previews/preview-address.ts';
 import { readOriginAccess } from '../projects/origin-grants.ts';
+import { readEnabledCorsPolicies } from '../projects/project-cors.ts';
 
 export interface ProjectRoute {
   readonly kind: 'project';
@@ -25,6 +27,8 @@ export interface ProjectRoute {
    * and share-link holders, its API forwarded to the origin recorded on that deploy.
    */
   readonly preview?: true;
+  /** The project's CORS policy when it is on (src/edge/cors.ts applies it to /api/). */
+  readonly cors?: CorsPolicy;
 }
 
 export interface RedirectRoute {
@@ -59,6 +63,7 @@ export async function readPublishedRoutes(
 ): Promise<PublishedRoutes> {
   const now = at.getTime();
   const access = await readOriginAccess(db, originAllowlist);
+  const cors = await readEnabledCorsPolicies(db);
   const projects = await db
     .selectFrom('projects')
     .select(['id', 'team_id', 'slug', 'origin_url', 'active_deploy_id'])
@@ -75,6 +80,7 @@ export async function readPublishedRoutes(
       originUrl: p.origin_url,
       deployId: p.active_deploy_id as number,
       ...(access.refusal(p.team_id, p.origin_url) !== undefined && { originRefused: true as const }),
+      ...(cors.has(p.id) && { cors: cors.get(p.id) as CorsPolicy }),
     };
     byId.set(p.id, route);
     routes.set(defaultHost(p.slug), route);
@@ -143,6 +149,7 @@ export async function readPublishedRoutes(
       deployId: d.id,
       preview: true,
       ...(access.refusal(d.team_id, d.origin_url) !== undefined && { originRefused: true as const }),
+      ...(cors.has(d.project_id) && { cors: cors.get(d.project_id) as CorsPolicy }),
     });
   }
 

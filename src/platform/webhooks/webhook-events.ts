@@ -17,6 +17,8 @@ export const PLATFORM_EVENT_TYPES = {
   'certificate.failed': 'A certificate order started failing (sent once; retries continue with back-off).',
   'deploy.published':
     'A project’s live deploy changed (a deploy went live, or an earlier one was promoted), with its changes against the one before.',
+  'deprecation.still_called':
+    'Once a day while a deprecated operation’s sunset is less than 14 days away and callers called it in the last 7 days.',
   'webhook.test': 'Sent on request (“send test event”) to check the endpoint.',
 } as const;
 

@@ -11,7 +11,11 @@
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 /** Swagger UI's name for an operation (its `opId` without the Swagger 2 compatibility mode). */
-function swaggerUiOperationId(operation: Record<string, unknown>, path: string, method: string): string {
+export function swaggerUiOperationId(
+  operation: Record<string, unknown>,
+  path: string,
+  method: string,
+): string {
   const declared = typeof operation.operationId === 'string' ? operation.operationId : '';
   if (declared.replace(/\s/g, '').length > 0) return declared.replace(/\W/g, '_');
   return `${method}${path.replace(/\W/g, '_')}`;

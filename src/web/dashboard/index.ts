@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { extname, join } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, extname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
@@ -13,6 +14,22 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 const PUBLIC_DIR = join(import.meta.dirname, 'public');
 
+const uplot = dirname(createRequire(import.meta.url).resolve('uplot/package.json'));
+
+/**
+ * Libraries served among the dashboard's assets from node_modules (nothing loads from elsewhere),
+ * by the name the page imports them with. uPlot draws the Traffic tab's charts (docs/decisions.md,
+ * "Traffic charts"): its minified build defines `var uPlot`, so one line makes it an ES module.
+ */
+const LIBRARIES: Record<string, () => Buffer> = {
+  'uplot.js': () =>
+    Buffer.concat([
+      readFileSync(join(uplot, 'dist/uPlot.iife.min.js')),
+      Buffer.from('\nexport default uPlot;\n'),
+    ]),
+  'uplot.css': () => readFileSync(join(uplot, 'dist/uPlot.min.css')),
+};
+
 /** Client-side routes: each answers the same page, which routes in the browser. */
 export const DASHBOARD_ROUTES = [
   '/',
@@ -24,7 +41,9 @@ export const DASHBOARD_ROUTES = [
   '/teams/:teamId/people',
   '/projects/:slug',
   '/projects/:slug/deploys',
+  '/projects/:slug/traffic',
   '/projects/:slug/settings/domains',
+  '/projects/:slug/settings/cors',
   '/new',
   '/teams/:teamId/settings',
 ] as const;
@@ -103,6 +122,11 @@ export function loadDashboard(dir = PUBLIC_DIR): DashboardFiles {
   const bodies = new Map<string, Buffer>();
   for (const name of names) {
     const body = readFileSync(join(dir, name));
+    bodies.set(name, body);
+    hash.update(name).update('\0').update(body);
+  }
+  for (const [name, read] of Object.entries(LIBRARIES)) {
+    const body = read();
     bodies.set(name, body);
     hash.update(name).update('\0').update(body);
   }

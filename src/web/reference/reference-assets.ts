@@ -54,11 +54,29 @@ function stripSourceMap(content: Buffer, name: string): Buffer {
   return Buffer.from(content.toString('utf8').replace(/\n\/[/*]# sourceMappingURL=\S+(?: \*\/)?\s*$/, '\n'));
 }
 
+/**
+ * Our own script and stylesheet without their comments and indentation: they are written to be
+ * read (a third of their bytes are comments saying why), served to be small. Only whole-line
+ * comments go (`//` lines, `/* … *\/` blocks opening a line), which no string of ours spans.
+ */
+export function stripComments(text: string): string {
+  return text
+    .replace(/^[ \t]*\/\*[\s\S]*?\*\/[ \t]*\n/gm, '')
+    .replace(/^[ \t]*\/\/.*\n/gm, '')
+    .replace(/^[ \t]+/gm, '');
+}
+
+const OURS = new Set(['reference.js', 'reference.css']);
+
 function loadAssets(): ReferenceAssets {
   const byPath = new Map<string, CompressedBody>();
   const urls = new Map<string, string>();
   for (const [name, { from, type }] of Object.entries(FILES)) {
-    const body = new CompressedBody(type, stripSourceMap(readFileSync(from), name));
+    const content = stripSourceMap(readFileSync(from), name);
+    const body = new CompressedBody(
+      type,
+      OURS.has(name) ? Buffer.from(stripComments(content.toString('utf8'))) : content,
+    );
     const url = `${REFERENCE_PREFIX}${body.hash}/${name}`;
     byPath.set(url, body);
     urls.set(name, url);

@@ -1,4 +1,5 @@
 import { escapeHtml } from '../../lib/html.ts';
+import { swaggerUiOperationId } from '../changelog/operation-links.ts';
 import type { ReferenceAssets } from './reference-assets.ts';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
@@ -26,13 +27,6 @@ export const REFERENCE_PAGE_CSP = [
 
 type PathItems = Record<string, Record<string, Record<string, unknown>>>;
 
-/** One operation as a list row; `target` is its path under `/api/`, or a webhook's name. */
-function operationRow(method: string, target: string, op: Record<string, unknown>): string {
-  const sunset = op['x-sunset'] ? ` — sunset ${escapeHtml(op['x-sunset'])}` : '';
-  const badge = op.deprecated ? ` <span class="kennel-deprecated">deprecated${sunset}</span>` : '';
-  return `<li><code>${escapeHtml(method.toUpperCase())} ${escapeHtml(target)}</code> ${escapeHtml(op.summary)}${badge}</li>`;
-}
-
 function operationsOf(items: PathItems): [string, string, Record<string, unknown>][] {
   return Object.entries(items).flatMap(([key, item]) =>
     Object.entries(item ?? {})
@@ -41,28 +35,49 @@ function operationsOf(items: PathItems): [string, string, Record<string, unknown
   );
 }
 
+/** Swagger UI's deep link of an operation filed under `tag` (see src/web/changelog/operation-links.ts). */
+function deepLink(tag: string, path: string, method: string, op: Record<string, unknown>): string {
+  return `#/${encodeURIComponent(tag)}/${encodeURIComponent(swaggerUiOperationId(op, path, method))}`;
+}
+
+/** One operation in the sidebar: method, path (as Swagger UI shows it), summary, deprecation. */
+function sidebarEntry(method: string, path: string, op: Record<string, unknown>, href?: string): string {
+  const sunset = op['x-sunset'] ? ` — sunset ${escapeHtml(op['x-sunset'])}` : '';
+  const badge = op.deprecated ? ` <span class="kennel-deprecated">deprecated${sunset}</span>` : '';
+  const inner =
+    `<span class="kennel-method kennel-method-${escapeHtml(method)}">${escapeHtml(method.toUpperCase())}</span> ` +
+    `<code class="kennel-path">${escapeHtml(path)}</code> <span class="kennel-summary">${escapeHtml(op.summary)}</span>${badge}`;
+  return href ? `<li><a href="${escapeHtml(href)}">${inner}</a></li>` : `<li>${inner}</li>`;
+}
+
 /**
- * The operations by tag as plain HTML: what a browser without JavaScript (or a crawler) sees. An
- * OpenAPI 3.1 document's `webhooks` (requests the API sends, not receives) follow, under their own
- * heading and by name.
+ * The sidebar's operations by tag, as plain HTML built here once per deploy: every operation
+ * under each of its tags (`default` without one, as Swagger UI files it), linked to its deep link;
+ * an OpenAPI 3.1 document's `webhooks` (requests the API sends) follow under their own heading.
+ * A browser without JavaScript (or a crawler) sees the same list. reference.js filters it.
  */
-function operationList(document: Record<string, unknown>): string {
+function operationIndex(document: Record<string, unknown>): string {
   const byTag = new Map<string, string[]>();
   for (const [path, method, op] of operationsOf((document.paths ?? {}) as PathItems)) {
-    const row = operationRow(method, `/api${path}`, op);
-    for (const tag of (op.tags as string[] | undefined) ?? ['Operations']) {
+    const tags = Array.isArray(op.tags) && op.tags.length > 0 ? (op.tags as string[]) : ['default'];
+    for (const tag of tags) {
+      const row = sidebarEntry(method, path, op, deepLink(String(tag), path, method, op));
       // Appended in place: copying the list for each row made 25,000 operations take seconds.
       const rows = byTag.get(tag);
       if (rows) rows.push(row);
       else byTag.set(tag, [row]);
     }
   }
-  const operations = [...byTag].map(([tag, rows]) => `<h2>${escapeHtml(tag)}</h2><ul>${rows.join('')}</ul>`);
-  const webhooks = operationsOf((document.webhooks ?? {}) as PathItems).map(([name, method, op]) =>
-    operationRow(method, name, op),
+  const groups = [...byTag].map(
+    ([tag, rows]) =>
+      `<section class="kennel-tag"><h2>${escapeHtml(tag)}</h2><ul>${rows.join('')}</ul></section>`,
   );
-  if (webhooks.length > 0) operations.push(`<h2>Webhooks</h2><ul>${webhooks.join('')}</ul>`);
-  return operations.join('');
+  const webhooks = operationsOf((document.webhooks ?? {}) as PathItems).map(([name, method, op]) =>
+    sidebarEntry(method, name, op),
+  );
+  if (webhooks.length > 0)
+    groups.push(`<section class="kennel-tag"><h2>Webhooks</h2><ul>${webhooks.join('')}</ul></section>`);
+  return groups.join('');
 }
 
 /**
@@ -103,18 +118,22 @@ export function renderReferencePage(
 <body>
 <a class="kennel-skip" href="#reference">Skip to the reference</a>
 <header class="kennel-header">
-<div class="kennel-header-inner">
-<p class="kennel-brand">${title} <span class="kennel-version">${escapeHtml(info.version)}</span></p>
-<div class="kennel-header-actions">
+<h1 class="kennel-brand">${title} <span class="kennel-version">${escapeHtml(info.version)}</span></h1>
 <nav aria-label="Site"><a href="/changelog">Changelog</a> <a href="/openapi.json">openapi.json</a> <a href="/openapi.yaml">openapi.yaml</a></nav>
-${declaresSecurity(document) ? '<button type="button" class="kennel-authorize" hidden>Authorize</button>' : ''}
-</div>
-</div>
+${declaresSecurity(document) ? '<div class="kennel-auth" hidden><button type="button" class="kennel-authorize">Authorize</button> <label class="kennel-remember"><input type="checkbox" id="kennel-remember"> Remember my key on this device</label></div>' : ''}
 </header>
-<main id="reference" tabindex="-1">
+<div class="kennel-layout">
+<nav class="kennel-sidebar" aria-label="Operations">
+<div class="kennel-search" role="search" hidden><label for="kennel-search">Search operations</label>
+<input type="search" id="kennel-search" autocomplete="off" placeholder="Path, summary or description" aria-describedby="kennel-search-status">
+<p id="kennel-search-status" class="kennel-search-status" aria-live="polite"></p></div>
+<div class="kennel-operations">${operationIndex(document)}</div>
+</nav>
+<div id="reference" tabindex="-1">
 <div id="swagger-ui" aria-busy="true"></div>
-<noscript><div class="kennel-fallback"><h1>${title}</h1><p>The API is served under <code>/api/</code>. The interactive reference needs JavaScript; the operations are:</p>${operationList(document)}</div></noscript>
-</main>
+<noscript><p class="kennel-fallback">The API is served under <code>/api/</code>. The console needs JavaScript; the operations are listed beside.</p></noscript>
+</div>
+</div>
 <script type="application/json" id="kennel-openapi">${scriptJson(document)}</script>
 </body>
 </html>

@@ -1,6 +1,6 @@
 // @ts-check
 import { api } from './api.js';
-import { announce, h, replaceChildren, time } from './dom.js';
+import { announce, copyText, h, replaceChildren, time } from './dom.js';
 import { heading, pageTitle } from './views.js';
 import {
   buttonText,
@@ -33,6 +33,7 @@ export async function renderAccount({ main, me }) {
     heading('Account', h('p', { class: 'subtitle' }, me?.email ?? '')),
     passwordSection(),
     tokens.element,
+    cliSection(),
   );
   await tokens.load();
 }
@@ -189,4 +190,36 @@ function tokenSection() {
     ),
     load,
   };
+}
+
+/**
+ * The kennel CLI, served by this platform (docs/cli.md, "Install"): the one line that installs it
+ * wherever a team's documents live, so nobody reaches for the unrelated `kennel` on npm.
+ */
+function cliSection() {
+  const line = `npm install -g ${location.origin}/cli/kennel-cli.tgz`;
+  const copy = h('button', { type: 'button', class: 'button button-small' }, 'Copy');
+  copy.addEventListener('click', () => copyText(copy, line, 'Install command'));
+  return cardSection(
+    'cli',
+    'Command-line interface',
+    h(
+      'p',
+      { class: 'muted' },
+      'Install the kennel CLI from this platform, in your API’s repository or in CI (Node.js 20 or later):',
+    ),
+    h(
+      'div',
+      { class: 'secret-row' },
+      h('code', { class: 'secret-value', 'data-testid': 'cli-install' }, line),
+      copy,
+    ),
+    h(
+      'p',
+      {},
+      'Then sign in with ',
+      h('code', { class: 'break' }, `kennel login --server ${location.origin}`),
+      '.',
+    ),
+  );
 }

@@ -1,12 +1,14 @@
 // @ts-check
 import { renderAccount } from './account.js';
 import { api, setCsrfToken } from './api.js';
+import { renderCorsSettings } from './cors-settings.js';
 import { renderDeploys } from './deploys.js';
 import { h, replaceChildren } from './dom.js';
 import { renderDomains } from './domains.js';
 import { renderNewProject } from './new-project.js';
 import { renderTeamPeople } from './people.js';
 import { renderTeamSettings } from './team-settings.js';
+import { renderTraffic } from './traffic.js';
 import { renderOverview, renderProjects, renderSignIn } from './views.js';
 import { renderAcceptInvitation, renderResetPassword, renderSignUp } from './welcome.js';
 
@@ -42,8 +44,10 @@ const routes = [
   { pattern: /^\/projects\/([^/]+)$/, view: renderOverview },
   { pattern: /^\/new$/, view: renderNewProject },
   { pattern: /^\/projects\/([^/]+)\/deploys$/, view: renderDeploys },
+  { pattern: /^\/projects\/([^/]+)\/traffic$/, view: renderTraffic },
   { pattern: /^\/teams\/(\d+)\/settings$/, view: renderTeamSettings },
   { pattern: /^\/projects\/([^/]+)\/settings\/domains$/, view: renderDomains },
+  { pattern: /^\/projects\/([^/]+)\/settings\/cors$/, view: renderCorsSettings },
 ];
 
 /**

@@ -48,6 +48,34 @@
  *   createdAt: string, deliveredAt: string | null, log: DeliveryAttempt[] }} WebhookDelivery
  */
 
+/**
+ * getProjectTraffic's answer (issue 27): totals, the series over time, and the groups asked for
+ * (`by=operation`: operation, deprecated, sunset; `by=caller`: caller's label, kind, last seen).
+ * `errors` counts statuses of 500 and above; latencies are in milliseconds, null without requests.
+ * @typedef {{ at: string, requests: number, errors: number, p50: number | null, p95: number | null,
+ *   p99: number | null }} TrafficPoint
+ * @typedef {'key' | 'address' | 'other'} CallerKind
+ * @typedef {{ key: string, requests: number, errors: number, p50: number | null, p95: number | null,
+ *   p99: number | null, bytesIn: number, bytesOut: number, operation?: string, deprecated?: boolean,
+ *   sunset?: string | null, caller?: string, callerKind?: CallerKind, lastSeenAt?: string }} TrafficGroup
+ * @typedef {{ from: string, to: string, interval: 'minute' | 'hour',
+ *   totals: { requests: number, errors: number, p50: number | null, p95: number | null, p99: number | null },
+ *   series: TrafficPoint[], groups: TrafficGroup[] }} Traffic
+ */
+/**
+ * One entry of the request log (listRequestLogs, streamRequestLogs): no bodies, no header values,
+ * the query string's names without their values, the caller by its display label.
+ * @typedef {{ id: number, at: string, method: string, operation: string, path: string, status: number,
+ *   latencyMs: number, bytesIn: number, bytesOut: number, caller: string | null,
+ *   requestId: string | null }} RequestLog
+ */
+/**
+ * getDeprecationReach's answer: each deprecated operation of the live deploy, its sunset, and the
+ * callers that called it in the last 7 days.
+ * @typedef {{ caller: string, callerKind: CallerKind, requests: number, lastSeenAt: string }} ReachCaller
+ * @typedef {{ operations: { operation: string, sunset: string | null, callers: ReachCaller[] }[] }} DeprecationReach
+ */
+
 /** @typedef {{ message: string, email?: string }} Flash */
 
 /**

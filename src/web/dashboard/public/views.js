@@ -81,7 +81,9 @@ export function projectHeader(project, current) {
       { class: 'tabs', 'aria-label': 'Project' },
       tab(`/projects/${encodeURIComponent(project.slug)}`, 'Overview', 'overview'),
       tab(`/projects/${encodeURIComponent(project.slug)}/deploys`, 'Deploys', 'deploys'),
+      tab(`/projects/${encodeURIComponent(project.slug)}/traffic`, 'Traffic', 'traffic'),
       tab(`/projects/${encodeURIComponent(project.slug)}/settings/domains`, 'Settings · Domains', 'domains'),
+      tab(`/projects/${encodeURIComponent(project.slug)}/settings/cors`, 'Settings · CORS', 'cors'),
     ),
   ];
 }

@@ -1,0 +1,158 @@
+import type { Socket } from 'node:net';
+import { defineOperation, ref } from '../../../lib/http-api/index.ts';
+import type { PlatformContext } from '../../context.ts';
+import { readDeprecationReach } from '../../traffic/read-deprecation-reach.ts';
+import { openRequestLogStream, pumpRequestLogs } from '../../traffic/read-request-log-stream.ts';
+import { DEFAULT_LOG_LIMIT, listRequestLogs, MAX_LOG_LIMIT } from '../../traffic/read-request-logs.ts';
+import { readProjectTraffic, type TrafficGrouping } from '../../traffic/read-traffic.ts';
+import { actorOf } from '../auth.ts';
+import { slugParam } from './projects.ts';
+
+const TAG = ['Traffic'];
+const ERRORS = ['unauthenticated', 'project_not_found'];
+
+export const trafficRoutes = [
+  defineOperation<
+    PlatformContext,
+    { slug: string },
+    { since?: string; until?: string; by?: TrafficGrouping }
+  >({
+    operationId: 'getProjectTraffic',
+    method: 'GET',
+    path: '/api/v1/projects/{slug}/traffic',
+    tags: TAG,
+    summary: "A project's traffic",
+    description:
+      'Requests, errors (status 500 or above) and latency percentiles of the project over a range: totals, a series (by the minute for ranges up to 48 hours, by the hour beyond) and groups by operation (with deprecated operations and their sunset marked), by caller or by status, summed over every edge node. What is recorded and kept: docs/traffic.md.',
+    parameters: [
+      slugParam,
+      {
+        name: 'since',
+        in: 'query',
+        description: 'Start: a duration before now (1h, 24h, 7d, 30d) or an ISO date and time; default 24h',
+        schema: { type: 'string', minLength: 2, maxLength: 40 },
+      },
+      {
+        name: 'until',
+        in: 'query',
+        description: 'End: a duration before now or an ISO date and time; default now',
+        schema: { type: 'string', minLength: 2, maxLength: 40 },
+      },
+      {
+        name: 'by',
+        in: 'query',
+        description: 'How the groups are made',
+        schema: { type: 'string', enum: ['operation', 'caller', 'status'], default: 'operation' },
+      },
+    ],
+    responses: { 200: { description: 'The traffic', schema: ref('ProjectTraffic') } },
+    errors: ERRORS,
+    handler: ({ caller, params, query }, _reply, ctx) =>
+      readProjectTraffic(ctx, actorOf(caller), params.slug, query),
+  }),
+  defineOperation<PlatformContext, { slug: string }>({
+    operationId: 'getDeprecationReach',
+    method: 'GET',
+    path: '/api/v1/projects/{slug}/traffic/deprecations',
+    tags: TAG,
+    summary: 'Who still calls what is going away',
+    description:
+      'Each deprecated operation of the live deploy with its sunset, and the callers that called it in the last 7 days (today and the six days before, UTC), with their requests and their last call.',
+    parameters: [slugParam],
+    responses: {
+      200: { description: 'Deprecated operations and their callers', schema: ref('DeprecationReach') },
+    },
+    errors: ERRORS,
+    handler: ({ caller, params }, _reply, ctx) => readDeprecationReach(ctx, actorOf(caller), params.slug),
+  }),
+  defineOperation<PlatformContext, { slug: string }, { limit?: number; before?: number }>({
+    operationId: 'listRequestLogs',
+    method: 'GET',
+    path: '/api/v1/projects/{slug}/logs',
+    tags: TAG,
+    summary: "A project's request log",
+    description:
+      'The last requests of the project as the edge nodes logged them (each keeps the last REQUEST_LOG_SIZE per project), newest first: time, method, operation, path without query values, status, latency, bytes, caller label, request id. No bodies and no header values are kept. Page with before=<the last id>.',
+    parameters: [
+      slugParam,
+      {
+        name: 'limit',
+        in: 'query',
+        description: `How many (default ${DEFAULT_LOG_LIMIT})`,
+        schema: { type: 'integer', minimum: 1, maximum: MAX_LOG_LIMIT, default: DEFAULT_LOG_LIMIT },
+      },
+      {
+        name: 'before',
+        in: 'query',
+        description: 'Only entries with an id below this one (the next page)',
+        schema: { type: 'integer', minimum: 1 },
+      },
+    ],
+    responses: { 200: { description: 'Logged requests', schema: ref('RequestLogPage') } },
+    errors: ERRORS,
+    handler: ({ caller, params, query }, _reply, ctx) =>
+      listRequestLogs(ctx, actorOf(caller), params.slug, query),
+  }),
+  defineOperation<PlatformContext, { slug: string }, { after?: number }>({
+    operationId: 'streamRequestLogs',
+    method: 'GET',
+    path: '/api/v1/projects/{slug}/logs/stream',
+    tags: TAG,
+    summary: "Follow a project's request log",
+    description:
+      'Server-Sent Events: each request logged from now on (from every edge node), as it is stored (within about a second), as `id: <id>` and `data: <RequestLog JSON>`; a `: keep-alive` comment every 15 s. Reconnecting with Last-Event-ID (EventSource does) resumes after that entry; `after` starts after a given id. The stream lasts until the client closes it.',
+    parameters: [
+      slugParam,
+      {
+        name: 'after',
+        in: 'query',
+        description: 'Start after this id (default: after the newest entry now)',
+        schema: { type: 'integer', minimum: 0 },
+      },
+      {
+        name: 'Last-Event-ID',
+        in: 'header',
+        description: 'The last id received, on a reconnect: the stream resumes after it',
+        schema: { type: 'string', pattern: '^(0|[1-9][0-9]{0,15})$' },
+      },
+    ],
+    responses: {
+      200: {
+        description: 'The stream',
+        otherContent: {
+          'text/event-stream': {
+            type: 'string',
+            description: 'Events `id: <id>` + `data: <RequestLog as JSON>`, blank-line separated',
+          },
+        },
+      },
+    },
+    errors: ERRORS,
+    async handler({ caller, params, query, headers, id }, reply, ctx) {
+      const start = await openRequestLogStream(
+        ctx,
+        actorOf(caller),
+        params.slug,
+        headers['last-event-id'],
+        query.after,
+      );
+      // The answer is written on the connection as it comes: Fastify neither buffers nor ends it.
+      reply.hijack();
+      const res = reply.raw;
+      res.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-transform',
+        // Proxies that buffer answers (nginx) pass this one through as it comes.
+        'x-accel-buffering': 'no',
+        'x-request-id': id,
+      });
+      const server = (reply.request.raw.socket as (Socket & { server?: { listening?: boolean } }) | null)
+        ?.server;
+      await pumpRequestLogs(ctx.db, start.projectId, start.after, res, {
+        listening: () => server?.listening !== false,
+        onError: (error) => reply.log.warn({ err: error }, 'reading the request log failed; retrying'),
+      });
+      if (!res.writableEnded) res.end();
+    },
+  }),
+];
