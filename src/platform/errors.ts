@@ -1,7 +1,7 @@
 import { defineErrorCatalog } from '../lib/api-error.ts';
 import { commonErrors } from '../lib/http-api/index.ts';
 
-/** Every code the management API answers with; docs/platform-errors.md lists them. */
+/** Every code the management API answers with; docs/platform-api.md ("Errors") lists them. */
 export const platformErrors = defineErrorCatalog({
   ...commonErrors,
   unauthenticated: { status: 401, meaning: 'No valid session cookie or API token was sent.' },
