@@ -5,26 +5,12 @@ import type { Project } from '../api-types.ts';
 import { type Call, defineCommand } from '../command.ts';
 import { CliError, EXIT } from '../errors.ts';
 import { readTextFile } from '../files.ts';
-import type { TextStream } from '../io.ts';
+import { changeLines, changeSummary, painter } from '../print-changes.ts';
 
 /** What --json prints: every change with all five fields (operation null when there is none). */
 export interface DiffResult {
   breaking: boolean;
   changes: { id: string; level: ChangeLevel; operation: string | null; location: string; message: string }[];
-}
-
-const LEVELS: readonly { level: ChangeLevel; title: string; colour: string }[] = [
-  { level: 'breaking', title: 'Breaking', colour: '\x1b[1;31m' },
-  { level: 'warning', title: 'Warnings', colour: '\x1b[1;33m' },
-  { level: 'info', title: 'Info', colour: '\x1b[1m' },
-];
-const DIM = '\x1b[2m';
-const RESET = '\x1b[0m';
-
-/** Colour only on a terminal, and never with NO_COLOR (no-color.org). */
-function painter(stream: TextStream, env: NodeJS.ProcessEnv) {
-  const on = stream.isTTY === true && (env.NO_COLOR ?? '') === '' && env.TERM !== 'dumb';
-  return (colour: string, text: string) => (on ? `${colour}${text}${RESET}` : text);
 }
 
 /**
@@ -65,31 +51,13 @@ async function liveDocument(call: Call, slug: string): Promise<Record<string, un
 }
 
 function printHuman(call: Call, changes: readonly Change[], baseName: string, revisionName: string): void {
-  const paint = painter(call.io.stdout, call.io.env);
   if (changes.length === 0) {
     call.out.line(`No changes between ${baseName} and ${revisionName}.`);
     return;
   }
-  const count = (level: ChangeLevel) => changes.filter((change) => change.level === level).length;
-  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-  call.out.line(
-    `${plural(changes.length, 'change')} from ${baseName} to ${revisionName}: ${count('breaking')} breaking, ${plural(count('warning'), 'warning')}, ${count('info')} info.`,
-  );
-  for (const { level, title, colour } of LEVELS) {
-    const group = changes.filter((change) => change.level === level);
-    if (group.length === 0) continue;
-    call.out.line();
-    call.out.line(paint(colour, `${title} (${group.length})`));
-    let operation: string | undefined;
-    for (const change of group) {
-      if (change.operation !== operation) {
-        operation = change.operation;
-        call.out.line(`  ${operation ?? '(the whole document)'}`);
-      }
-      call.out.line(`    - ${change.message}`);
-      call.out.line(paint(DIM, `      ${change.id} at ${change.location}`));
-    }
-  }
+  call.out.line(changeSummary(changes, baseName, revisionName));
+  call.out.line();
+  for (const line of changeLines(changes, painter(call.io.stdout, call.io.env))) call.out.line(line);
 }
 
 export const diffCommand = defineCommand({
