@@ -1,10 +1,9 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import { isConnectionLost } from './errors.ts';
 import { statementName } from './statement-name.ts';
 import { runSteps, runStepsSync, type Steps } from './steps.ts';
-import { isRetryable, RETRY_LOST_WITHIN_MS } from './transact.ts';
+import { retryTransaction } from './transact.ts';
 
 /** What one item of a batch came to: its value, or the error it alone is answered with. */
 export type Outcome<T> =
@@ -128,9 +127,8 @@ export function sqliteGroupCommit(
 export function postgresGroupCommit(writer: pg.Pool, attempts = 5): GroupCommit {
   // The steps' statements are compiled once, so their texts repeat: each runs as a named
   // prepared statement, parsed and planned once per connection rather than once per batch.
-  async function commit<T>(steps: () => Steps<T>): Promise<T> {
-    const started = performance.now();
-    for (let attempt = 1; ; attempt++) {
+  function commit<T>(steps: () => Steps<T>): Promise<T> {
+    return retryTransaction(async (markCommitting) => {
       let committing = false;
       let client: pg.PoolClient | undefined;
       try {
@@ -146,18 +144,15 @@ export function postgresGroupCommit(writer: pg.Pool, attempts = 5): GroupCommit 
           return answer.rows;
         });
         committing = true;
+        markCommitting();
         await connection.query('COMMIT');
         connection.release();
         return result;
       } catch (error) {
         if (client) await abandon(client, error, committing);
-        if (attempt >= attempts) throw error;
-        if (isRetryable(error)) continue;
-        if (committing || !isConnectionLost(error)) throw error;
-        if (performance.now() - started > RETRY_LOST_WITHIN_MS) throw error;
-        await sleep(25 * attempt);
+        throw error;
       }
-    }
+    }, attempts);
   }
   return {
     batched: <I, O>(work: BatchWork<I, O>) => batcher<I, O>((items) => commit(() => work(items))),

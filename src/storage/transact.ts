@@ -14,35 +14,49 @@ export function isRetryable(error: unknown): boolean {
 }
 
 /**
- * Runs `work` in one transaction: all of it commits or none of it does. A transaction PostgreSQL
- * aborts to break a deadlock or a serialization conflict is retried (it changed nothing). So is
- * one whose connection was lost before COMMIT was sent (PostgreSQL rolls back a transaction whose
- * session ends), on a new connection after a short pause. One lost during COMMIT is not retried:
- * it may have committed, and only the caller can tell; the error reaches it (an HTTP API answers
- * 503 database_unavailable).
+ * The one retry loop of a transaction, around one attempt of it (`attempt` calls `committing()`
+ * just before COMMIT is sent). A transaction PostgreSQL aborts to break a deadlock or a
+ * serialization conflict is retried (it changed nothing). So is one whose connection was lost
+ * before COMMIT was sent (PostgreSQL rolls back a transaction whose session ends), after a short
+ * pause that lets the pool hear of its other cut connections. One lost during COMMIT is not
+ * retried: it may have committed, and only the caller can tell; the error reaches it (an HTTP API
+ * answers 503 database_unavailable). Nor is a loss past RETRY_LOST_WITHIN_MS: a server that is
+ * down or does not answer will not be back within this request.
  */
-export async function transact<Schema, T>(
+export async function retryTransaction<T>(
+  attempt: (committing: () => void) => Promise<T>,
+  attempts = 5,
+): Promise<T> {
+  const started = performance.now();
+  for (let n = 1; ; n++) {
+    let committing = false;
+    try {
+      return await attempt(() => {
+        committing = true;
+      });
+    } catch (error) {
+      if (n >= attempts) throw error;
+      if (isRetryable(error)) continue;
+      if (committing || !isConnectionLost(error)) throw error;
+      if (performance.now() - started > RETRY_LOST_WITHIN_MS) throw error;
+      await sleep(25 * n);
+    }
+  }
+}
+
+/** Runs `work` in one transaction: all of it commits or none of it does (retried as `retryTransaction` says). */
+export function transact<Schema, T>(
   db: Kysely<Schema>,
   work: (trx: Transaction<Schema>) => Promise<T>,
   attempts = 5,
 ): Promise<T> {
-  const started = performance.now();
-  for (let attempt = 1; ; attempt++) {
-    let committing = false;
-    try {
-      return await db.transaction().execute(async (trx) => {
+  return retryTransaction(
+    (committing) =>
+      db.transaction().execute(async (trx) => {
         const result = await work(trx);
-        committing = true;
+        committing();
         return result;
-      });
-    } catch (error) {
-      if (attempt >= attempts) throw error;
-      if (isRetryable(error)) continue;
-      if (committing || !isConnectionLost(error)) throw error;
-      // A server that is down or does not answer will not be back within this request.
-      if (performance.now() - started > RETRY_LOST_WITHIN_MS) throw error;
-      // Lets the pool hear of its other cut connections before picking one again.
-      await sleep(25 * attempt);
-    }
-  }
+      }),
+    attempts,
+  );
 }

@@ -1,16 +1,9 @@
 import { isForeignKeyViolation, isUniqueViolation, transact } from '../../storage/index.ts';
 import { petstoreErrors } from '../errors.ts';
 import { emitEvents } from '../events/emit-event.ts';
-import {
-  type Category,
-  decodeCursor,
-  type Page,
-  type PetstoreTrx,
-  pageOf,
-  type StoreContext,
-  toCategory,
-  type Versioned,
-} from './context.ts';
+import type { PetstoreTrx, StoreContext } from './context.ts';
+import { decodeCursor, type Page, pageOf } from './pages.ts';
+import { type Category, toCategory, type Versioned } from './resources.ts';
 
 export interface NewCategory {
   name: string;

@@ -15,9 +15,10 @@ import { cancelOrder, completeOrder, listOrders, orderPlacer, readOrder } from '
 import { createPet, deletePet, petLister, petReader, updatePet } from './pets.ts';
 
 export type { NewCategory } from './categories.ts';
-export type { Category, InventoryItem, Order, Page, Pet, Versioned } from './context.ts';
 export type { NewOrder, OrderFilter } from './orders.ts';
+export type { Page } from './pages.ts';
 export type { NewPet, PetFilter } from './pets.ts';
+export type { Category, InventoryItem, Order, Pet, Versioned } from './resources.ts';
 
 type Bound<F> = F extends (ctx: StoreContext, ...args: infer A) => infer R ? (...args: A) => R : never;
 const bind = <F extends (ctx: StoreContext, ...args: never[]) => unknown>(ctx: StoreContext, f: F) =>

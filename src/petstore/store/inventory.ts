@@ -2,16 +2,10 @@ import { readById, transact } from '../../storage/index.ts';
 import { petstoreErrors } from '../errors.ts';
 import { emitEvents } from '../events/emit-event.ts';
 import type { PetStatus } from '../stock-rules.ts';
-import {
-  decodeCursor,
-  type InventoryItem,
-  type Page,
-  pageOf,
-  type StoreContext,
-  toInventoryItem,
-  type Versioned,
-  writeStatus,
-} from './context.ts';
+import type { StoreContext } from './context.ts';
+import { decodeCursor, type Page, pageOf } from './pages.ts';
+import { type InventoryItem, toInventoryItem, type Versioned } from './resources.ts';
+import { writeStatus } from './stock-ledger.ts';
 
 const notFound = (petId: number) =>
   petstoreErrors.error(

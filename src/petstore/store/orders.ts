@@ -15,23 +15,17 @@ import {
   orderTransition,
   type PetStatus,
 } from '../stock-rules.ts';
+import type { PetstoreDb, PetstoreTrx, StoreContext } from './context.ts';
+import { decodeCursor, type Page, pageOf } from './pages.ts';
+import { type Order, toOrder, type Versioned } from './resources.ts';
 import {
-  decodeCursor,
   lockStock,
   moveLedger,
-  type Order,
-  type Page,
-  type PetstoreDb,
-  type PetstoreTrx,
-  pageOf,
   type StockLedger,
-  type StoreContext,
   shiftStock,
   stockStatementsOf,
-  toOrder,
-  type Versioned,
   writeStock,
-} from './context.ts';
+} from './stock-ledger.ts';
 
 export interface NewOrder {
   petId: number;

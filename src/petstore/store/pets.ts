@@ -8,17 +8,9 @@ import {
 import { petstoreErrors } from '../errors.ts';
 import { emitEvents } from '../events/emit-event.ts';
 import { INITIAL_STOCK_BY_STATUS, type PetStatus, statusOf } from '../stock-rules.ts';
-import {
-  decodeCursor,
-  inTransaction,
-  type Page,
-  type Pet,
-  type PetstoreTrx,
-  pageOf,
-  type StoreContext,
-  toPet,
-  type Versioned,
-} from './context.ts';
+import { inTransaction, type PetstoreTrx, type StoreContext } from './context.ts';
+import { decodeCursor, type Page, pageOf } from './pages.ts';
+import { type Pet, toPet, type Versioned } from './resources.ts';
 
 export interface NewPet {
   name: string;
