@@ -2,7 +2,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
+import type { CliIo } from '../../src/cli/io.ts';
+import { run } from '../../src/cli/main.ts';
 import { createUser } from '../../src/platform/accounts/users.ts';
 import { buildManagementApp } from '../../src/platform/api/app.ts';
 import type { Actor } from '../../src/platform/context.ts';
@@ -24,14 +27,54 @@ export interface CliOptions {
   /** Written to stdin, which is then closed (stdin is empty otherwise). */
   input?: string;
   /** Called with stderr as it grows (to act while the command runs). */
-  onStderr?: (soFar: string, child: ChildProcess) => void;
+  onStderr?: (soFar: string, child: ChildProcess | undefined) => void;
   /** Called with stdout as it grows (to act on what a following command printed). */
-  onStdout?: (soFar: string, child: ChildProcess) => void;
+  onStdout?: (soFar: string, child: ChildProcess | undefined) => void;
   timeoutMs?: number;
 }
 
-/** Runs bin/kennel.js in a child process, as a user would, and collects what it printed. */
-export function kennel(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
+/**
+ * Runs one command line in this process through the CLI's `run(argv, io)`, with the environment
+ * the spawned CLI would get (PATH, TZ and `env`, nothing else of the test's), stdin holding
+ * `input`, and collects what it printed. The `child` of the callbacks is undefined here.
+ */
+export async function kennel(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  const stream = (onText: (text: string) => void) => ({ write: (text: string) => onText(String(text)) });
+  const io: CliIo = {
+    stdout: stream((text) => {
+      stdout += text;
+      options.onStdout?.(stdout, undefined);
+    }),
+    stderr: stream((text) => {
+      stderr += text;
+      options.onStderr?.(stderr, undefined);
+    }),
+    stdin: Readable.from(options.input === undefined ? [] : [options.input]) as unknown as CliIo['stdin'],
+    env: { PATH: process.env.PATH ?? '', TZ: 'UTC', ...options.env },
+  };
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`kennel ${args.join(' ')} did not finish:\n${stdout}\n${stderr}`)),
+      options.timeoutMs ?? 60_000,
+    );
+  });
+  try {
+    const code = await Promise.race([run(args, io), timeout]);
+    return { code, stdout, stderr };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Runs bin/kennel.js in a child process, as a user would, and collects what it printed: for what
+ * only a process has (NODE_EXTRA_CA_CERTS, signals, a command killed while it follows a stream,
+ * the bin script itself). Everything else runs in process (`kennel`).
+ */
+export function kennelProcess(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
   const child = spawn(process.execPath, [BIN, ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', TZ: 'UTC', ...options.env },

@@ -12,7 +12,7 @@ import { CertificateStore } from '../../src/platform/certificates/certificate-st
 import { InternalIssuer } from '../../src/platform/certificates/internal-issuer.ts';
 import { testDialects } from '../support/databases.ts';
 import { startPlatformContext, type TestPlatform } from '../support/platform.ts';
-import { kennel, tempDir, USERS } from './harness.ts';
+import { kennelProcess as kennel, tempDir, USERS } from './harness.ts';
 
 /**
  * Over HTTPS the platform names its session cookie `__Host-kennel_session`: `kennel login`, which

@@ -7,7 +7,7 @@ import { createTeam } from '../../src/platform/accounts/teams.ts';
 import { deployProject } from '../../src/platform/projects/deploys.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
 import { SHOP_DOCUMENT, seedTraffic } from '../support/traffic.ts';
-import { type CliServer, kennel as kennelProcess, startCliServer, tempDir } from './harness.ts';
+import { type CliServer, kennelProcess, startCliServer, tempDir } from './harness.ts';
 
 interface Ran {
   code: number;
@@ -175,7 +175,7 @@ describe('kennel traffic and kennel logs', () => {
         }
         if (!interrupted && soFar.includes('live-7')) {
           interrupted = true;
-          child.kill('SIGINT');
+          child?.kill('SIGINT');
         }
       },
     });
