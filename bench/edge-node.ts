@@ -12,7 +12,7 @@ import {
 } from '../src/edge/index.ts';
 import { systemClock } from '../src/lib/clock.ts';
 import { parseSealingKey } from '../src/lib/sealed-box.ts';
-import { buildManagementApp } from '../src/platform/api/app.ts';
+import { buildPlatformApp } from '../src/main/platform-app.ts';
 import { CertificateStore, databaseChallenges } from '../src/platform/certificates/certificate-store.ts';
 import { InternalIssuer } from '../src/platform/certificates/internal-issuer.ts';
 import { ChangeFeed } from '../src/platform/changes.ts';
@@ -72,7 +72,7 @@ const certificates = new CertificateCache(store, defaultCertificate);
 // The `signin` suite floods sign-ins: SIGN_IN_LIMITS=off lifts the attempt limits so every
 // attempt is checked (hashed), and SIGN_IN_THREADS / SIGN_IN_NICE set the hashing threads.
 const numberOf = (name: string) => (env[name] ? Number(env[name]) : undefined);
-const api = buildManagementApp(ctx, {
+const api = buildPlatformApp(ctx, {
   logger: false,
   signIn: {
     ...(env.SIGN_IN_LIMITS === 'off' && {

@@ -3,7 +3,12 @@ import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
-import { REFERENCE_PAGE_CSP, referenceAssets, renderReferencePage } from '../src/web/reference/index.ts';
+import {
+  CompressedBody,
+  REFERENCE_PAGE_CSP,
+  referenceAssets,
+  renderReferencePage,
+} from '../src/web/reference/index.ts';
 
 /** GitHub's REST description (@octokit/openapi, ~1,100 operations, ~13 MB): the large document. */
 export function githubDocument(): Record<string, unknown> {
@@ -20,22 +25,22 @@ export async function serveReference(
   document: Record<string, unknown>,
 ): Promise<{ url: string; close(): void }> {
   const assets = referenceAssets();
-  const page = Buffer.from(renderReferencePage(document, assets));
+  const html = Buffer.from(renderReferencePage(document, assets));
+  // Compressed as the edge compresses a deploy's page (src/edge/published-site.ts).
+  const page = new CompressedBody('text/html; charset=utf-8', html, {
+    brotliQuality: html.byteLength > 1024 * 1024 ? 5 : 11,
+  });
   const server: Server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     if (assets.serve(req, res, path)) return;
     if (path === '/') {
-      res.writeHead(200, {
-        'content-type': 'text/html; charset=utf-8',
-        'content-security-policy': REFERENCE_PAGE_CSP,
-      });
-      res.end(page);
+      page.send(req, res, { 'cache-control': 'no-cache', 'content-security-policy': REFERENCE_PAGE_CSP });
       return;
     }
     res.writeHead(404).end();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  await assets.compressed();
+  await Promise.all([assets.compressed(), page.compress()]);
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, close: () => server.close() };
 }
 

@@ -2,8 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { BrowserContext } from 'playwright-core';
 import { createEdgeHandler, OriginProxy, originGuard } from '../src/edge/index.ts';
+import { buildPlatformApp } from '../src/main/platform-app.ts';
 import { petstoreDocument } from '../src/petstore/index.ts';
-import { buildManagementApp } from '../src/platform/api/app.ts';
 import { deployProject } from '../src/platform/projects/deploys.ts';
 import { createProject } from '../src/platform/projects/projects.ts';
 import { referenceAssets } from '../src/web/reference/index.ts';
@@ -98,7 +98,7 @@ export async function runReferenceBenchmark(options: {
   const { log } = options;
   const platform = await startPlatformContext('sqlite', { PLATFORM_DOMAIN: 'localhost' });
   const petstore = await startPetstore('sqlite');
-  const management = buildManagementApp(platform.ctx);
+  const management = buildPlatformApp(platform.ctx);
   const petstoreUrl = await petstore.listen();
   const proxy = new OriginProxy({
     guard: originGuard({ allowlist: [petstoreUrl] }),

@@ -6,9 +6,11 @@ import { domainsSuite } from './domains.ts';
 import { edgeSuite } from './edge.ts';
 import { edgeHttp2Suite } from './edge-http2.ts';
 import { edgeInstructionsSuite } from './edge-instructions.ts';
+import { trafficCostSuite } from './edge-traffic-cost.ts';
 import { openapiDiffSuite } from './openapi-diff.ts';
 import { petstoreSuite } from './petstore.ts';
 import { referenceSuite } from './reference.ts';
+import { referenceCandidatesSuite } from './reference-candidates.ts';
 import { signinSuite } from './signin.ts';
 import { BENCH_SETTINGS, type BenchConfig, loadBenchConfig } from './support/config.ts';
 import { renderChecks, renderTable, type Suite, type SuiteReport } from './support/report.ts';
@@ -31,10 +33,12 @@ const SUITES: readonly Suite[] = [
   tlsSuite,
   acmeSuite,
   referenceSuite,
+  referenceCandidatesSuite,
   webhooksSuite,
   signinSuite,
   openapiDiffSuite,
   trafficSoakSuite,
+  trafficCostSuite,
 ];
 
 function usage(): string {
@@ -42,7 +46,9 @@ function usage(): string {
     'Usage: npm run bench [-- <suite>...]',
     '',
     'Suites:',
-    ...SUITES.map((s) => `  ${s.name.padEnd(10)} ${s.description}`),
+    ...SUITES.map(
+      (s) => `  ${s.name.padEnd(10)} ${s.description}${s.onlyWhenNamed ? ' (only when named)' : ''}`,
+    ),
     '',
     'Environment:',
     ...BENCH_SETTINGS.map(
@@ -92,7 +98,10 @@ async function main(): Promise<number> {
   }
   // `edge` brings its HTTP/2 part along (issue 29): one run compares both protocols.
   const wanted = args.includes('edge') ? [...args, edgeHttp2Suite.name] : args;
-  const selected = args.length === 0 ? SUITES : SUITES.filter((s) => wanted.includes(s.name));
+  const selected =
+    args.length === 0
+      ? SUITES.filter((s) => !s.onlyWhenNamed)
+      : SUITES.filter((s) => wanted.includes(s.name));
   const config = loadBenchConfig(process.env);
   const about = machine(config);
   for (const line of about) console.log(line);

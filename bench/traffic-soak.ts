@@ -17,6 +17,7 @@ import { runWrk } from './support/wrk.ts';
  */
 export const trafficSoakSuite: Suite = {
   name: 'traffic-soak',
+  onlyWhenNamed: true,
   description: 'the edge recording traffic over 1M requests from 100k callers: memory flat, counts exact',
   run: runTrafficSoak,
 };

@@ -7,7 +7,7 @@
  *   npm run generate:api-types -- --check exit 1 when the file differs from what would be written
  *
  * Our own generator rather than openapi-typescript: that needs TypeScript 5's compiler API, which
- * the TypeScript 7 this project builds with no longer has (docs/decisions.md). The schemas use a
+ * the TypeScript 7 this project builds with no longer has (docs/decisions/cli.md). The schemas use a
  * small part of OpenAPI 3.0 (objects, arrays, enums, nullable, allOf, $ref), and anything else
  * stops the generator instead of being typed loosely.
  */
@@ -31,6 +31,7 @@ export const CLI_SCHEMAS = [
   'PasswordResetLink',
   'OriginGrant',
   'Project',
+  'ProjectDeletion',
   'Change',
   'Deploy',
   'DeployCheck',

@@ -34,6 +34,8 @@ export interface Table {
 export interface Suite {
   readonly name: string;
   readonly description: string;
+  /** Run only when named (`npm run bench -- NAME`): it installs a lot or takes long. */
+  readonly onlyWhenNamed?: boolean;
   run(config: BenchConfig, log: (line: string) => void): Promise<SuiteReport>;
 }
 

@@ -34,6 +34,10 @@ export interface Token {
   createdAt: string;
   /** Last use */
   lastUsedAt?: string | null;
+  /** When it stops working (null: never) */
+  expiresAt: string | null;
+  /** full, or read (GET and HEAD only) */
+  scope: 'full' | 'read';
 }
 
 export interface CreatedToken extends Token {
@@ -139,6 +143,17 @@ export interface Project {
   activeDeployId?: number | null;
   /** The primary custom domain */
   primaryDomain?: string | null;
+}
+
+export interface ProjectDeletion {
+  /** Project slug */
+  slug: string;
+  /** Custom domains (not already removed) */
+  domains: number;
+  /** Certificates of the project's domains */
+  certificates: number;
+  /** Deploys, previews included */
+  deploys: number;
 }
 
 export interface Change {
@@ -284,7 +299,7 @@ export interface Domain {
   checksUntil?: string | null;
   /** When it was added */
   createdAt: string;
-  /** What to show: unverified (waiting for DNS), verified (no certificate ordered yet), issuing (certificate being issued), live (served with a certificate), failed (see failure). The mapping from state, reason and certificate is in docs/decisions.md. */
+  /** What to show: unverified (waiting for DNS), verified (no certificate ordered yet), issuing (certificate being issued), live (served with a certificate), failed (see failure). The mapping from state, reason and certificate is in docs/decisions/dashboard.md. */
   status: 'unverified' | 'verified' | 'issuing' | 'live' | 'failed';
   /** With status failed: why, and what to do */
   failure?: {

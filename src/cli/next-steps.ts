@@ -4,7 +4,7 @@ import type { ApiErrorBody } from './errors.ts';
  * The CLI's next step for an API error, by its code: the one table of them. The platform's
  * messages are shared by the dashboard, the CLI and raw API users, so they say what to do in
  * words that hold in all three ("check the slug against the list of your projects"); each
- * client names its own way to do it (docs/decisions.md, "Messages name the place where the user
+ * client names its own way to do it (docs/decisions/cli.md, "Messages name the place where the user
  * is"). `args` are the command's arguments (SLUG, HOSTNAME, TEAM_ID), when it has them.
  */
 type NextStep = (args: Readonly<Record<string, string>>) => string | undefined;

@@ -9,7 +9,7 @@ const BARE = /^(?<host>\[[^\]/]*\]|[^:/[\]]+)(?::(?<port>[^/]*))?(?<rest>\/.*)?$
  * Checks and normalises a server address to `http(s)://host[:port][/prefix]` (no trailing
  * slash). A full URL is taken as it is; an address without a scheme (`localhost:8080`,
  * `kennel.example.com`, `[::1]:8080`) gets http for a loopback host and https for any other
- * (docs/decisions.md, "Server addresses without a scheme"). `from` names where the address was
+ * (docs/decisions/cli.md, "Server addresses without a scheme"). `from` names where the address was
  * given (`--server`, `KENNEL_URL`), so the usage error points at it.
  */
 export function normaliseServer(input: string, from = 'The server address'): string {

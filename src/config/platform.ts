@@ -384,7 +384,7 @@ export const platformSettings = {
   smtpUrl: {
     env: 'SMTP_URL',
     description:
-      'An SMTP server that mails invitations: smtp://[user:password@]host[:port] (STARTTLS when offered; port 587 by default) or smtps://… (TLS, 465); unset = invitations are not mailed, the owner passes the token on',
+      'An SMTP server that mails invitations and "Forgot password?" reset links: smtp://[user:password@]host[:port] (STARTTLS when offered; port 587 by default) or smtps://… (TLS, 465); unset = invitations are not mailed, the owner passes the token on, and a forgotten password is reset by a team owner or the operator',
     default: undefined as string | undefined,
     parse: (raw: string) => {
       let url: URL;

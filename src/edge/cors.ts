@@ -1,12 +1,12 @@
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { CorsPolicy } from '../lib/cors-policy.ts';
 import { edgeErrors } from './errors.ts';
-import { sendError } from './proxy.ts';
+import { sendError } from './json-answer.ts';
 
 /**
  * CORS at the edge, from a project's policy (src/lib/cors-policy.ts): the answer to a preflight,
  * and the headers an actual answer carries. Pure, so each row of the rules is tested alone
- * (test/edge/cors.test.ts); edge-server.ts only calls these.
+ * (test/edge/cors.test.ts); the edge's steps (steps/site.ts, steps/api.ts) only call these.
  */
 
 export type PreflightAnswer =

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { sendJson } from './json-answer.ts';
 
 export const LIVENESS_PATH = '/healthz';
 export const READINESS_PATH = '/readyz';
@@ -120,13 +121,12 @@ function send(
   requestId: string,
   headers: Record<string, string> = {},
 ): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(text),
-    'cache-control': 'no-store',
-    ...(requestId !== '' && { 'x-request-id': requestId }),
-    ...headers,
-  });
-  res.end(req.method === 'HEAD' ? undefined : text);
+  const always = { 'cache-control': 'no-store', ...headers };
+  sendJson(
+    res,
+    status,
+    body,
+    requestId === '' ? always : { 'x-request-id': requestId, ...always },
+    req.method,
+  );
 }

@@ -26,8 +26,8 @@ const ignore = () => {};
 
 /**
  * A bodiless HTTP/2 request as the edge's handler reads an IncomingMessage, over node:http2's
- * stream API instead of its compatibility objects (docs/decisions.md, "HTTP/2: the stream API
- * for bodiless API requests"). Only what the handler, the proxy and the operations hooks read is
+ * stream API instead of its compatibility objects (docs/decisions/http2.md, "Bodiless API requests
+ * over h2 skip the compatibility objects"). Only what the handler, the proxy and the operations hooks read is
  * here; a request with a body, or for the platform's own app, gets the compatibility objects.
  */
 export class DirectRequest {

@@ -14,7 +14,7 @@ import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { edgeErrors } from './errors.ts';
 import { DirectRequest, DirectResponse } from './http2-direct.ts';
-import { sendError } from './proxy.ts';
+import { sendError } from './json-answer.ts';
 
 /**
  * What one HTTP/2 client may hold on the edge. nghttp2 (inside node:http2) enforces the frame

@@ -2,8 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CHALLENGE_PREFIX, type EdgeExchange, type EdgeHooks, UNKNOWN_LABEL } from './edge-server.ts';
 import { edgeErrors } from './errors.ts';
 import { type NodeHealth, STARTING_RETRY } from './health.ts';
+import { sendError } from './json-answer.ts';
 import { type EdgeMetrics, proxyErrorKind, statusClass } from './metrics.ts';
-import { sendError } from './proxy.ts';
 
 /** The part of a pino logger the edge uses (Fastify's `app.log` is one). */
 export interface EdgeLogger {

@@ -3,6 +3,7 @@ import type { Registry } from 'prom-client';
 import type { ApiError } from '../lib/api-error.ts';
 import { edgeErrors } from './errors.ts';
 import type { NodeHealth } from './health.ts';
+import { sendJson } from './json-answer.ts';
 
 /**
  * The operator listener (METRICS_PORT, loopback by default): `/metrics` in the Prometheus text
@@ -60,7 +61,7 @@ function answerBackup(
   onError: (error: unknown) => void,
 ): void {
   const fail = (error: ApiError) =>
-    json(res, error.status, error.toBody(), { ...error.headers, 'cache-control': 'no-store' });
+    sendJson(res, error.status, error.toBody(), { ...error.headers, 'cache-control': 'no-store' });
   if (req.method !== 'POST') {
     fail(
       edgeErrors.error('backup_method_not_allowed', 'Use POST /backup to write a backup.', {
@@ -83,28 +84,12 @@ function answerBackup(
     return;
   }
   backup.run().then(
-    (files) => json(res, 201, { files }),
+    (files) => sendJson(res, 201, { files }, { 'cache-control': 'no-store' }),
     (error: unknown) => {
       onError(error);
       fail(edgeErrors.error('backup_failed', `The backup failed: ${(error as Error).message}`));
     },
   );
-}
-
-function json(
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(text),
-    'cache-control': 'no-store',
-    ...headers,
-  });
-  res.end(text);
 }
 
 function plain(

@@ -10,8 +10,8 @@ import {
 } from '../platform/previews/index.ts';
 import { PLAIN_HTTP_PREVIEW_COOKIE, PREVIEW_COOKIE } from './edge-cookies.ts';
 import { edgeErrors } from './errors.ts';
+import { sendError } from './json-answer.ts';
 import { platformAllowsPlainHttp } from './platform-https.ts';
-import { sendError } from './proxy.ts';
 
 /**
  * A preview host's cookie: `__Host-kennel_preview` over HTTPS (Secure, Path=/, no Domain, so

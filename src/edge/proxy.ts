@@ -4,50 +4,11 @@ import { type Dispatcher, Pool } from 'undici';
 import { guardedLookup, type OriginPolicy, originAllowed } from '../lib/address-policy.ts';
 import type { ApiError } from '../lib/api-error.ts';
 import { SlotList } from '../lib/slot-list.ts';
-import { withoutEdgeCookies } from './edge-cookies.ts';
 import { edgeErrors } from './errors.ts';
-import type { LifecycleHeaders } from './lifecycle.ts';
+import { type AnswerFacts, type RequestFacts, requestHeaders, responseHeaders } from './header-rules.ts';
+import { sendError } from './json-answer.ts';
 import { requestFraming } from './request-framing.ts';
-import { type LinkRewriter, rewriteLinkHeader, rewriteTarget } from './rewrite-links.ts';
-
-/** Headers that describe one connection, not the message: never forwarded (RFC 9110 §7.6.1). */
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'proxy-connection',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  // h2c's upgrade settings belong to the client's connection too (RFC 7540 §3.2.1).
-  'http2-settings',
-]);
-
-/**
- * Request headers a client never passes on as sent. The edge decides the framing (Content-Length
- * or chunked, from what node:http parsed), answers `Expect` itself, and sets the forwarding
- * headers and the request id; a client's own would let it pose as another address.
- */
-const DECIDED_BY_EDGE = new Set([
-  'host',
-  'content-length',
-  'expect',
-  'forwarded',
-  'x-real-ip',
-  'x-request-id',
-  'x-client-ip',
-  'true-client-ip',
-]);
-
-/** Response headers whose targets are rewritten from the origin to the site (rewrite-links.ts). */
-const LINKING = new Set(['location', 'content-location', 'link']);
-/** Response headers #writeHead looks into rather than copies: LINKING and Set-Cookie. */
-const SPECIAL_IN_ANSWER = new Set([...LINKING, 'set-cookie']);
-
-/** Response headers the edge replaces: one request id per answer, the edge's. */
-const REPLACED_IN_ANSWER = new Set(['x-request-id']);
+import type { LinkRewriter } from './rewrite-links.ts';
 
 /**
  * The origin guard for an address policy: an address literal is judged before connecting (no DNS
@@ -106,20 +67,8 @@ export interface ProxyOptions {
   readonly platformDomain?: string;
 }
 
-export interface ForwardedFor {
-  readonly clientAddress: string;
-  readonly host: string;
-  /**
-   * The site's address (`host[:port]`), built by the edge from the name the site was matched by
-   * and the port the connection came to, never the raw Host: links are rewritten to it.
-   */
-  readonly authority?: string;
-  /** The deprecation lifecycle of the operation, when its document declares one (lifecycle.ts). */
-  readonly lifecycle?: LifecycleHeaders;
-  /** The project's CORS headers (cors.ts): they replace whatever CORS headers the origin sent. */
-  readonly cors?: Readonly<Record<string, string>>;
-  readonly proto: 'http' | 'https';
-  readonly requestId: string;
+/** What the proxy is told about one request: the facts its header rules use (header-rules.ts), and when to report. */
+export interface ForwardedFor extends RequestFacts, AnswerFacts {
   /**
    * Called the moment the origin's part is over (its answer relayed, or failed), before the
    * client's response ends, so a log line written when the response closes can read the time.
@@ -197,36 +146,8 @@ function originFailure(error: Error): Error {
 }
 
 /**
- * Names listed in a Connection header are hop-by-hop too (RFC 9110 §7.6.1); `undefined` when it
- * lists none besides the usual close/keep-alive (the common case, checked without splitting).
- * Listing a header the edge decides itself changes nothing: those are never copied anyway.
- */
-function connectionListed(value: string | string[] | undefined): Set<string> | undefined {
-  if (value === undefined || value.length === 0) return undefined;
-  const text = (Array.isArray(value) ? value.join(',') : value).toLowerCase();
-  if (text === 'keep-alive' || text === 'close') return undefined;
-  const names = new Set(text.split(',').map((name) => name.trim()));
-  names.delete('keep-alive');
-  names.delete('close');
-  return names.size === 0 ? undefined : names;
-}
-
-/** Whether a Set-Cookie value's Domain attribute covers `domain` (the platform's own). */
-function cookieCovers(setCookie: string, domain: string): boolean {
-  const lower = setCookie.toLowerCase();
-  if (!lower.includes('domain')) return false;
-  for (const part of lower.split(';').slice(1)) {
-    const [name, value = ''] = part.split('=', 2);
-    if (name?.trim() !== 'domain') continue;
-    const cookieDomain = value.trim().replace(/^\./, '').replace(/\.$/, '');
-    if (cookieDomain === '' || domain === cookieDomain || domain.endsWith(`.${cookieDomain}`)) return true;
-  }
-  return false;
-}
-
-/**
  * Forwards requests to project origins through undici (one Pool of kept-alive connections per
- * origin), adding X-Forwarded-* and Forwarded (RFC 7239) and the request id. The edge decides
+ * origin), its request and answer headers by the rules of header-rules.ts. The edge decides
  * every forwarded request's framing itself (src/edge/request-framing.ts); a request it cannot
  * frame unambiguously is refused with 400 before anything reaches the origin.
  *
@@ -315,41 +236,10 @@ export class OriginProxy {
       );
       return;
     }
-    const incoming = req.headers;
-    const listed = connectionListed(incoming.connection);
-    const headers: string[] = [];
-    for (const name in incoming) {
-      const value = incoming[name];
-      if (value === undefined || HOP_BY_HOP.has(name) || DECIDED_BY_EDGE.has(name)) continue;
-      // HTTP/2's pseudo-headers (`:path`, `:authority`, …) became the request line the edge sends.
-      if (name.startsWith('x-forwarded-') || name.startsWith(':') || listed?.has(name)) continue;
-      // Origins behind CGI or WSGI read `_` as `-`: `X_Forwarded_For` would pass for the real
-      // header. Dropped, as nginx does by default (underscores_in_headers off).
-      if (name.includes('_')) continue;
-      if (name === 'cookie') {
-        // The edge's own cookies (a preview's access) stay at the edge.
-        const kept = withoutEdgeCookies(typeof value === 'string' ? value : value.join('; '));
-        if (kept !== undefined) headers.push(name, kept);
-        continue;
-      }
-      if (typeof value === 'string') headers.push(name, value);
-      else for (const one of value) headers.push(name, one);
-    }
-    if (framing.kind === 'length') headers.push('content-length', String(framing.length));
-    const node = forwarded.clientAddress.includes(':')
-      ? `"[${forwarded.clientAddress}]"`
-      : forwarded.clientAddress;
-    headers.push(
-      'x-forwarded-for',
-      forwarded.clientAddress,
-      'x-forwarded-host',
-      forwarded.host,
-      'x-forwarded-proto',
-      forwarded.proto,
-      'forwarded',
-      `for=${node};host=${forwarded.host};proto=${forwarded.proto}`,
-      'x-request-id',
-      forwarded.requestId,
+    const headers = requestHeaders(
+      req.headers,
+      forwarded,
+      framing.kind === 'length' ? framing.length : undefined,
     );
     handler.watch();
     const dispatch = (body: Buffer | IncomingMessage | null) => {
@@ -519,50 +409,15 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
   }
 
   #writeHead(res: ServerResponse): void {
-    const headers = this.#headers as IncomingHttpHeaders;
-    const listed = headers.connection === undefined ? undefined : connectionListed(headers.connection);
-    const { platformDomain } = this.#options;
-    const out: string[] = [];
-    const cors = this.#forwarded?.cors;
-    for (const name in headers) {
-      const value = headers[name];
-      if (value === undefined || HOP_BY_HOP.has(name) || REPLACED_IN_ANSWER.has(name) || listed?.has(name))
-        continue;
-      if (cors && name.startsWith('access-control-')) continue;
-      if (typeof value === 'string') {
-        if (!SPECIAL_IN_ANSWER.has(name)) out.push(name, value);
-        else this.#pushSpecial(out, name, value, platformDomain);
-      } else for (const one of value) this.#pushSpecial(out, name, one, platformDomain);
-    }
-    const lifecycle = this.#forwarded?.lifecycle;
-    if (lifecycle) {
-      // The document's lifecycle, where the origin did not state it itself.
-      if (headers.deprecation === undefined) out.push('deprecation', lifecycle.deprecation);
-      if (headers.sunset === undefined) out.push('sunset', lifecycle.sunset);
-      if (lifecycle.link && !/rel="?successor-version/i.test(String(headers.link ?? '')))
-        out.push('link', lifecycle.link);
-    }
-    // A second Vary line adds to the origin's (Vary is a list).
-    if (cors) for (const [name, value] of Object.entries(cors)) out.push(name, value);
-    out.push('x-request-id', this.#requestId);
-    res.writeHead(this.#status, out);
-  }
-
-  /** A header the edge looks into: cookies for the platform's domain dropped, links moved to the site. */
-  #pushSpecial(out: string[], name: string, value: string, platformDomain: string | undefined): void {
-    if (name === 'set-cookie') {
-      if (!platformDomain || !cookieCovers(value, platformDomain)) out.push(name, value);
-    } else out.push(name, LINKING.has(name) ? this.#toSite(name, value) : value);
-  }
-
-  /** A Location, Content-Location or Link value with its targets on the site (rewrite-links.ts). */
-  #toSite(name: string, value: string): string {
-    if (this.#forwarded === undefined) return value;
-    const { proto, authority, host } = this.#forwarded;
-    const site = `${proto}://${authority ?? host}`;
-    return name === 'link'
-      ? rewriteLinkHeader(value, this.#upstream, site)
-      : rewriteTarget(value, this.#upstream, site);
+    res.writeHead(
+      this.#status,
+      responseHeaders(
+        this.#headers as IncomingHttpHeaders,
+        this.#forwarded as ForwardedFor,
+        this.#upstream,
+        this.#options.platformDomain,
+      ),
+    );
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
@@ -696,15 +551,4 @@ function originError(error: unknown): ApiError {
     "The project's API could not be reached. Try again shortly; if it persists, the project's owner should check that its origin is running.",
     { cause: error },
   );
-}
-
-export function sendError(res: ServerResponse, error: ApiError, requestId: string): void {
-  const body = JSON.stringify(error.toBody());
-  res.writeHead(error.status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(body),
-    'x-request-id': requestId,
-    ...error.headers,
-  });
-  res.end(body);
 }

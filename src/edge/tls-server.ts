@@ -8,7 +8,7 @@ import { TLS_SETTINGS } from './tls-settings.ts';
  * SNI through the cache; session tickets use keys shared by every edge node, so a session resumes
  * on whichever node the client reaches next. A handshake without SNI gets the cache's fallback
  * certificate (the platform domain's), and so does one for a name the edge has no certificate for
- * (docs/decisions.md, "TLS without SNI").
+ * (docs/decisions/edge-and-certificates.md, "TLS without SNI").
  */
 export function createTlsServer(options: {
   certificates: CertificateCache;

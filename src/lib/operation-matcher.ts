@@ -1,10 +1,11 @@
+import { OperationMatchCache } from './operation-match-cache.ts';
 import { normalizePathText } from './uri-path.ts';
 
 /**
  * One router for an OpenAPI document's operations: `match(method, path)` answers which operation
  * (method and path template) a request is for, and its path parameters. Built once per deploy;
  * the edge's lifecycle (Deprecation, Sunset, 410), its successor links and traffic attribution
- * all ask it (docs/decisions.md, "One operation matcher").
+ * all ask it (docs/decisions/edge-proxy.md, "One operation matcher").
  *
  * It never backtracks inside a segment, so its work is linear in the path whatever the document
  * says: templates are split on `/` into a tree of segment patterns, each node of which a match
@@ -25,6 +26,10 @@ import { normalizePathText } from './uri-path.ts';
  * A template `pathTemplateProblems` refuses (two parameters with no literal between them, a name
  * used twice) is not routed: no router can say where its parameters end. Deploys refuse such
  * documents; one deployed before that check serves those paths as undocumented ones.
+ *
+ * Its answers to the last requests are kept (./operation-match-cache.ts: at most 2,048, paths up
+ * to 128 characters), so a repeated request costs two map lookups; a kept answer is the same
+ * frozen object each time.
  */
 
 export const OPERATION_METHODS = [
@@ -209,12 +214,17 @@ interface Values {
 export class OperationMatcher<T> {
   readonly #root = new Node<T>();
   #size = 0;
+  readonly #cache: OperationMatchCache<OperationMatch<T>>;
 
   /**
    * A matcher over `operations` (in the document's order: of two with the same method and
    * template shape, the first is kept).
    */
-  constructor(operations: Iterable<{ method: string; template: string; operation: T }>) {
+  constructor(
+    operations: Iterable<{ method: string; template: string; operation: T }>,
+    cache = new OperationMatchCache<OperationMatch<T>>(),
+  ) {
+    this.#cache = cache;
     for (const { method, template, operation } of operations) {
       const parsed = parseTemplate(template);
       if (parsed.problem !== undefined) continue;
@@ -262,6 +272,16 @@ export class OperationMatcher<T> {
    */
   match(method: string, path: string): OperationMatch<T> | undefined {
     if (this.#size === 0 || !path.startsWith('/')) return undefined;
+    if (!this.#cache.holds(path)) return this.#match(method, path);
+    const kept = this.#cache.get(method, path);
+    if (kept !== undefined) return kept ?? undefined;
+    const answer = this.#match(method, path);
+    this.#cache.set(method, path, answer ?? null);
+    return answer;
+  }
+
+  /** `match` without the cache. */
+  #match(method: string, path: string): OperationMatch<T> | undefined {
     const segments = path.slice(1).split('/');
     // Depth-first, an explicit stack (no recursion however deep the path): each entry is a node
     // reached at `depth` segments with the values gathered on its way. Pushed in reverse order of
@@ -304,5 +324,11 @@ function found<T>(leaf: Leaf<T>, method: string, values: Values | undefined): Op
   const params: Record<string, string> = Object.fromEntries(
     leaf.names.map((name, i) => [name, ordered[i] as string]),
   );
-  return { method, template: leaf.template, params, operation: leaf.operation };
+  // Frozen: the cache gives the same answer to every caller.
+  return Object.freeze({
+    method,
+    template: leaf.template,
+    params: Object.freeze(params),
+    operation: leaf.operation,
+  });
 }

@@ -4,7 +4,7 @@
  * request is rehashed again and again, and V8 links each obsolete table to its successor (for
  * live iterators), so once one table has been promoted to the old generation every later table,
  * and what it held, survives the young-generation GC. Under load that made each scavenge copy
- * megabytes and pause the process for tens of milliseconds (docs/decisions.md, issue 16).
+ * megabytes and pause the process for tens of milliseconds (docs/decisions/storage-and-dialects.md, issue 16).
  */
 export class SlotList<Item extends object> {
   readonly #items: (Item | undefined)[] = [];

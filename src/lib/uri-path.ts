@@ -6,7 +6,7 @@
  * escape is itself escaped (`%25`), so normalising twice changes nothing.
  *
  * Dot segments (`.` and `..`, raw or escaped) are not resolved here: `normalizeRequestPath`
- * reports them and the caller refuses the request (docs/decisions.md).
+ * reports them and the caller refuses the request (docs/decisions/edge-proxy.md).
  */
 
 const HEX = '0123456789ABCDEF';

@@ -12,7 +12,7 @@ const DECIDES_THREADS = /^--(v8[-_]pool[-_]size|(no-)?single[-_]threaded([-_]gc)
  * threads, four by default. On one core they cannot run beside the event loop, only instead of
  * it: the scheduler gives each runnable helper a slice in turn, and a major collection stalled
  * the loop 10–30 ms while the loop itself ran 3–6 ms of it. With one helper the loop waits at
- * most one slice at a time, and marking still runs off the loop's thread (docs/decisions.md).
+ * most one slice at a time, and marking still runs off the loop's thread (docs/decisions/runtime.md).
  * An operator who named the pool or single-threaded collection has decided.
  */
 export function helperThreadFlags(cores: number, startFlags: readonly string[]): string[] {

@@ -1,6 +1,6 @@
 import { join, resolve } from 'node:path';
 import { ConfigError, loadPlatformConfig } from '../config/index.ts';
-import { applyPasswordHash, type ResetAnswer } from '../platform/accounts/people.ts';
+import { applyPasswordHash, type ResetAnswer } from '../platform/accounts/passwords.ts';
 import { generatePassword, hashPassword } from '../platform/accounts/secrets.ts';
 import { normaliseEmail } from '../platform/accounts/users.ts';
 import { type PlatformTables, platformMigrations } from '../platform/db-schema.ts';

@@ -22,6 +22,8 @@ export interface PetstoreAppOptions {
   readonly deprecation: PetstoreDeps['deprecation'];
   /** Pino options or false; JSON logs to stdout by default. */
   readonly logger?: boolean | { level: string };
+  /** Fastify's per-request log lines (default on); off behind the platform's edge, which logs one. */
+  readonly requestLogging?: boolean;
   readonly limits?: PetstoreLimits;
   /** false: no rate limiting (benchmarks compare with and without). */
   readonly rateLimit?: boolean;
@@ -58,6 +60,7 @@ export function buildPetstoreApp(options: PetstoreAppOptions): FastifyInstance {
     bodyLimit: BODY_LIMIT_BYTES,
     catalog: petstoreErrors,
     logger: options.logger,
+    requestLogging: options.requestLogging,
     timeouts: { headersMs: limits.headersTimeoutMs, requestMs: limits.receiveTimeoutMs },
   });
   const settings = options.webhooks;

@@ -1,4 +1,8 @@
-import type { RateLimitPolicy } from './security/rate-limiter.ts';
+/** `quota` requests per `windowSeconds`, the two numbers `RateLimit-Policy` announces. */
+export interface RateLimitPolicy {
+  readonly quota: number;
+  readonly windowSeconds: number;
+}
 
 /** The Petstore's configurable limits; the document's description states the values in force. */
 export interface PetstoreLimits {

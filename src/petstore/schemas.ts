@@ -2,7 +2,7 @@ import { type JsonSchema, ref } from '../lib/http-api/index.ts';
 import { EVENT_FILTERS, PETSTORE_EVENT_TYPES } from './events/event-types.ts';
 
 /**
- * The seed's resources as named schemas, with the constraints the project chose (docs/decisions.md,
+ * The seed's resources as named schemas, with the constraints the project chose (docs/decisions/petstore.md,
  * "Petstore constraints"). Ids are int64 on the wire but capped at 2^53 − 1 so every JSON client
  * reads them exactly.
  */
@@ -232,7 +232,7 @@ export const schemas: Record<string, JsonSchema> = {
   },
   // Answers (Pet, Category, Order, InventoryItem) list as required every property the service always
   // sends, so generated clients type them exactly; the input shapes keep the seed's optionality
-  // (docs/decisions.md, "Petstore: answers list what they always carry").
+  // (docs/decisions/petstore.md, "Answers list what they always carry").
   Pet: {
     type: 'object',
     required: ['id', 'name', 'categoryId', 'status'],

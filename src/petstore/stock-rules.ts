@@ -1,5 +1,5 @@
 /**
- * How stock, orders and statuses move: the Petstore's state machine as data. docs/decisions.md
+ * How stock, orders and statuses move: the Petstore's state machine as data. docs/decisions/petstore.md
  * shows the same tables; test/petstore/stock-rules.test.ts walks them row by row.
  *
  * Vocabulary: `stock` is InventoryItem.quantity, the units that can still be ordered; `reserved`

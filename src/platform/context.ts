@@ -5,7 +5,7 @@ import type { SealingKey } from '../lib/sealed-box.ts';
 import type { Dialect } from '../storage/index.ts';
 import type { ChangeFeed } from './changes.ts';
 import type { PlatformTables } from './db-schema.ts';
-import type { DnsResolver } from './domains/dns-check.ts';
+import type { DnsResolver } from './dns/dns-check.ts';
 
 export type PlatformDb = Kysely<PlatformTables>;
 

@@ -24,7 +24,7 @@ export interface PlatformTables {
     name: string | null;
     /**
      * When the account's email was proved: its holder followed a link mailed to it, or the
-     * operator made the account. Null: never proved (docs/decisions.md, "Proved emails").
+     * operator made the account. Null: never proved (docs/decisions/accounts-and-sign-in.md, "Proved emails").
      */
     email_proved_at: string | null;
   };
@@ -53,6 +53,11 @@ export interface PlatformTables {
     created_at: string;
     expires_at: string;
     used_at: string | null;
+    /**
+     * The address a "Forgot password?" link was mailed to (the account asked for it itself);
+     * null for a link an owner or admin made. The link holds while the account keeps that email.
+     */
+    mailed_to: string | null;
   };
   teams: { id: Generated<number>; name: string; plan: string; created_at: string };
   memberships: { team_id: number; user_id: number; role: string; created_at: string };
@@ -72,6 +77,10 @@ export interface PlatformTables {
     created_at: string;
     last_used_at: string | null;
     revoked_at: string | null;
+    /** When the token stops working (null: never). */
+    expires_at: string | null;
+    /** full: everything its account may do; read: GET and HEAD only. */
+    scope: Generated<string>;
   };
   projects: {
     id: Generated<number>;
@@ -176,6 +185,8 @@ export interface PlatformTables {
     lease_instance: string | null;
     /** The last heartbeat plus the lease's length: after it, the holder counts as dead. */
     lease_until: string | null;
+    /** When to ask the CA for its renewal window again (RFC 9773); null: the CA offers none. */
+    renewal_info_at: string | null;
     updated_at: string;
   };
   acme_challenges: { token: string; key_authorization: string; hostname: string; created_at: string };
@@ -318,6 +329,34 @@ export const PLATFORM_OUTBOX: OutboxTables = { messages: 'webhook_messages', att
 const now = sql`CURRENT_TIMESTAMP`;
 
 export const platformMigrations: Record<string, DialectMigration> = {
+  '0017_certificate_renewal_info': {
+    async up(db) {
+      await db.schema.alterTable('certificate_jobs').addColumn('renewal_info_at', 'text').execute();
+    },
+  },
+  '0015_one_open_invitation': {
+    async up(db) {
+      // Inviting an email again replaces its open invitation (src/platform/accounts/invitations.ts).
+      // Before, each invitation stayed open: of a team's open ones for an email, the newest stays.
+      await sql`UPDATE invitations SET revoked_at = ${new Date().toISOString()}
+        WHERE accepted_at IS NULL AND revoked_at IS NULL AND id NOT IN (
+          SELECT MAX(id) FROM invitations WHERE accepted_at IS NULL AND revoked_at IS NULL
+          GROUP BY team_id, email)`.execute(db);
+      await sql`CREATE UNIQUE INDEX invitations_one_open ON invitations (team_id, email)
+        WHERE accepted_at IS NULL AND revoked_at IS NULL`.execute(db);
+    },
+  },
+  '0014_token_scopes': {
+    async up(db) {
+      // Tokens made before keep working as they did: full scope, no expiry.
+      await db.schema.alterTable('api_tokens').addColumn('expires_at', 'text').execute();
+      await db.schema
+        .alterTable('api_tokens')
+        .addColumn('scope', 'text', (c) => c.notNull().defaultTo('full'))
+        .execute();
+      await db.schema.alterTable('password_resets').addColumn('mailed_to', 'text').execute();
+    },
+  },
   '0013_project_cors': {
     async up(db) {
       await db.schema
@@ -467,7 +506,7 @@ export const platformMigrations: Record<string, DialectMigration> = {
         .createTable('publications')
         .addColumn('id', id, pk)
         .addColumn('project_id', 'bigint', (c) => c.notNull().references('projects.id').onDelete('cascade'))
-        // No foreign key: a publication outlives its deploy's pruning (docs/decisions.md).
+        // No foreign key: a publication outlives its deploy's pruning (docs/decisions/deploy-changes.md).
         .addColumn('deploy_id', 'bigint', (c) => c.notNull())
         .addColumn('deploy_number', 'integer', (c) => c.notNull())
         .addColumn('published_at', 'text', (c) => c.notNull())
@@ -554,7 +593,7 @@ export const platformMigrations: Record<string, DialectMigration> = {
     async up(db) {
       await db.schema.alterTable('users').addColumn('email_proved_at', 'text').execute();
       // Accounts made before: only platform admins were the operator's word; the rest never proved
-      // their email (it costs them only the unproved-account rules of docs/decisions.md).
+      // their email (it costs them only the unproved-account rules of docs/decisions/accounts-and-sign-in.md).
       await sql`UPDATE users SET email_proved_at = created_at WHERE is_admin = true`.execute(db);
       await db.schema.alterTable('invitations').addColumn('mailed_at', 'text').execute();
       await db.schema

@@ -6,9 +6,17 @@ export const platformErrors = defineErrorCatalog({
   ...commonErrors,
   unauthenticated: { status: 401, meaning: 'No valid session cookie or API token was sent.' },
   invalid_credentials: { status: 401, meaning: 'The email and password do not match an account.' },
+  token_expired: {
+    status: 401,
+    meaning: 'The API token is past the expiry it was created with: create a new one.',
+  },
   csrf_failed: {
     status: 403,
     meaning: 'A cookie-authenticated change without the matching X-CSRF-Token header.',
+  },
+  token_read_only: {
+    status: 403,
+    meaning: 'The API token has the read scope: it may only send GET and HEAD. Use a token with full scope.',
   },
   forbidden: {
     status: 403,
@@ -44,7 +52,8 @@ export const platformErrors = defineErrorCatalog({
   invitation_not_found: { status: 404, meaning: 'The team has no pending invitation with this id.' },
   invitation_not_valid: {
     status: 404,
-    meaning: 'No live invitation has this token: it was used, revoked or has expired.',
+    meaning:
+      'No live invitation has this token: it was used, revoked, replaced by a newer invitation or has expired.',
   },
   reset_link_not_valid: {
     status: 404,
@@ -72,6 +81,16 @@ export const platformErrors = defineErrorCatalog({
   last_owner: {
     status: 409,
     meaning: 'The change would leave the team without an owner: make another member owner first.',
+  },
+  mail_not_configured: {
+    status: 409,
+    meaning:
+      'This platform sends no mail (SMTP_URL is not set), so it cannot mail a reset link: ask a team owner for one, or the operator (npm run reset-password).',
+  },
+  team_has_projects: {
+    status: 409,
+    meaning:
+      'The team still has projects: delete them or move them to another team before deleting the team.',
   },
   deploy_required: { status: 409, meaning: 'The project has no successful deploy yet.' },
   breaking_changes: {
@@ -137,6 +156,11 @@ export const platformErrors = defineErrorCatalog({
     status: 429,
     meaning:
       'Too many failed sign-ins for this email, or too many sign-in attempts from this address; Retry-After says when to try again.',
+  },
+  too_many_reset_requests: {
+    status: 429,
+    meaning:
+      'Too many password reset requests for this email or from this address; Retry-After says when to try again.',
   },
   sign_in_busy: {
     status: 503,

@@ -114,9 +114,12 @@ export class PlatformMetrics {
     const orders = this.#orders;
     return {
       name: issuer.name,
-      async issue(hostname, challenges) {
+      // The pre-check (CAA) and the renewal window are the issuer's, unchanged.
+      ...(issuer.preCheck && { preCheck: issuer.preCheck.bind(issuer) }),
+      ...(issuer.renewalWindow && { renewalWindow: issuer.renewalWindow.bind(issuer) }),
+      async issue(request, challenges) {
         try {
-          const issued = await issuer.issue(hostname, challenges);
+          const issued = await issuer.issue(request, challenges);
           orders.inc({ outcome: 'issued' });
           return issued;
         } catch (error) {

@@ -1,6 +1,6 @@
 /**
  * Plans and their limits, in one table. Custom domains need Pro or above (seed 001); the limits
- * per project are Kennel's decision (docs/decisions.md, "Plans").
+ * per project are Kennel's decision (docs/decisions/accounts-and-sign-in.md, "Plans").
  */
 export type PlanName = 'free' | 'pro' | 'enterprise';
 

@@ -31,7 +31,7 @@ export type StorageLocation =
 
 /**
  * An open database. Both dialects return the same JavaScript types: int8 columns come back as
- * numbers (ids stay below 2^53, see docs/decisions.md), text as strings, and booleans are read
+ * numbers (ids stay below 2^53, see docs/decisions/petstore.md), text as strings, and booleans are read
  * through `Boolean()` because SQLite stores them as 0/1.
  */
 export interface Database<Schema> {

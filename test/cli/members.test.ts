@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTeam } from '../../src/platform/accounts/teams.ts';
 import { authenticate } from '../../src/platform/accounts/users.ts';
+import { createProject } from '../../src/platform/projects/projects.ts';
 import { type CliResult, type CliServer, kennel, startCliServer, tempDir, USERS } from './harness.ts';
 
 function show(result: CliResult): string {
@@ -95,7 +96,10 @@ describe('kennel members and kennel password', () => {
     const ownerId = (await authenticate(server.platform.ctx, USERS.owner.email, USERS.owner.password)).userId;
     const leave = await asOwner(['members', 'leave', String(teamId)]);
     assert.equal(leave.code, 1, show(leave));
-    assert.match(leave.stderr, /last owner of team \d+: make another member owner first\. \(last_owner\)$/m);
+    assert.match(
+      leave.stderr,
+      /last owner of the team "[^"]+": make another member owner first\. \(last_owner\)$/m,
+    );
     const members = JSON.parse((await asOwner(['members', 'list', String(teamId), '--json'])).stdout) as {
       userId: number;
       email: string;
@@ -146,5 +150,36 @@ describe('kennel members and kennel password', () => {
     const gone = await asOwner(['members', 'list', String(teamId)]);
     assert.equal(gone.code, 1, show(gone));
     assert.match(gone.stderr, /\(team_not_found\)$/m);
+  });
+
+  it('renames a team, and deletes it once it has no projects', async () => {
+    const ctx = server.platform.ctx;
+    const ownerActor = await authenticate(ctx, USERS.owner.email, USERS.owner.password);
+    const scratch = (await createTeam(ctx, ownerActor, 'Scratch')).id;
+    const renamed = await asOwner(['teams', 'rename', String(scratch), 'Scratch pad']);
+    assert.equal(renamed.code, 0, show(renamed));
+    assert.equal(renamed.stdout, `Team ${scratch} is now "Scratch pad".\n`);
+
+    await createProject(ctx, ownerActor, {
+      teamId: scratch,
+      slug: 'scratch',
+      name: 'Scratch',
+      originUrl: 'https://origin.example.com',
+    });
+    const refused = await asOwner(['teams', 'delete', String(scratch)]);
+    assert.equal(refused.code, 1, show(refused));
+    assert.match(
+      refused.stderr,
+      /^error: The team "Scratch pad" still has a project \(scratch\): delete it or move it to another team first, then delete the team\. \(team_has_projects\)$/m,
+    );
+    await ctx.db.deleteFrom('projects').where('slug', '=', 'scratch').execute();
+    const deleted = await asOwner(['teams', 'delete', String(scratch)]);
+    assert.equal(deleted.code, 0, show(deleted));
+    assert.equal(deleted.stdout, `Deleted team ${scratch}.\n`);
+    const list = await asOwner(['teams', 'list', '--json']);
+    assert.deepEqual(
+      (JSON.parse(list.stdout) as { id: number }[]).filter((t) => t.id === scratch),
+      [],
+    );
   });
 });

@@ -18,14 +18,13 @@ import { addDomain } from '../../src/platform/domains/add-domain.ts';
 import { applyDomainConfig } from '../../src/platform/domains/apply-domain-config.ts';
 import { removeDomain } from '../../src/platform/domains/remove-domain.ts';
 import { verifyDomain } from '../../src/platform/domains/verify-domain.ts';
-import { deployProject } from '../../src/platform/projects/deploys.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
+import { closeAll } from '../support/cleanup.ts';
 import { testDialects } from '../support/databases.ts';
 import { startDns, type TestDns } from '../support/dns.ts';
 import { startTestEdge, type TestEdge } from '../support/edge.ts';
 import { startPebble, type TestPebble } from '../support/pebble.ts';
 import { startPetstore, TEST_DEPRECATION, type TestPetstore } from '../support/petstore.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { seedProject, seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
 const KEY = parseSealingKey(`k1:${Buffer.alloc(32, 5).toString('base64')}`);
 
@@ -95,13 +94,11 @@ for (const dialect of testDialects()) {
       const origin = await petstore.listen();
       const seeded = await seedTeam(p.ctx);
       owner = seeded.owner;
-      await createProject(p.ctx, owner, {
+      await seedProject(p.ctx, owner, {
         teamId: seeded.team.id,
         slug: 'petstore',
         name: 'Petstore',
         originUrl: origin,
-      });
-      await deployProject(p.ctx, owner, 'petstore', {
         document: JSON.stringify(petstoreDocument(TEST_DEPRECATION)),
       });
 
@@ -116,18 +113,12 @@ for (const dialect of testDialects()) {
         directoryUrl: pebble.directoryUrl,
         email: 'ops@example.test',
         caPem: pebble.caPem,
+        caaIdentities: ['pebble.test'],
         polling: { minDelayMs: 20, maxDelayMs: 200 },
       });
     });
 
-    after(async () => {
-      await edge?.close();
-      await issuer?.close();
-      await pebble?.stop();
-      await petstore?.close();
-      await p?.close();
-      await dns?.stop();
-    });
+    after(() => closeAll(edge, issuer, pebble, petstore, p, dns));
 
     it('verifies shop.example.test, gets a certificate from Pebble, and serves the API over TLS trusting only Pebble', async () => {
       await dns.addRecord('example.test', { name: 'shop', type: 'CNAME', value: 'petstore.platform.test' });

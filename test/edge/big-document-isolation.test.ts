@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createToken } from '../../src/platform/accounts/credentials.ts';
 import { deployProject } from '../../src/platform/projects/deploys.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
+import { closeAll } from '../support/cleanup.ts';
 import { testDialects } from '../support/databases.ts';
 import { type PlainEdge, startPlainEdge } from '../support/edge.ts';
 import { requestAs } from '../support/http.ts';
@@ -73,10 +74,7 @@ for (const dialect of testDialects()) {
       assert.equal((await requestAs(edge.port, 'victim.platform.test', '/openapi.json')).status, 200);
     });
 
-    after(async () => {
-      await edge?.close();
-      await p?.close();
-    });
+    after(() => closeAll(edge, p));
 
     /** Runs `work` while a victim asks for its document every 5 ms; the victim's worst wait. */
     async function victimWorstDuring(work: () => Promise<void>): Promise<number> {

@@ -10,10 +10,8 @@ import {
 } from '../../src/platform/certificates/certificate-store.ts';
 import { DefaultAddressCertificates } from '../../src/platform/certificates/default-addresses.ts';
 import { InternalIssuer } from '../../src/platform/certificates/internal-issuer.ts';
-import { deployProject } from '../../src/platform/projects/deploys.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
 import { testDialects } from '../support/databases.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { seedProject, seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
 const KEY = parseSealingKey(`k1:${Buffer.alloc(32, 4).toString('base64')}`);
 
@@ -104,14 +102,12 @@ for (const dialect of testDialects()) {
 
     it("issues a default address's certificate once, keeps it across changes, and never counts it as stored", async () => {
       const { owner, team } = await seedTeam(p.ctx);
-      await createProject(p.ctx, owner, {
+      await seedProject(p.ctx, owner, {
         teamId: team.id,
         slug: 'shop',
         name: 'S',
         originUrl: 'http://127.0.0.1:9',
-      });
-      await deployProject(p.ctx, owner, 'shop', {
-        document: JSON.stringify({ openapi: '3.0.3', info: { title: 'T', version: '1' }, paths: {} }),
+        title: 'T',
       });
       const store = new CertificateStore(p.ctx.db, [KEY]);
       const ca = await store.internalCa(p.clock.now());

@@ -4,6 +4,7 @@ import { DOMParser, type Element } from '@xmldom/xmldom';
 import { createToken } from '../../src/platform/accounts/credentials.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
 import { HOSTILE_TITLE, V1, V2, V3 } from '../support/changelog-documents.ts';
+import { closeAll } from '../support/cleanup.ts';
 import { testDialects } from '../support/databases.ts';
 import { type PlainEdge, startPlainEdge } from '../support/edge.ts';
 import { requestAs } from '../support/http.ts';
@@ -81,10 +82,7 @@ for (const dialect of testDialects()) {
       await deploy('quiet', V1);
     });
 
-    after(async () => {
-      await edge?.close();
-      await p?.close();
-    });
+    after(() => closeAll(edge, p));
 
     it('lists every deploy newest first, the breaking one marked, with dates and operations linked into the reference', async () => {
       const page = await requestAs(edge.port, 'pets.platform.test', '/changelog');

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { FastifyInstance } from 'fastify';
-import { originGuard, type StartedEdge, startEdge } from '../../src/edge/index.ts';
-import { buildManagementApp } from '../../src/platform/api/app.ts';
+import { originGuard } from '../../src/edge/index.ts';
 import type { PlatformTables } from '../../src/platform/db-schema.ts';
 import { type Database, openDatabase } from '../../src/storage/index.ts';
+import { closeAll } from '../support/cleanup.ts';
+import { type HttpEdge, startHttpEdge } from '../support/edge.ts';
 import { requestAs } from '../support/http.ts';
 import { startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
@@ -15,36 +15,24 @@ import { startPlatformContext, type TestPlatform } from '../support/platform.ts'
 describe('the edge while PostgreSQL is unreachable', () => {
   let p: TestPlatform;
   let unreachable: Database<PlatformTables>;
-  let management: FastifyInstance;
-  let edge: StartedEdge;
+  let edge: HttpEdge;
 
   before(async () => {
     p = await startPlatformContext('sqlite');
     // Nothing listens on port 1: every query fails as a lost connection does.
     unreachable = openDatabase<PlatformTables>({ kind: 'postgres', url: 'postgres://root@127.0.0.1:1/test' });
     const ctx = { ...p.ctx, db: unreachable.db, dialect: unreachable.dialect };
-    management = buildManagementApp(ctx);
-    await management.ready();
-    edge = await startEdge({
-      ctx,
-      platformApp: management,
-      host: '127.0.0.1',
-      httpPort: 0,
+    edge = await startHttpEdge(ctx, {
       guard: originGuard({ allowlist: [] }),
       connectTimeoutMs: 500,
       responseTimeoutMs: 1000,
     });
   });
 
-  after(async () => {
-    await edge?.close();
-    await management?.close();
-    await unreachable?.close();
-    await p?.close();
-  });
+  after(() => closeAll(edge, unreachable, p));
 
   it('answers 503 database_unavailable with Retry-After for a project host', async () => {
-    const answer = await requestAs(edge.httpPort, 'shop.platform.test', '/api/pets');
+    const answer = await requestAs(edge.port, 'shop.platform.test', '/api/pets');
     assert.equal(answer.status, 503);
     assert.equal(answer.headers['retry-after'], '2');
     assert.deepEqual(JSON.parse(answer.text), {

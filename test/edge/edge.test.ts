@@ -2,23 +2,18 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import type { FastifyInstance } from 'fastify';
-import { type StartedEdge, startEdge } from '../../src/edge/index.ts';
 import { petstoreDocument } from '../../src/petstore/index.ts';
-import { buildManagementApp } from '../../src/platform/api/app.ts';
 import type { Actor } from '../../src/platform/context.ts';
 import { addDomain } from '../../src/platform/domains/add-domain.ts';
 import { applyDomainConfig } from '../../src/platform/domains/apply-domain-config.ts';
 import { removeDomain } from '../../src/platform/domains/remove-domain.ts';
 import { verifyDomain } from '../../src/platform/domains/verify-domain.ts';
-import { deployProject } from '../../src/platform/projects/deploys.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
 import { testDialects } from '../support/databases.ts';
 import { startDns, type TestDns } from '../support/dns.ts';
+import { type HttpEdge, startHttpEdge } from '../support/edge.ts';
 import { requestAs } from '../support/http.ts';
-import { seededOriginGuard } from '../support/origins.ts';
 import { startPetstore, TEST_DEPRECATION, type TestPetstore } from '../support/petstore.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { seedProject, seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
 function listen(server: Server): Promise<number> {
   return new Promise((resolve) =>
@@ -31,8 +26,7 @@ for (const dialect of testDialects()) {
     let dns: TestDns;
     let p: TestPlatform;
     let petstore: TestPetstore;
-    let management: FastifyInstance;
-    let edge: StartedEdge;
+    let edge: HttpEdge;
     let echo: Server;
     let edgePort: number;
     let owner: Actor;
@@ -63,59 +57,21 @@ for (const dialect of testDialects()) {
       const seeded = await seedTeam(p.ctx);
       owner = seeded.owner;
       const team = seeded.team;
-      await createProject(p.ctx, owner, {
-        teamId: team.id,
-        slug: 'petstore',
-        name: 'Petstore',
-        originUrl: petstoreUrl,
-      });
-      await deployProject(p.ctx, owner, 'petstore', {
-        document: JSON.stringify(petstoreDocument(TEST_DEPRECATION)),
-      });
-      await createProject(p.ctx, owner, {
-        teamId: team.id,
-        slug: 'echo',
-        name: 'Echo',
-        originUrl: `http://127.0.0.1:${echoPort}`,
-      });
-      await deployProject(p.ctx, owner, 'echo', {
-        document: JSON.stringify({ openapi: '3.0.3', info: { title: 'Echo', version: '1' }, paths: {} }),
-      });
-      await createProject(p.ctx, owner, {
-        teamId: team.id,
-        slug: 'down',
-        name: 'Down',
-        originUrl: 'http://127.0.0.1:9',
-      });
-      await deployProject(p.ctx, owner, 'down', {
-        document: JSON.stringify({ openapi: '3.0.3', info: { title: 'Down', version: '1' }, paths: {} }),
-      });
-      await createProject(p.ctx, owner, {
-        teamId: team.id,
-        slug: 'undeployed',
-        name: 'U',
-        originUrl: 'http://127.0.0.1:9',
-      });
+      const project = (slug: string, name: string, originUrl: string, document?: string | false) =>
+        seedProject(p.ctx, owner, { teamId: team.id, slug, name, originUrl, document });
+      await project('petstore', 'Petstore', petstoreUrl, JSON.stringify(petstoreDocument(TEST_DEPRECATION)));
+      await project('echo', 'Echo', `http://127.0.0.1:${echoPort}`);
+      await project('down', 'Down', 'http://127.0.0.1:9');
+      await project('undeployed', 'U', 'http://127.0.0.1:9', false);
 
-      management = buildManagementApp(p.ctx);
-      await management.ready();
-      edge = await startEdge({
-        ctx: p.ctx,
-        platformApp: management,
-        host: '127.0.0.1',
-        httpPort: 0,
-        guard: await seededOriginGuard(p.ctx),
-        connectTimeoutMs: 1000,
-        responseTimeoutMs: 300,
-      });
-      edgePort = edge.httpPort;
+      edge = await startHttpEdge(p.ctx, { connectTimeoutMs: 1000, responseTimeoutMs: 300 });
+      edgePort = edge.port;
     });
 
     after(async () => {
       await edge?.close();
       echo?.close();
       echo?.closeAllConnections();
-      await management?.close();
       await petstore?.close();
       await p?.close();
       await dns?.stop();

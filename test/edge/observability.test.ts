@@ -11,13 +11,11 @@ import {
   type StartedEdge,
   startEdge,
 } from '../../src/edge/index.ts';
-import { buildManagementApp } from '../../src/platform/api/app.ts';
-import { deployProject } from '../../src/platform/projects/deploys.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
+import { buildPlatformApp } from '../../src/main/platform-app.ts';
 import { testDialects } from '../support/databases.ts';
 import { requestAs } from '../support/http.ts';
 import { seededOriginGuard } from '../support/origins.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { seedProject, seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
 function listen(server: Server): Promise<number> {
   return new Promise((resolve) =>
@@ -80,10 +78,15 @@ for (const dialect of testDialects()) {
         ['echo', `http://127.0.0.1:${originPort}`],
         ['down', 'http://127.0.0.1:9'],
       ] as const) {
-        await createProject(p.ctx, owner, { teamId: team.id, slug, name: slug, originUrl });
-        await deployProject(p.ctx, owner, slug, { document: emptyDocument(slug) });
+        await seedProject(p.ctx, owner, {
+          teamId: team.id,
+          slug,
+          name: slug,
+          originUrl,
+          document: emptyDocument(slug),
+        });
       }
-      management = buildManagementApp(p.ctx);
+      management = buildPlatformApp(p.ctx);
       await management.ready();
       registry = new Registry();
       health = new NodeHealth({

@@ -2,14 +2,12 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import type { FastifyInstance } from 'fastify';
-import { type StartedEdge, startEdge } from '../../src/edge/index.ts';
-import { buildManagementApp } from '../../src/platform/api/app.ts';
 import { deployProject } from '../../src/platform/projects/deploys.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
+import { type HttpEdge, startHttpEdge } from '../support/edge.ts';
 import { requestAs } from '../support/http.ts';
 import { seededOriginGuard } from '../support/origins.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { seedProject, seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
 /**
  * What a tenant's project cannot reach or plant through the edge: an origin on the operator's
@@ -22,9 +20,8 @@ describe('the edge keeps tenants off the operator and off the dashboard', () => 
   let operator: Server;
   let operatorConnections = 0;
   let shop: Server;
-  let edge: StartedEdge;
+  let edge: HttpEdge;
   let edgePort: number;
-  let management: FastifyInstance;
   const listen = (server: Server) =>
     new Promise<number>((resolve) =>
       server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)),
@@ -66,26 +63,14 @@ describe('the edge keeps tenants off the operator and off the dashboard', () => 
       ['named', `http://localhost:${operatorPort}`],
       ['cloud', 'http://169.254.169.254'],
     ] as const) {
-      await createProject(p.ctx, owner, { teamId: team.id, slug, name: slug, originUrl });
-      await deployProject(p.ctx, owner, slug, { document });
+      await seedProject(p.ctx, owner, { teamId: team.id, slug, name: slug, originUrl, document });
     }
-    management = buildManagementApp(p.ctx);
-    await management.ready();
-    edge = await startEdge({
-      ctx: p.ctx,
-      platformApp: management,
-      host: '127.0.0.1',
-      httpPort: 0,
-      guard,
-      connectTimeoutMs: 500,
-      responseTimeoutMs: 2000,
-    });
-    edgePort = edge.httpPort;
+    edge = await startHttpEdge(p.ctx, { guard, connectTimeoutMs: 500, responseTimeoutMs: 2000 });
+    edgePort = edge.port;
   });
 
   after(async () => {
     await edge?.close();
-    await management?.close();
     operator?.close();
     shop?.close();
     await p?.close();

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
-import { request as httpsRequest } from 'node:https';
 import { after, before, describe, it } from 'node:test';
 import { platformAllowsPlainHttp } from '../../src/edge/platform-https.ts';
 import { parseSealingKey } from '../../src/lib/sealed-box.ts';
 import { CertificateStore } from '../../src/platform/certificates/certificate-store.ts';
 import { InternalIssuer } from '../../src/platform/certificates/internal-issuer.ts';
+import { closeAll } from '../support/cleanup.ts';
 import { testDialects } from '../support/databases.ts';
 import { startTestEdge, type TestEdge } from '../support/edge.ts';
-import { type Reply, requestAs } from '../support/http.ts';
+import { type Reply, requestAs, secureRequestAs } from '../support/http.ts';
 import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
 const KEY = parseSealingKey(`k1:${Buffer.alloc(32, 25).toString('base64')}`);
@@ -19,30 +19,7 @@ function overHttps(
   path: string,
   init: { method?: string; headers?: Record<string, string>; body?: string } = {},
 ): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const req = httpsRequest(
-      {
-        host: '127.0.0.1',
-        port,
-        path,
-        method: init.method ?? 'GET',
-        servername: DOMAIN,
-        headers: { host: DOMAIN, ...init.headers },
-        rejectUnauthorized: false,
-        agent: false,
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          text += chunk;
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
-      },
-    );
-    req.on('error', reject);
-    req.end(init.body);
-  });
+  return secureRequestAs(port, DOMAIN, path, init);
 }
 
 describe('which platform domains may serve the dashboard over plain HTTP', () => {
@@ -113,10 +90,7 @@ for (const dialect of testDialects()) {
         assert.ok(sessions[who], cookie);
       }
     });
-    after(async () => {
-      await edge?.close();
-      await p?.close();
-    });
+    after(() => closeAll(edge, p));
 
     it('sends plain HTTP to HTTPS (308) before the dashboard reads any cookie', async () => {
       // Exactly what the victim's browser sends after the tenant page ran.

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { createServer, request as httpRequest, type Server } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { connect, type TLSSocket } from 'node:tls';
@@ -14,6 +13,7 @@ import { createProject } from '../../src/platform/projects/projects.ts';
 import { testDialects } from '../support/databases.ts';
 import { startDns, type TestDns } from '../support/dns.ts';
 import { startTestEdge, type TestEdge } from '../support/edge.ts';
+import { requestAs, secureRequestAs } from '../support/http.ts';
 import { startPebble, type TestPebble } from '../support/pebble.ts';
 import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
@@ -48,42 +48,9 @@ for (const dialect of testDialects()) {
       });
 
     const get = (host: string, path: string, ca: string) =>
-      new Promise<{ status: number; headers: Record<string, unknown> }>((resolve, reject) => {
-        const req = httpsRequest(
-          {
-            host: '127.0.0.1',
-            port: edge.httpsPort,
-            path,
-            servername: host,
-            headers: { host },
-            ca,
-            agent: false,
-          },
-          (res) => {
-            res.resume();
-            res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers }));
-          },
-        );
-        req.on('error', reject);
-        req.end();
-      });
+      secureRequestAs(edge.httpsPort, host, path, { ca });
 
-    const plain = (host: string, path: string) =>
-      new Promise<{ status: number; headers: Record<string, unknown>; text: string }>((resolve, reject) => {
-        const req = httpRequest(
-          { host: '127.0.0.1', port: edge.httpPort, path, headers: { host } },
-          (res) => {
-            let text = '';
-            res.setEncoding('utf8');
-            res.on('data', (c: string) => {
-              text += c;
-            });
-            res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
-          },
-        );
-        req.on('error', reject);
-        req.end();
-      });
+    const plain = (host: string, path: string) => requestAs(edge.httpPort, host, path);
 
     /** A handshake without SNI (the host is an address), trusting only `ca`. */
     const withoutSni = (ca: string) =>

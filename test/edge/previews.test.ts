@@ -15,6 +15,7 @@ import type { Actor } from '../../src/platform/context.ts';
 import { deployProject } from '../../src/platform/projects/deploys.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
 import { promoteDeploy } from '../../src/platform/projects/promote-deploy.ts';
+import { closeAll } from '../support/cleanup.ts';
 import { testDialects } from '../support/databases.ts';
 import { startTestEdge, type TestEdge } from '../support/edge.ts';
 import { type Reply, requestAs } from '../support/http.ts';
@@ -519,10 +520,7 @@ for (const dialect of testDialects()) {
       });
     });
 
-    after(async () => {
-      await edge?.close();
-      await p?.close();
-    });
+    after(() => closeAll(edge, p));
 
     it('sends plain HTTP to HTTPS before any token or cookie is read, for any preview-shaped name', async () => {
       for (const host of [

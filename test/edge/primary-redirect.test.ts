@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
-import { type Server as HttpsServer, request as httpsRequest } from 'node:https';
+import type { Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { parseSealingKey } from '../../src/lib/sealed-box.ts';
@@ -17,7 +17,7 @@ import { createProject } from '../../src/platform/projects/projects.ts';
 import { testDialects } from '../support/databases.ts';
 import { startDns, type TestDns } from '../support/dns.ts';
 import { startTestEdge, type TestEdge } from '../support/edge.ts';
-import { type Reply, requestAs } from '../support/http.ts';
+import { requestAs, secureRequestAs } from '../support/http.ts';
 import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
 const KEY = parseSealingKey(`k1:${Buffer.alloc(32, 3).toString('base64')}`);
@@ -28,7 +28,7 @@ const listen = (server: Server | HttpsServer) =>
 
 /**
  * Seed 001: "when a primary custom domain is live, the default subdomain redirects to it". Live is
- * verified with an unexpired certificate (docs/decisions.md); the API under /api/ stays served at
+ * verified with an unexpired certificate (docs/decisions/edge-and-certificates.md); the API under /api/ stays served at
  * the default address so existing clients keep working.
  */
 for (const dialect of testDialects()) {
@@ -52,30 +52,7 @@ for (const dialect of testDialects()) {
     const plain = (host: string, path: string, init: { method?: string; body?: string } = {}) =>
       requestAs(edge.httpPort, host, path, init);
     /** Over TLS; the default address has no certificate of its own, so the name is not checked. */
-    const secure = (host: string, path: string) =>
-      new Promise<Reply>((resolve, reject) => {
-        const req = httpsRequest(
-          {
-            host: '127.0.0.1',
-            port: edge.httpsPort,
-            path,
-            servername: host,
-            headers: { host },
-            rejectUnauthorized: false,
-            agent: false,
-          },
-          (res) => {
-            let text = '';
-            res.setEncoding('utf8');
-            res.on('data', (c: string) => {
-              text += c;
-            });
-            res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
-          },
-        );
-        req.on('error', reject);
-        req.end();
-      });
+    const secure = (host: string, path: string) => secureRequestAs(edge.httpsPort, host, path);
     const apply = (yaml: string) => applyDomainConfig(p.ctx, owner, 'petstore', yaml);
     const servesSite = async (why: string) => {
       const page = await plain(DEFAULT_HOST, '/openapi.json?x=1');

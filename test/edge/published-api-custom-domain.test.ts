@@ -1,22 +1,20 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { parseSealingKey } from '../../src/lib/sealed-box.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { petstoreDocument } from '../../src/petstore/index.ts';
-import { obtainDueCertificates } from '../../src/platform/certificates/certificate-job.ts';
-import { CertificateStore, databaseChallenges } from '../../src/platform/certificates/certificate-store.ts';
-import { InternalIssuer } from '../../src/platform/certificates/internal-issuer.ts';
 import { addDomain } from '../../src/platform/domains/add-domain.ts';
 import { verifyDomain } from '../../src/platform/domains/verify-domain.ts';
 import { deployProject } from '../../src/platform/projects/deploys.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
 import { testDialects } from '../support/databases.ts';
 import { startDns, type TestDns } from '../support/dns.ts';
-import { startTestEdge, type TestEdge } from '../support/edge.ts';
+import { seededOriginGuard } from '../support/origins.ts';
 import { startPetstore, TEST_DEPRECATION, type TestPetstore } from '../support/petstore.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { seedTeam } from '../support/platform.ts';
 import { loopbackFetch, walkPetstore } from '../support/published-walk.ts';
+import { startTestNode, type TestNode } from '../support/test-node.ts';
 
-const KEY = parseSealingKey(`cd:${Buffer.alloc(32, 6).toString('base64')}`);
 const DOMAIN = 'shop.example.test';
 
 /**
@@ -30,9 +28,8 @@ const DOMAIN = 'shop.example.test';
 for (const dialect of testDialects()) {
   describe(`a published API on a live custom domain (${dialect})`, () => {
     let dns: TestDns;
-    let p: TestPlatform;
+    let node: TestNode;
     let petstore: TestPetstore;
-    let edge: TestEdge;
     let rootPem: string;
 
     before(async () => {
@@ -41,49 +38,49 @@ for (const dialect of testDialects()) {
       await dns.setRecords('example.test', [
         { name: 'shop', type: 'CNAME', value: 'petstore.platform.test' },
       ]);
-      p = await startPlatformContext(dialect, { DNS_SERVERS: dns.servers.join(',') });
+      node = await startTestNode(dialect, { env: { DNS_SERVERS: dns.servers.join(',') } });
       // The client checks certificates against the real time: they are issued for now.
-      p.clock.set(Date.now());
-      const store = new CertificateStore(p.ctx.db, [KEY]);
-      const ca = await store.internalCa(p.clock.now());
-      rootPem = ca.certificatePem;
-      const issuer = new InternalIssuer(ca);
+      node.clock.set(Date.now());
+      rootPem = readFileSync(node.node.rootPemFile, 'utf8');
       petstore = await startPetstore(dialect);
-      const { owner, team } = await seedTeam(p.ctx, 'enterprise');
-      await createProject(p.ctx, owner, {
+      const { owner, team } = await seedTeam(node.ctx, 'enterprise');
+      await createProject(node.ctx, owner, {
         teamId: team.id,
         slug: 'petstore',
         name: 'Petstore',
         originUrl: await petstore.listen(),
       });
-      await deployProject(p.ctx, owner, 'petstore', {
+      await deployProject(node.ctx, owner, 'petstore', {
         document: JSON.stringify(petstoreDocument(TEST_DEPRECATION)),
       });
-      edge = await startTestEdge(p, { store, defaultCertificate: await issuer.issue('platform.test') });
+      // The project's loopback origin is granted to its team (an admin's grant).
+      await seededOriginGuard(node.ctx);
 
-      await addDomain(p.ctx, owner, 'petstore', DOMAIN);
-      const verified = await verifyDomain(p.ctx, owner, 'petstore', DOMAIN);
+      await addDomain(node.ctx, owner, 'petstore', DOMAIN);
+      const verified = await verifyDomain(node.ctx, owner, 'petstore', DOMAIN);
       assert.equal(verified.domain.state, 'verified');
-      const issued = await obtainDueCertificates(p.ctx, {
-        issuer,
-        store,
-        challenges: databaseChallenges(p.ctx.db, () => p.clock.now()),
-        nodeId: 'test',
-        leaseMs: 60_000,
-      });
-      assert.deepEqual(issued, [DOMAIN]);
+      // The node's certificate job is woken by the verification and issues the domain's certificate.
+      const issued = async () =>
+        (
+          await node.ctx.db
+            .selectFrom('certificates')
+            .select('hostname')
+            .where('hostname', '=', DOMAIN)
+            .execute()
+        ).length;
+      for (let waited = 0; (await issued()) === 0 && waited < 30_000; waited += 50) await sleep(50);
+      assert.equal(await issued(), 1, 'the certificate job issued the domain its certificate');
     });
 
     after(async () => {
-      await edge?.close();
+      await node?.stop();
       await petstore?.close();
-      await p?.close();
       await dns?.stop();
     });
 
     it('a client built from the document the domain publishes walks the Petstore over HTTPS', async () => {
       await walkPetstore({
-        site: `https://${DOMAIN}:${edge.httpsPort}`,
+        site: `https://${DOMAIN}:${node.httpsPort}`,
         fetch: loopbackFetch(rootPem),
         adminKey: petstore.adminKey,
         tag: 'custom-domain',

@@ -1,19 +1,17 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { parseSealingKey } from '../../src/lib/sealed-box.ts';
 import { petstoreDocument } from '../../src/petstore/index.ts';
-import { CertificateStore } from '../../src/platform/certificates/certificate-store.ts';
-import { DefaultAddressCertificates } from '../../src/platform/certificates/default-addresses.ts';
-import { InternalIssuer } from '../../src/platform/certificates/internal-issuer.ts';
 import { deployProject } from '../../src/platform/projects/deploys.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
-import { startTestEdge, type TestEdge } from '../support/edge.ts';
 import { requestAs } from '../support/http.ts';
+import { seededOriginGuard } from '../support/origins.ts';
 import { startPetstore, TEST_DEPRECATION, type TestPetstore } from '../support/petstore.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { seedTeam } from '../support/platform.ts';
 import { loopbackFetch, walkPetstore } from '../support/published-walk.ts';
+import { startTestNode, type TestNode } from '../support/test-node.ts';
 
 /**
  * A published API as its clients meet it through the edge: a client built from the published
@@ -21,7 +19,6 @@ import { loopbackFetch, walkPetstore } from '../support/published-walk.ts';
  * HTTP and HTTPS, following the Location, next-page and successor links the origin sends; and a
  * project that is not the Petstore gets its document's deprecation lifecycle enforced by the edge.
  */
-const KEY = parseSealingKey(`api:${Buffer.alloc(32, 4).toString('base64')}`);
 const WIDGETS_DOCUMENT = {
   openapi: '3.0.3',
   info: { title: 'Widgets', version: '1' },
@@ -40,20 +37,18 @@ const WIDGETS_DOCUMENT = {
 };
 
 describe('published APIs through the edge', () => {
-  let p: TestPlatform;
+  let node: TestNode;
   let petstore: TestPetstore;
   let widgets: Server;
   let widgetCalls: string[];
-  let edge: TestEdge;
   let rootPem: string;
   let deployedAt: Date;
 
   before(async () => {
-    p = await startPlatformContext('sqlite');
-    p.clock.set(Date.now());
-    const store = new CertificateStore(p.ctx.db, [KEY]);
-    const ca = await store.internalCa(p.clock.now());
-    rootPem = ca.certificatePem;
+    // The client checks certificates against the real time: they are issued for now.
+    node = await startTestNode('sqlite');
+    node.clock.set(Date.now());
+    rootPem = readFileSync(node.node.rootPemFile, 'utf8');
     petstore = await startPetstore('sqlite');
     widgetCalls = [];
     widgets = createServer((req, res) => {
@@ -62,39 +57,34 @@ describe('published APIs through the edge', () => {
       res.end('{"ok":true}');
     });
     await new Promise<void>((resolve) => widgets.listen(0, '127.0.0.1', resolve));
-    const { owner, team } = await seedTeam(p.ctx, 'enterprise');
-    await createProject(p.ctx, owner, {
+    const { owner, team } = await seedTeam(node.ctx, 'enterprise');
+    await createProject(node.ctx, owner, {
       teamId: team.id,
       slug: 'petstore',
       name: 'Petstore',
       originUrl: await petstore.listen(),
     });
-    await deployProject(p.ctx, owner, 'petstore', {
+    await deployProject(node.ctx, owner, 'petstore', {
       document: JSON.stringify(petstoreDocument(TEST_DEPRECATION)),
     });
-    await createProject(p.ctx, owner, {
+    await createProject(node.ctx, owner, {
       teamId: team.id,
       slug: 'widgets',
       name: 'Widgets',
       originUrl: `http://127.0.0.1:${(widgets.address() as AddressInfo).port}`,
     });
-    const deploy = await deployProject(p.ctx, owner, 'widgets', {
+    const deploy = await deployProject(node.ctx, owner, 'widgets', {
       document: JSON.stringify(WIDGETS_DOCUMENT),
     });
     deployedAt = new Date(deploy.createdAt);
-    const internal = new InternalIssuer(ca);
-    edge = await startTestEdge(p, {
-      store,
-      defaultCertificate: await internal.issue('platform.test'),
-      defaultAddresses: new DefaultAddressCertificates(p.ctx.db, 'platform.test', internal),
-    });
+    // The projects' loopback origins are granted to their team (an admin's grant).
+    await seededOriginGuard(node.ctx);
   });
 
   after(async () => {
-    await edge?.close();
+    await node?.stop();
     widgets?.close();
     await petstore?.close();
-    await p?.close();
   });
 
   for (const [scheme, http2] of [
@@ -107,16 +97,16 @@ describe('published APIs through the edge', () => {
       const counted = () => {
         sessions++;
       };
-      edge.https.on('session', counted);
+      node.node.edge.https?.on('session', counted);
       try {
         await walkPetstore({
-          site: `${scheme}://petstore.platform.test:${scheme === 'http' ? edge.httpPort : edge.httpsPort}`,
+          site: `${scheme}://petstore.platform.test:${scheme === 'http' ? node.httpPort : node.httpsPort}`,
           fetch: loopbackFetch(rootPem, { http2 }),
           adminKey: petstore.adminKey,
           tag: `${scheme}${http2 ? '-h2' : ''}`,
         });
       } finally {
-        edge.https.off('session', counted);
+        node.node.edge.https?.off('session', counted);
       }
       // HTTP/2 sessions only when the client offered h2.
       assert.equal(sessions > 0, http2);
@@ -124,12 +114,12 @@ describe('published APIs through the edge', () => {
   }
 
   it("adds the document's lifecycle headers to a deprecated operation of any project", async () => {
-    const answer = await requestAs(edge.httpPort, 'widgets.platform.test', '/api/widgets/5');
+    const answer = await requestAs(node.httpPort, 'widgets.platform.test', '/api/widgets/5');
     assert.equal(answer.status, 200);
     assert.equal(answer.headers.deprecation, `@${Math.floor(deployedAt.getTime() / 1000)}`);
     assert.equal(answer.headers.sunset, 'Fri, 01 Jan 2027 00:00:00 GMT');
     assert.equal(answer.headers.link, '</api/v2/widgets/5>; rel="successor-version"');
-    const plain = await requestAs(edge.httpPort, 'widgets.platform.test', '/api/gadgets');
+    const plain = await requestAs(node.httpPort, 'widgets.platform.test', '/api/gadgets');
     assert.equal(plain.status, 200);
     assert.equal(plain.headers.deprecation, undefined);
     assert.equal(plain.headers.sunset, undefined);
@@ -137,8 +127,8 @@ describe('published APIs through the edge', () => {
 
   it('answers 410 itself from the sunset on, without calling the origin', async () => {
     widgetCalls.length = 0;
-    p.clock.set('2027-01-01T00:00:01Z');
-    const gone = await requestAs(edge.httpPort, 'widgets.platform.test', '/api/widgets/5');
+    node.clock.set('2027-01-01T00:00:01Z');
+    const gone = await requestAs(node.httpPort, 'widgets.platform.test', '/api/widgets/5');
     assert.equal(gone.status, 410);
     assert.deepEqual(JSON.parse(gone.text), {
       code: 'operation_sunset',
@@ -148,7 +138,7 @@ describe('published APIs through the edge', () => {
     });
     assert.equal(gone.headers.link, '</api/v2/widgets/5>; rel="successor-version"');
     assert.deepEqual(widgetCalls, []);
-    const other = await requestAs(edge.httpPort, 'widgets.platform.test', '/api/gadgets');
+    const other = await requestAs(node.httpPort, 'widgets.platform.test', '/api/gadgets');
     assert.equal(other.status, 200);
     assert.deepEqual(widgetCalls, ['/gadgets']);
   });

@@ -3,10 +3,11 @@ import { after, before, describe, it } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { DocumentCache, type PublishedDeploy } from '../../src/edge/published-site.ts';
+import { buildPlatformApp } from '../../src/main/platform-app.ts';
 import { createToken } from '../../src/platform/accounts/credentials.ts';
-import { buildManagementApp } from '../../src/platform/api/app.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
 import { referenceAssets } from '../../src/web/reference/index.ts';
+import { closeAll } from '../support/cleanup.ts';
 import { testDialects } from '../support/databases.ts';
 import { type PlainEdge, startPlainEdge } from '../support/edge.ts';
 import { requestAs } from '../support/http.ts';
@@ -66,7 +67,7 @@ const bufferBytes = () => {
 for (const dialect of testDialects()) {
   describe(`the published-site cache holds live deploys only (${dialect})`, () => {
     let p: TestPlatform;
-    let app: ReturnType<typeof buildManagementApp>;
+    let app: ReturnType<typeof buildPlatformApp>;
     let edge: PlainEdge;
     let token: string;
     let projectId: number;
@@ -82,16 +83,12 @@ for (const dialect of testDialects()) {
           originUrl: 'http://127.0.0.1:9',
         })
       ).id;
-      app = buildManagementApp(p.ctx);
+      app = buildPlatformApp(p.ctx);
       await app.ready();
       token = (await createToken(p.ctx, owner, 'tests')).token;
       edge = await startPlainEdge(p);
     });
-    after(async () => {
-      await edge?.close();
-      await app?.close();
-      await p?.close();
-    });
+    after(() => closeAll(edge, app, p));
 
     async function deploy(document: string): Promise<number> {
       const answer = await app.inject({

@@ -1,12 +1,9 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { type StartedEdge, startEdge } from '../../src/edge/index.ts';
-import { buildManagementApp } from '../../src/platform/api/app.ts';
-import { deployProject } from '../../src/platform/projects/deploys.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
-import { seededOriginGuard } from '../support/origins.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { closeAll } from '../support/cleanup.ts';
+import { type HttpEdge, startHttpEdge } from '../support/edge.ts';
+import { seedProject, seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
 /**
  * The edge's own listeners answer what node:http could not read with the Error body: a body that
@@ -15,43 +12,27 @@ import { seedTeam, startPlatformContext, type TestPlatform } from '../support/pl
  */
 describe('the edge listeners: deadlines and unreadable requests in the Error body', () => {
   let p: TestPlatform;
-  let edge: StartedEdge;
-  let management: ReturnType<typeof buildManagementApp>;
+  let edge: HttpEdge;
 
   before(async () => {
     p = await startPlatformContext('sqlite', { HEADERS_TIMEOUT: '300ms', RECEIVE_TIMEOUT: '500ms' });
     const { owner, team } = await seedTeam(p.ctx);
-    await createProject(p.ctx, owner, {
+    await seedProject(p.ctx, owner, {
       teamId: team.id,
       slug: 'shop',
       name: 'Shop',
       originUrl: 'http://127.0.0.1:9',
+      title: 'T',
     });
-    await deployProject(p.ctx, owner, 'shop', {
-      document: JSON.stringify({ openapi: '3.0.3', info: { title: 'T', version: '1' }, paths: {} }),
-    });
-    management = buildManagementApp(p.ctx);
-    await management.ready();
-    edge = await startEdge({
-      ctx: p.ctx,
-      platformApp: management,
-      host: '127.0.0.1',
-      httpPort: 0,
-      guard: await seededOriginGuard(p.ctx),
-    });
+    edge = await startHttpEdge(p.ctx);
   });
 
-  after(async () => {
-    edge?.http.closeAllConnections();
-    await edge?.close();
-    await management?.close();
-    await p?.close();
-  });
+  after(() => closeAll(edge, p));
 
   function send(bytes: string): Promise<{ answer: string; ms: number }> {
     return new Promise((resolve) => {
       const started = performance.now();
-      const socket = connect(edge.httpPort, '127.0.0.1');
+      const socket = connect(edge.port, '127.0.0.1');
       let answer = '';
       socket.setEncoding('latin1');
       socket.on('data', (chunk: string) => {

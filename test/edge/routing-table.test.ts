@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { RoutingTable } from '../../src/edge/index.ts';
-import { deployProject } from '../../src/platform/projects/deploys.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
 import { testDialects } from '../support/databases.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { seedProject, seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
 /**
  * The routing table never answers from a table read before the latest change: a lookup that
@@ -20,14 +18,12 @@ for (const dialect of testDialects()) {
     before(async () => {
       p = await startPlatformContext(dialect);
       const { owner, team } = await seedTeam(p.ctx);
-      await createProject(p.ctx, owner, {
+      await seedProject(p.ctx, owner, {
         teamId: team.id,
         slug: 'shop',
         name: 'Shop',
         originUrl: 'http://192.0.2.1',
-      });
-      await deployProject(p.ctx, owner, 'shop', {
-        document: JSON.stringify({ openapi: '3.0.3', info: { title: 'T', version: '1' }, paths: {} }),
+        title: 'T',
       });
       table = new RoutingTable(p.ctx.db, 'platform.test', p.clock);
     });

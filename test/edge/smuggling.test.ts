@@ -2,12 +2,9 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders, request, type Server } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import type { FastifyInstance } from 'fastify';
-import { type StartedEdge, startEdge } from '../../src/edge/index.ts';
-import { buildManagementApp } from '../../src/platform/api/app.ts';
 import { deployProject } from '../../src/platform/projects/deploys.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
-import { seededOriginGuard } from '../support/origins.ts';
+import { type HttpEdge, startHttpEdge } from '../support/edge.ts';
 import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
 /**
@@ -73,9 +70,8 @@ function victim(port: number): Promise<{ status: number; body: string }> {
 describe('request smuggling through the edge: the edge owns the framing', () => {
   let p: TestPlatform;
   let origin: Server;
-  let edge: StartedEdge;
+  let edge: HttpEdge;
   let edgePort: number;
-  let management: FastifyInstance;
   const seen: Seen[] = [];
 
   before(async () => {
@@ -102,24 +98,12 @@ describe('request smuggling through the edge: the edge owns the framing', () => 
     await deployProject(p.ctx, owner, 'shop', {
       document: JSON.stringify({ openapi: '3.0.3', info: { title: 'Shop', version: '1' }, paths: {} }),
     });
-    management = buildManagementApp(p.ctx);
-    await management.ready();
-    edge = await startEdge({
-      ctx: p.ctx,
-      platformApp: management,
-      host: '127.0.0.1',
-      httpPort: 0,
-      guard: await seededOriginGuard(p.ctx),
-      connectTimeoutMs: 1000,
-      responseTimeoutMs: 2000,
-    });
-    edgePort = edge.httpPort;
+    edge = await startHttpEdge(p.ctx, { connectTimeoutMs: 1000, responseTimeoutMs: 2000 });
+    edgePort = edge.port;
   });
 
   after(async () => {
-    edge?.http.closeAllConnections();
     await edge?.close();
-    await management?.close();
     origin?.close();
     origin?.closeAllConnections();
     await p?.close();

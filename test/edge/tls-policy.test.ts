@@ -12,11 +12,10 @@ import { parseSealingKey } from '../../src/lib/sealed-box.ts';
 import { CertificateStore } from '../../src/platform/certificates/certificate-store.ts';
 import { DefaultAddressCertificates } from '../../src/platform/certificates/default-addresses.ts';
 import { InternalIssuer } from '../../src/platform/certificates/internal-issuer.ts';
-import { deployProject } from '../../src/platform/projects/deploys.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
 import { testDialects } from '../support/databases.ts';
 import { startTestEdge, type TestEdge } from '../support/edge.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { seedProject, seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
 const KEY = parseSealingKey(`k1:${Buffer.alloc(32, 13).toString('base64')}`);
 
@@ -141,9 +140,12 @@ for (const dialect of testDialects()) {
       await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', resolve));
       const { owner, team } = await seedTeam(p.ctx);
       const originUrl = `http://127.0.0.1:${(origin.address() as AddressInfo).port}`;
-      await createProject(p.ctx, owner, { teamId: team.id, slug: 'petstore', name: 'P', originUrl });
-      await deployProject(p.ctx, owner, 'petstore', {
-        document: JSON.stringify({ openapi: '3.0.3', info: { title: 'T', version: '1' }, paths: {} }),
+      await seedProject(p.ctx, owner, {
+        teamId: team.id,
+        slug: 'petstore',
+        name: 'P',
+        originUrl,
+        title: 'T',
       });
       // Created, never deployed: not routed, so no certificate either.
       await createProject(p.ctx, owner, { teamId: team.id, slug: 'draft', name: 'D', originUrl });

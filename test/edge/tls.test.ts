@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
-import { createServer, request as httpRequest, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
@@ -14,7 +14,7 @@ import {
   OriginProxy,
 } from '../../src/edge/index.ts';
 import { parseSealingKey } from '../../src/lib/sealed-box.ts';
-import { buildManagementApp } from '../../src/platform/api/app.ts';
+import { buildPlatformApp } from '../../src/main/platform-app.ts';
 import { obtainDueCertificates } from '../../src/platform/certificates/certificate-job.ts';
 import { CertificateStore, databaseChallenges } from '../../src/platform/certificates/certificate-store.ts';
 import { InternalIssuer } from '../../src/platform/certificates/internal-issuer.ts';
@@ -26,6 +26,7 @@ import { deployProject } from '../../src/platform/projects/deploys.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
 import { testDialects } from '../support/databases.ts';
 import { startDns, type TestDns } from '../support/dns.ts';
+import { requestAs } from '../support/http.ts';
 import { seededOriginGuard } from '../support/origins.ts';
 import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
@@ -96,19 +97,7 @@ for (const dialect of testDialects()) {
         req.end();
       });
 
-    const plain = (host: string, path: string) =>
-      new Promise<{ status: number; headers: Record<string, unknown>; text: string }>((resolve, reject) => {
-        const req = httpRequest({ host: '127.0.0.1', port: port(http), path, headers: { host } }, (res) => {
-          let text = '';
-          res.setEncoding('utf8');
-          res.on('data', (c: string) => {
-            text += c;
-          });
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
-        });
-        req.on('error', reject);
-        req.end();
-      });
+    const plain = (host: string, path: string) => requestAs(port(http), host, path);
 
     before(async () => {
       dns = await startDns({ zones: ['example.test', 'platform.test'] });
@@ -141,7 +130,7 @@ for (const dialect of testDialects()) {
         document: JSON.stringify({ openapi: '3.0.3', info: { title: 'T', version: '1' }, paths: {} }),
       });
 
-      management = buildManagementApp(p.ctx);
+      management = buildPlatformApp(p.ctx);
       await management.ready();
       proxy = new OriginProxy({
         guard: await seededOriginGuard(p.ctx),

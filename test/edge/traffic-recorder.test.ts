@@ -191,6 +191,38 @@ describe('caller identity', () => {
     );
   });
 
+  it('a returning caller costs no hash: remembered per project and place, forgotten all at once past 10,000', () => {
+    const counting = new CallerIdentity(Buffer.alloc(32, 9));
+    let hashes = 0;
+    const hash = counting.hash.bind(counting);
+    counting.hash = (projectId, text) => {
+      hashes += 1;
+      return hash(projectId, text);
+    };
+    const key = (value: string, address = '198.51.100.23') => fakeRequest({ 'x-api-key': value }, address);
+    const first = counting.identify(1, key('sk_live_abcdef123456'), '/', sources);
+    assert.equal(hashes, 1);
+    assert.equal(
+      counting.identify(1, key('sk_live_abcdef123456'), '/', sources),
+      first,
+      'the same caller object',
+    );
+    assert.equal(hashes, 1);
+    // The same text as another project's key, or as a cookie: hashed apart.
+    assert.notEqual(counting.identify(2, key('sk_live_abcdef123456'), '/', sources).caller, first.caller);
+    const cookie = counting.identify(1, fakeRequest({ cookie: 'sid=sk_live_abcdef123456' }), '/', sources);
+    assert.equal(cookie.caller, first.caller, 'one credential is one caller wherever it is sent');
+    assert.equal(hashes, 3);
+    const byAddress = counting.identify(1, fakeRequest({}, '198.51.100.23'), '/', []);
+    assert.equal(counting.identify(1, fakeRequest({}, '198.51.100.23'), '/', []), byAddress);
+    assert.equal(byAddress.kind, 'address');
+    assert.equal(hashes, 4);
+    for (let i = 0; i < 10_000; i++) counting.identify(1, key(`flood-${i}-0123456789`), '/', sources);
+    assert.equal(hashes, 10_004);
+    assert.deepEqual(counting.identify(1, key('sk_live_abcdef123456'), '/', sources), first);
+    assert.equal(hashes, 10_005, 'forgotten after the flood: hashed again, to the same caller');
+  });
+
   const addresses: [string, string][] = [
     ['203.0.113.77', '203.0.113.0/24'],
     ['::ffff:192.0.2.200', '192.0.2.0/24'],
@@ -327,6 +359,99 @@ describe('TrafficRecorder', () => {
       47,
     );
     assert.ok(others.every((c) => c.label === 'other' && c.kind === 'other'));
+  });
+
+  it('a returning caller counts apart in each flush window and each UTC day', async () => {
+    const clock = new ManualClock('2026-11-27T23:59:58Z');
+    const kept = keptBatches();
+    const recorder = new TrafficRecorder({ clock, writer: kept.writer, limits });
+    const caller = { caller: 'd'.repeat(32), label: 'key:abc…', kind: 'key' as const };
+    recorder.record(request({ caller, projectId: 2 }));
+    recorder.record(request({ caller }));
+    recorder.record(request({ caller, status: 500 }));
+    recorder.record(request({ caller, operation: 'POST /pets' }));
+    clock.advance(2_500);
+    recorder.record(request({ caller }));
+    await recorder.flushCounts();
+    clock.advance(1_000);
+    recorder.record(request({ caller }));
+    await recorder.flushCounts();
+    assert.deepEqual(
+      kept.counts.map((b) =>
+        b.callers.map((c) => [c.projectId, c.operation, c.day, c.requests, c.errors, c.lastSeenAt]),
+      ),
+      [
+        [
+          [2, 'GET /pets', '2026-11-27', 1, 0, '2026-11-27T23:59:58.000Z'],
+          [1, 'GET /pets', '2026-11-27', 2, 1, '2026-11-27T23:59:58.000Z'],
+          [1, 'POST /pets', '2026-11-27', 1, 0, '2026-11-27T23:59:58.000Z'],
+          [1, 'GET /pets', '2026-11-28', 1, 0, '2026-11-28T00:00:00.500Z'],
+        ],
+        [[1, 'GET /pets', '2026-11-28', 1, 0, '2026-11-28T00:00:01.500Z']],
+      ],
+    );
+  });
+
+  it('operations are capped per project and minute: another project and the next minute count apart', async () => {
+    const clock = new ManualClock('2026-11-27T04:21:10Z');
+    const kept = keptBatches();
+    const recorder = new TrafficRecorder({
+      clock,
+      writer: kept.writer,
+      limits: { maxCallers: 100, maxOperations: 1, logSize: 0 },
+    });
+    recorder.record(request({ operation: 'GET /a' }));
+    recorder.record(request({ operation: 'GET /b' }));
+    recorder.record(request({ operation: 'GET /b', status: 404 }));
+    recorder.record(request({ operation: 'GET /b', projectId: 2 }));
+    recorder.record(request({ operation: 'GET /a', projectId: 2 }));
+    clock.advance(60_000);
+    recorder.record(request({ operation: 'GET /b' }));
+    await recorder.flushCounts();
+    assert.deepEqual(
+      kept.counts[0]?.minutes.map((m) => [
+        m.minute.slice(11, 16),
+        m.projectId,
+        m.operation,
+        m.status,
+        m.requests,
+      ]),
+      [
+        ['04:21', 1, 'GET /a', 200, 1],
+        ['04:21', 1, 'other', 200, 1],
+        ['04:21', 1, 'other', 404, 1],
+        ['04:21', 2, 'GET /b', 200, 1],
+        ['04:21', 2, 'other', 200, 1],
+        ['04:22', 1, 'GET /b', 200, 1],
+      ],
+    );
+    assert.deepEqual(kept.logs, [], 'logSize 0: no request log');
+  });
+
+  it('request log times: the clock to the millisecond, across seconds', async () => {
+    const clock = new ManualClock('2026-11-27T04:21:59.998Z');
+    const kept = keptBatches();
+    const recorder = new TrafficRecorder({ clock, writer: kept.writer, limits });
+    for (const step of [0, 1, 1, 7, 93, 900, 1_050]) {
+      clock.advance(step);
+      recorder.record(request());
+    }
+    clock.set(0);
+    recorder.record(request());
+    await recorder.flushLogs();
+    assert.deepEqual(
+      kept.logs[0]?.entries.map((e) => e.at),
+      [
+        '2026-11-27T04:21:59.998Z',
+        '2026-11-27T04:21:59.999Z',
+        '2026-11-27T04:22:00.000Z',
+        '2026-11-27T04:22:00.007Z',
+        '2026-11-27T04:22:00.100Z',
+        '2026-11-27T04:22:01.000Z',
+        '2026-11-27T04:22:02.050Z',
+        '1970-01-01T00:00:00.000Z',
+      ],
+    );
   });
 
   it('the request log keeps the last logSize entries per project, and writes them about every second', async () => {

@@ -7,8 +7,8 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { run } from '../../src/cli/main.ts';
 import { LatencySketch } from '../../src/lib/latency-sketch.ts';
+import { buildPlatformApp } from '../../src/main/platform-app.ts';
 import { createToken } from '../../src/platform/accounts/credentials.ts';
-import { buildManagementApp } from '../../src/platform/api/app.ts';
 import type { PlatformTables } from '../../src/platform/db-schema.ts';
 import { deployProject } from '../../src/platform/projects/deploys.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
@@ -117,7 +117,7 @@ describe('traffic over two edge nodes on one PostgreSQL: API, CLI, dashboard, re
     // Two nodes: each its own connection pool to the one database, and its own node id.
     edges.push(await startPlainEdge(p, { nodeId: 'node-a' }));
     edges.push(await startPlainEdge({ ...p, ctx: { ...p.ctx, db: databaseB.db } }, { nodeId: 'node-b' }));
-    management = buildManagementApp(p.ctx);
+    management = buildPlatformApp(p.ctx);
     managementUrl = await management.listen({ port: 0, host: '127.0.0.1' });
 
     await Promise.all(

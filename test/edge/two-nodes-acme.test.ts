@@ -15,7 +15,7 @@ import {
   OriginProxy,
 } from '../../src/edge/index.ts';
 import { parseSealingKey } from '../../src/lib/sealed-box.ts';
-import { buildManagementApp } from '../../src/platform/api/app.ts';
+import { buildPlatformApp } from '../../src/main/platform-app.ts';
 import { AcmeIssuer } from '../../src/platform/certificates/acme-issuer.ts';
 import { obtainDueCertificates } from '../../src/platform/certificates/certificate-job.ts';
 import { CertificateStore, databaseChallenges } from '../../src/platform/certificates/certificate-store.ts';
@@ -83,7 +83,7 @@ describe('two nodes on one PostgreSQL: node A orders, Pebble validates through n
       feed: ctx.changes,
       onError: () => {},
     });
-    const app: FastifyInstance = buildManagementApp(ctx);
+    const app: FastifyInstance = buildPlatformApp(ctx);
     await app.ready();
     const store = new CertificateStore(ctx.db, [KEY]);
     const defaultCertificate = await new InternalIssuer(await store.internalCa(ctx.clock.now())).issue(
@@ -192,6 +192,7 @@ describe('two nodes on one PostgreSQL: node A orders, Pebble validates through n
       directoryUrl: pebble.directoryUrl,
       email: 'ops@example.test',
       caPem: pebble.caPem,
+      caaIdentities: ['pebble.test'],
       polling: { minDelayMs: 20, maxDelayMs: 200 },
     });
   });

@@ -16,7 +16,7 @@ type Field = { type: string; format?: string; items?: string } | { ref: string }
 interface SeedObject {
   fields: Record<string, Field>;
   required: string[];
-  /** An answer's required list beyond the seed's: every property the service always sends (decisions.md). */
+  /** An answer's required list beyond the seed's: every property the service always sends (docs/decisions/petstore.md). */
   answered?: string[];
 }
 

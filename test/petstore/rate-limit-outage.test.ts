@@ -57,7 +57,7 @@ class Relay {
 }
 
 /**
- * The cluster rate-limit policy when its database goes away (the decision in docs/decisions.md:
+ * The cluster rate-limit policy when its database goes away (the decision in docs/decisions/petstore-access.md:
  * fail open, counted locally). The Petstore stays up; operations that need no database still
  * answer, with the RateLimit fields, counted by the process alone (the quota, then 429); those
  * that need it answer 503. A database that does not answer at all costs a request the claim's

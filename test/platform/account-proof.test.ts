@@ -2,12 +2,19 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
+import { buildPlatformApp } from '../../src/main/platform-app.ts';
 import { createTeam } from '../../src/platform/accounts/teams.ts';
 import { createUser } from '../../src/platform/accounts/users.ts';
-import { buildManagementApp, managementDocument } from '../../src/platform/api/app.ts';
 import { type PlatformTables, platformMigrations } from '../../src/platform/db-schema.ts';
 import { migrateToLatest, openDatabase } from '../../src/storage/index.ts';
-import { ContractChecker } from '../support/contract.ts';
+import {
+  type Answer,
+  apiClient as client,
+  codeOf,
+  signedIn,
+  statusAndBody,
+} from '../support/api-scenario.ts';
+import { closeAll } from '../support/cleanup.ts';
 import { createTestStorage, testDialects } from '../support/databases.ts';
 import { startPlatformContext, type TestPlatform } from '../support/platform.ts';
 import { SmtpReceiver } from '../support/smtp.ts';
@@ -17,51 +24,14 @@ import { SmtpReceiver } from '../support/smtp.ts';
  * token, members added only through invitations, and proved emails. All through the management
  * API, on both databases.
  */
-const contract = new ContractChecker(managementDocument());
-
-interface Answer {
-  status: number;
-  body: Record<string, unknown>;
-}
-type Client = (method: string, url: string, body?: unknown) => Promise<Answer>;
-
-function client(app: FastifyInstance, headers: Record<string, string> = {}): Client {
-  return async (method, url, body) => {
-    const response = await app.inject({
-      method: method as 'GET',
-      url,
-      headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
-    });
-    contract.check(
-      method,
-      url,
-      response.statusCode,
-      response.headers['content-type'] as string | undefined,
-      response.body,
-    );
-    return { status: response.statusCode, body: response.body ? JSON.parse(response.body) : undefined };
-  };
-}
-
-async function signedIn(app: FastifyInstance, email: string, password: string): Promise<Client> {
-  const answer = await app.inject({ method: 'POST', url: '/api/v1/session', payload: { email, password } });
-  assert.equal(answer.statusCode, 201, answer.body);
-  const cookie = String(answer.headers['set-cookie']).split(';')[0] ?? '';
-  const csrf = (JSON.parse(answer.body) as { csrfToken: string }).csrfToken;
-  return client(app, { cookie, 'x-csrf-token': csrf });
-}
-
 const signInStatus = (app: FastifyInstance, email: string, password: string) =>
   app
     .inject({ method: 'POST', url: '/api/v1/session', payload: { email, password } })
     .then((r) => r.statusCode);
 
-const codeOf = (answer: Answer) => [answer.status, answer.body.code];
-
 /** An answer with the values that differ per invitation (id, email, token, link) blanked. */
 function shapeOf(answer: Answer): unknown {
-  const { id, email, token, url, ...rest } = answer.body;
+  const { id, email, token, url, ...rest } = answer.body as Record<string, unknown>;
   return {
     httpStatus: answer.status,
     keys: Object.keys(answer.body).sort(),
@@ -95,13 +65,10 @@ for (const dialect of testDialects()) {
 
     before(async () => {
       p = await startPlatformContext(dialect);
-      app = buildManagementApp(p.ctx);
+      app = buildPlatformApp(p.ctx);
       await app.ready();
     });
-    after(async () => {
-      await app?.close();
-      await p?.close();
-    });
+    after(() => closeAll(app, p));
 
     it('refuses an old reset link once the account joined a team its maker does not own (Alice cannot take Victim in team B)', async () => {
       const alice = await createUser(p.ctx, { email: 'alice@x.test', password: 'alice password 1' });
@@ -142,7 +109,7 @@ for (const dialect of testDialects()) {
         token: link.body.token,
         password: 'alice owns you now',
       });
-      assert.deepEqual(redeemed, {
+      assert.deepEqual(statusAndBody(redeemed), {
         status: 403,
         body: {
           code: 'reset_link_outdated',
@@ -217,7 +184,7 @@ for (const dialect of testDialects()) {
         token: link.body.token,
         password: 'member3 new password',
       });
-      assert.deepEqual(redeemed, {
+      assert.deepEqual(statusAndBody(redeemed), {
         status: 200,
         body: { email: 'm3@x.test', sessionsEnded: 1, tokensRevoked: 1 },
       });
@@ -234,13 +201,10 @@ for (const dialect of testDialects()) {
 
     before(async () => {
       p = await startPlatformContext(dialect);
-      app = buildManagementApp(p.ctx);
+      app = buildPlatformApp(p.ctx);
       await app.ready();
     });
-    after(async () => {
-      await app?.close();
-      await p?.close();
-    });
+    after(() => closeAll(app, p));
 
     it('a squatter who made an account under victim@x.test gets nothing when another team adds that email', async () => {
       const mallory = await createUser(p.ctx, { email: 'mallory@x.test', password: 'mallory password' });
@@ -280,7 +244,7 @@ for (const dialect of testDialects()) {
         token: added.body.token,
         password: 'mallory squats here',
       });
-      assert.deepEqual(leaked, {
+      assert.deepEqual(statusAndBody(leaked), {
         status: 403,
         body: {
           code: 'email_not_proved',
@@ -354,7 +318,7 @@ for (const dialect of testDialects()) {
       const smtp = new SmtpReceiver();
       const url = await smtp.start();
       const p = await startPlatformContext(dialect, { SMTP_URL: url });
-      const app = buildManagementApp(p.ctx);
+      const app = buildPlatformApp(p.ctx);
       try {
         const owner = await createUser(p.ctx, { email: 'eve@x.test', password: 'eve password 123' });
         const team = (await createTeam(p.ctx, owner, 'Mail')).id;

@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { AcmeIssuer, type AcmeIssuerOptions } from '../../src/platform/certificates/acme-issuer.ts';
+import { obtainCertificate } from '../../src/platform/certificates/certificate-request.ts';
 import { type ChallengeStore, IssuerError } from '../../src/platform/certificates/issuer.ts';
 import { startDns, type TestDns } from '../support/dns.ts';
 import { startPebble, type TestPebble } from '../support/pebble.ts';
@@ -62,7 +63,7 @@ describe('AcmeIssuer against Pebble', () => {
     const issuer = newIssuer({ onAccountKey: async (pem) => void accountKeys.push(pem) });
 
     const started = performance.now();
-    const issued = await issuer.issue(SHOP, web.challenges);
+    const issued = await obtainCertificate(issuer, SHOP, web.challenges);
     t.diagnostic(`account → certificate: ${Math.round(performance.now() - started)} ms (new account key)`);
 
     assert.equal(issued.issuer, 'acme');
@@ -112,7 +113,7 @@ describe('AcmeIssuer against Pebble', () => {
     // The next certificate: same account key (not handed over again), new leaf key and serial.
     web.reset();
     const again = Date.now();
-    const second = await issuer.issue(SHOP, web.challenges);
+    const second = await obtainCertificate(issuer, SHOP, web.challenges);
     t.diagnostic(`account → certificate: ${Date.now() - again} ms (existing account)`);
     assert.equal(accountKeys.length, 1);
     const secondLeaf = new X509Certificate(splitPem(second.certificatePem)[0] as string);
@@ -126,7 +127,7 @@ describe('AcmeIssuer against Pebble', () => {
       accountKeyPem: accountKeys[0] as string,
       onAccountKey: async () => assert.fail('a given key is not handed over'),
     });
-    const third = await given.issue(SHOP, web.challenges);
+    const third = await obtainCertificate(given, SHOP, web.challenges);
     assert.equal(
       new X509Certificate(splitPem(third.certificatePem)[0] as string).subjectAltName,
       `DNS:${SHOP}`,
@@ -144,7 +145,7 @@ describe('AcmeIssuer against Pebble', () => {
     it(`fails for good, quickly, when the CA cannot reach ${why}`, async () => {
       web.reset();
       const started = Date.now();
-      const error = await rejection(newIssuer().issue(hostname, web.challenges));
+      const error = await rejection(obtainCertificate(newIssuer(), hostname, web.challenges));
       assert.ok(Date.now() - started < QUICK_FAILURE_MS, `failed after ${Date.now() - started} ms`);
       assert.equal(error.retryable, false);
       assert.equal(error.retryAfterMs, undefined);
@@ -164,7 +165,7 @@ describe('AcmeIssuer against Pebble', () => {
       put: (token, keyAuthorization, hostname) => web.challenges.put(token, `${keyAuthorization}x`, hostname),
       remove: (token) => web.challenges.remove(token),
     };
-    const error = await rejection(newIssuer().issue(SHOP, tampered));
+    const error = await rejection(obtainCertificate(newIssuer(), SHOP, tampered));
     assert.equal(error.retryable, false);
     assert.ok(
       error.message.startsWith(`${SHOP}: the ACME CA marked the authorization invalid (unauthorized): `),
@@ -175,7 +176,7 @@ describe('AcmeIssuer against Pebble', () => {
   });
 
   it("does not trust the CA's HTTPS without its caPem (nothing global was relaxed)", async () => {
-    const error = await rejection(newIssuer({ caPem: undefined }).issue(SHOP, web.challenges));
+    const error = await rejection(obtainCertificate(newIssuer({ caPem: undefined }), SHOP, web.challenges));
     // The operator's setting, not a refusal of the name: retried once the operator fixes it.
     assert.equal(error.retryable, true);
     assert.equal(
@@ -187,12 +188,12 @@ describe('AcmeIssuer against Pebble', () => {
   // Last: it restarts Pebble (a new root, no accounts).
   it('fails for now while the CA is down, and issues again once it is back', async () => {
     const issuer = newIssuer();
-    await issuer.issue(SHOP, web.challenges);
+    await obtainCertificate(issuer, SHOP, web.challenges);
 
     await pebble.stop();
     web.reset();
     const started = Date.now();
-    const error = await rejection(issuer.issue(SHOP, web.challenges));
+    const error = await rejection(obtainCertificate(issuer, SHOP, web.challenges));
     assert.ok(Date.now() - started < QUICK_FAILURE_MS, `failed after ${Date.now() - started} ms`);
     assert.equal(error.retryable, true);
     assert.equal(error.retryAfterMs, undefined);
@@ -204,7 +205,7 @@ describe('AcmeIssuer against Pebble', () => {
 
     // The same issuer again: the restarted Pebble has forgotten the account, so it is registered anew.
     await pebble.restart();
-    const issued = await issuer.issue(SHOP, web.challenges);
+    const issued = await obtainCertificate(issuer, SHOP, web.challenges);
     const chain = splitPem(issued.certificatePem).map((pem) => new X509Certificate(pem));
     assert.equal(chain[0]?.subjectAltName, `DNS:${SHOP}`);
     assertChainsTo(chain, await pebble.rootPem());
@@ -239,9 +240,9 @@ describe('AcmeIssuer on a CA that is limiting or failing', () => {
       email: 'ops@example.test',
       polling: POLLING,
     });
-    return rejection(issuer.issue(SHOP, { put: async () => {}, remove: async () => {} })).finally(() =>
-      issuer.close(),
-    );
+    return rejection(
+      obtainCertificate(issuer, SHOP, { put: async () => {}, remove: async () => {} }),
+    ).finally(() => issuer.close());
   };
   const problem = (type: string, detail: string) =>
     JSON.stringify({ type: `urn:ietf:params:acme:error:${type}`, detail, status: 429 });

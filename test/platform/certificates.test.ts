@@ -2,42 +2,47 @@ import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { parseSealingKey } from '../../src/lib/sealed-box.ts';
+import { AcmeIssuer } from '../../src/platform/certificates/acme-issuer.ts';
 import {
   obtainDueCertificates,
   REFUSED_RENEWAL_RETRY_MS,
 } from '../../src/platform/certificates/certificate-job.ts';
 import { CertificateStore, databaseChallenges } from '../../src/platform/certificates/certificate-store.ts';
 import { InternalIssuer } from '../../src/platform/certificates/internal-issuer.ts';
-import { type Issuer, IssuerError } from '../../src/platform/certificates/issuer.ts';
+import { type CertificateRequest, type Issuer, IssuerError } from '../../src/platform/certificates/issuer.ts';
 import type { Actor } from '../../src/platform/context.ts';
 import { addDomain } from '../../src/platform/domains/add-domain.ts';
 import { CERTIFICATE_REFUSED_REMEDY } from '../../src/platform/domains/domain-status.ts';
 import { inspectDomain } from '../../src/platform/domains/read-domains.ts';
 import { removeDomain } from '../../src/platform/domains/remove-domain.ts';
 import { reverifyDomain, verifyDomain } from '../../src/platform/domains/verify-domain.ts';
-import { deployProject } from '../../src/platform/projects/deploys.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
+import { closeAll } from '../support/cleanup.ts';
 import { testDialects } from '../support/databases.ts';
 import { startDns, type TestDns } from '../support/dns.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { seedProject, seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
 const KEY = parseSealingKey(`k1:${Buffer.alloc(32, 7).toString('base64')}`);
 
-/** The real internal CA, counting its orders, optionally failing the first ones. */
+/**
+ * The real internal CA, counting its orders, optionally failing the first ones; with `preCheck`,
+ * an ACME issuer's pre-check before it (CAA).
+ */
 class CountingIssuer implements Issuer {
   readonly name: string;
   readonly inner: Issuer;
+  readonly preCheck?: Issuer['preCheck'];
   calls = 0;
   failures: IssuerError[] = [];
-  constructor(inner: Issuer, name = 'internal') {
+  constructor(inner: Issuer, name = 'internal', preCheck?: Issuer['preCheck']) {
     this.inner = inner;
     this.name = name;
+    if (preCheck) this.preCheck = preCheck;
   }
-  async issue(hostname: string) {
+  async issue(request: CertificateRequest) {
     this.calls++;
     const failure = this.failures.shift();
     if (failure) throw failure;
-    return this.inner.issue(hostname, databaseChallenges as never);
+    return this.inner.issue(request, databaseChallenges as never);
   }
 }
 
@@ -76,20 +81,15 @@ for (const dialect of testDialects()) {
       const seeded = await seedTeam(p.ctx);
       owner = seeded.owner;
       const team = seeded.team;
-      await createProject(p.ctx, owner, {
+      await seedProject(p.ctx, owner, {
         teamId: team.id,
         slug: 'petstore',
         name: 'P',
         originUrl: 'http://127.0.0.1:1',
-      });
-      await deployProject(p.ctx, owner, 'petstore', {
-        document: JSON.stringify({ openapi: '3.0.3', info: { title: 'T', version: '1' }, paths: {} }),
+        title: 'T',
       });
     });
-    after(async () => {
-      await p?.close();
-      await dns?.stop();
-    });
+    after(() => closeAll(p, dns));
 
     it('orders a certificate when a domain verifies, stores its key sealed, and shows the status', async () => {
       await addDomain(p.ctx, owner, 'petstore', 'shop.example.test');
@@ -163,7 +163,16 @@ for (const dialect of testDialects()) {
     });
 
     it('never orders from an ACME CA when CAA forbids it; Re-verify starts a fresh attempt', async () => {
-      const acme = new CountingIssuer(issuer.inner, 'acme');
+      // The ACME issuer's own pre-check, carrying the CA's CAA identity; the internal CA signs.
+      const caa = new AcmeIssuer({
+        directoryUrl: 'https://ca.invalid/directory',
+        email: 'ops@platform.test',
+        caaIdentities: ['letsencrypt.org'],
+      });
+      after(() => caa.close());
+      const acme = new CountingIssuer(issuer.inner, 'acme', (hostname, resolver) =>
+        caa.preCheck(hostname, resolver),
+      );
       await addDomain(p.ctx, owner, 'petstore', 'www.caa.test');
       await verifyDomain(p.ctx, owner, 'petstore', 'www.caa.test');
       await obtainDueCertificates(p.ctx, deps('node-a', acme));

@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { createEdgeHandler, OriginProxy } from '../../src/edge/index.ts';
-import { buildManagementApp } from '../../src/platform/api/app.ts';
+import { buildPlatformApp } from '../../src/main/platform-app.ts';
 import { type ChangeRelay, startChangeRelay } from '../../src/platform/change-relay.ts';
 import { type Change, ChangeFeed } from '../../src/platform/changes.ts';
 import type { Actor, PlatformContext } from '../../src/platform/context.ts';
@@ -48,7 +48,7 @@ describe('the change relay loses its PostgreSQL session (postgres)', {
     const schema =
       p.storage.location.kind === 'postgres' ? (p.storage.location.schema ?? 'public') : 'public';
     const started = await startChangeRelay({ ...relay, channel: `kennel_${schema}`, feed: ctx.changes });
-    const app: FastifyInstance = buildManagementApp(ctx);
+    const app: FastifyInstance = buildPlatformApp(ctx);
     await app.ready();
     const proxy = new OriginProxy({
       guard: await seededOriginGuard(ctx),

@@ -7,8 +7,8 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { ManualClock } from '../../src/lib/clock.ts';
+import { buildPlatformApp } from '../../src/main/platform-app.ts';
 import { buildPetstoreApp, type PetstoreTables } from '../../src/petstore/index.ts';
-import { buildManagementApp } from '../../src/platform/api/app.ts';
 import type { PlatformTables } from '../../src/platform/db-schema.ts';
 import { openDatabase } from '../../src/storage/index.ts';
 import {
@@ -262,7 +262,7 @@ describe('the APIs while PostgreSQL refuses connections (postgres)', {
   it('the management API: sign-in and an authenticated read', async () => {
     const p = await startPlatformContext('postgres');
     const down = openDatabase<PlatformTables>({ kind: 'postgres', url: DOWN_URL });
-    const app = buildManagementApp({ ...p.ctx, db: down.db });
+    const app = buildPlatformApp({ ...p.ctx, db: down.db });
     try {
       const signIn = await app.inject({
         method: 'POST',
@@ -284,7 +284,7 @@ describe('the APIs while PostgreSQL refuses connections (postgres)', {
       // connection, stays a 500.
       const empty = await createTestStorage('postgres');
       const bare = openDatabase<PlatformTables>(empty.location);
-      const broken = buildManagementApp({ ...p.ctx, db: bare.db });
+      const broken = buildPlatformApp({ ...p.ctx, db: bare.db });
       try {
         const answer = await broken.inject({
           method: 'GET',

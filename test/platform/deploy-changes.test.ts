@@ -4,23 +4,22 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { parse as parseYaml } from 'yaml';
 import { diffDocuments } from '../../src/lib/openapi-diff/index.ts';
+import { buildPlatformApp } from '../../src/main/platform-app.ts';
 import { createToken } from '../../src/platform/accounts/credentials.ts';
 import { addMember, createTeam } from '../../src/platform/accounts/teams.ts';
 import { createUser } from '../../src/platform/accounts/users.ts';
-import { buildManagementApp, managementDocument } from '../../src/platform/api/app.ts';
 import { type PlatformTables, platformMigrations } from '../../src/platform/db-schema.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
 import { listPublications } from '../../src/platform/publishing/index.ts';
 import { startWebhookWorker } from '../../src/platform/webhooks/index.ts';
 import { migrateToLatest, openDatabase } from '../../src/storage/index.ts';
-import { ContractChecker } from '../support/contract.ts';
+import { bearerClient as client } from '../support/api-scenario.ts';
+import { closeAll } from '../support/cleanup.ts';
 import { createTestStorage, testDialects } from '../support/databases.ts';
 import { type PlainEdge, startPlainEdge } from '../support/edge.ts';
 import { requestAs } from '../support/http.ts';
 import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 import { WebhookReceiver } from '../support/webhook-receiver.ts';
-
-const contract = new ContractChecker(managementDocument());
 
 const get = (description: string) => ({ get: { responses: { '200': { description } } } });
 const doc = (paths: Record<string, unknown>) => ({
@@ -41,36 +40,6 @@ const notCalled = (changes: ReturnType<typeof diffDocuments>) =>
   changes.map((c) =>
     c.level === 'breaking' && c.operation ? { ...c, traffic: { requests: 0, callers: 0 } } : c,
   );
-
-interface Answer {
-  status: number;
-  text: string;
-  type: string;
-  body: Record<string, unknown> & unknown[];
-}
-
-function client(app: FastifyInstance, token: string) {
-  return async (method: string, url: string, body?: unknown): Promise<Answer> => {
-    const response = await app.inject({
-      method: method as 'GET',
-      url,
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
-    });
-    const type = String(response.headers['content-type'] ?? '');
-    contract.check(method, url, response.statusCode, type, response.body);
-    let parsed: unknown;
-    try {
-      parsed = response.body ? JSON.parse(response.body) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-    return { status: response.statusCode, text: response.body, type, body: parsed as Answer['body'] };
-  };
-}
 
 for (const dialect of testDialects()) {
   describe(`deploys: numbers, authors, changes, the gate, previews, promotion, publications (${dialect})`, () => {
@@ -102,7 +71,7 @@ for (const dialect of testDialects()) {
 
     before(async () => {
       p = await startPlatformContext(dialect, { WEBHOOK_TARGETS: 'private' });
-      app = buildManagementApp(p.ctx);
+      app = buildPlatformApp(p.ctx);
       await app.ready();
       const seeded = await seedTeam(p.ctx);
       const memberActor = await createUser(p.ctx, { email: 'member@x.test', password: 'member password 1' });
@@ -142,13 +111,7 @@ for (const dialect of testDialects()) {
       });
       edge = await startPlainEdge(p);
     });
-    after(async () => {
-      await edge?.close();
-      await worker?.stop();
-      await receiver?.stop();
-      await app?.close();
-      await p?.close();
-    });
+    after(() => closeAll(edge, worker, receiver, app, p));
 
     it('numbers deploys per project from 1, records who made them, and lists the changes against the live deploy', async () => {
       const first = await owner('POST', deploys, { document: JSON.stringify(V1) });
@@ -362,7 +325,7 @@ for (const dialect of testDialects()) {
     let app: FastifyInstance;
     before(async () => {
       p = await startPlatformContext(dialect, { DEPLOY_RETENTION: '1' });
-      app = buildManagementApp(p.ctx);
+      app = buildPlatformApp(p.ctx);
       await app.ready();
       const seeded = await seedTeam(p.ctx);
       owner = client(app, (await createToken(p.ctx, seeded.owner, 't')).token);
@@ -373,10 +336,7 @@ for (const dialect of testDialects()) {
         originUrl: 'http://127.0.0.1:1',
       });
     });
-    after(async () => {
-      await app?.close();
-      await p?.close();
-    });
+    after(() => closeAll(app, p));
 
     it('numbers deploys sent at once 1 to N, each live in turn (the same document: nothing breaks whatever the order); pruned deploys keep their publications', async () => {
       const answers = await Promise.all(

@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { loadPlatformConfig } from '../../src/config/index.ts';
+import { buildPlatformApp } from '../../src/main/platform-app.ts';
 import { createToken } from '../../src/platform/accounts/credentials.ts';
-import { buildManagementApp, managementDocument } from '../../src/platform/api/app.ts';
+import { managementDocument } from '../../src/platform/api/app.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
 import { ContractChecker } from '../support/contract.ts';
 import { testDialects } from '../support/databases.ts';
@@ -80,7 +81,7 @@ async function platformWithApi(dialect: 'sqlite' | 'postgres', env: Record<strin
     name: 'Shop',
     originUrl: 'http://127.0.0.1:9',
   });
-  const app = buildManagementApp(p.ctx);
+  const app = buildPlatformApp(p.ctx);
   await app.ready();
   const token = (await createToken(p.ctx, owner, 'tests')).token;
   const call = async (method: 'GET' | 'POST', url: string, payload?: string): Promise<Answer> => {

@@ -1,11 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { FastifyInstance } from 'fastify';
-import { createToken } from '../../src/platform/accounts/credentials.ts';
-import { buildManagementApp } from '../../src/platform/api/app.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
+import { type ApiPlatform, startApiPlatform } from '../support/api-scenario.ts';
 import { testDialects } from '../support/databases.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { seedProject } from '../support/platform.ts';
 
 /**
  * A deploy whose path templates no router can serve unambiguously fails, as any invalid document
@@ -18,37 +15,24 @@ const ok = { get: { responses: { '200': { description: 'ok' } } } };
 
 for (const dialect of testDialects()) {
   describe(`deploys refuse ambiguous path templates (${dialect})`, () => {
-    let p: TestPlatform;
-    let app: FastifyInstance;
-    let token: string;
+    let api: ApiPlatform;
 
     before(async () => {
-      p = await startPlatformContext(dialect, { KENNEL_ORIGIN_ALLOWLIST: 'http://127.0.0.1:4010' });
-      app = buildManagementApp(p.ctx);
-      await app.ready();
-      const { owner, team } = await seedTeam(p.ctx);
-      token = (await createToken(p.ctx, owner, 'tests')).token;
-      await createProject(p.ctx, owner, {
-        teamId: team.id,
+      api = await startApiPlatform(dialect, { KENNEL_ORIGIN_ALLOWLIST: 'http://127.0.0.1:4010' });
+      await seedProject(api.p.ctx, api.owner, {
+        teamId: api.team.id,
         slug: 'club',
         name: 'Kennel club',
         originUrl: 'http://127.0.0.1:4010',
+        document: false,
       });
     });
-    after(async () => {
-      await app?.close();
-      await p?.close();
-    });
+    after(() => api?.close());
 
     async function deploy(document: string) {
-      const answer = await app.inject({
-        method: 'POST',
-        url: '/api/v1/projects/club/deploys',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        payload: JSON.stringify({ document }),
-      });
-      assert.equal(answer.statusCode, 201, answer.body);
-      return answer.json() as { id: number; status: string; active: boolean; problems: string[] };
+      const answer = await api.asOwner('POST', '/api/v1/projects/club/deploys', { document });
+      assert.equal(answer.status, 201, answer.text);
+      return answer.body as unknown as { id: number; status: string; active: boolean; problems: string[] };
     }
 
     it('keeps a failed deploy naming each template and what to do, and the active deploy', async () => {
@@ -75,12 +59,8 @@ for (const dialect of testDialects()) {
           ],
         },
       );
-      const project = await app.inject({
-        method: 'GET',
-        url: '/api/v1/projects/club',
-        headers: { authorization: `Bearer ${token}` },
-      });
-      assert.equal((project.json() as { activeDeployId: number }).activeDeployId, good.id);
+      const project = await api.asOwner('GET', '/api/v1/projects/club');
+      assert.equal(project.body.activeDeployId, good.id);
     });
   });
 }

@@ -4,10 +4,8 @@ import type { Actor } from '../../src/platform/context.ts';
 import { applyDomainConfig, exportDomainConfig } from '../../src/platform/domains/apply-domain-config.ts';
 import { type ConfigContext, parseDomainConfig } from '../../src/platform/domains/domain-config.ts';
 import { listDomains } from '../../src/platform/domains/read-domains.ts';
-import { deployProject } from '../../src/platform/projects/deploys.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
 import { testDialects } from '../support/databases.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { seedProject, seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
 const CONTEXT: ConfigContext = {
   existing: ['shop.example.test', 'www.example.test'],
@@ -130,14 +128,12 @@ for (const dialect of testDialects()) {
       const seeded = await seedTeam(p.ctx);
       owner = seeded.owner;
       const team = seeded.team;
-      await createProject(p.ctx, owner, {
+      await seedProject(p.ctx, owner, {
         teamId: team.id,
         slug: 'petstore',
         name: 'Petstore',
         originUrl: 'http://127.0.0.1:4010',
-      });
-      await deployProject(p.ctx, owner, 'petstore', {
-        document: JSON.stringify({ openapi: '3.0.3', info: { title: 'T', version: '1' }, paths: {} }),
+        title: 'T',
       });
     });
     after(() => p.close());

@@ -20,7 +20,7 @@ const EVENTS: DomainEvent[] = [
   'remove',
 ];
 
-/** The table as docs/decisions.md states it: from × event → to; anything else is refused. */
+/** The table as docs/decisions/domains.md states it: from × event → to; anything else is refused. */
 const EXPECTED: Record<string, DomainState> = {
   'unverified check_passed': 'verified',
   'unverified check_failed': 'unverified',

@@ -8,7 +8,12 @@ import { createUser } from '../../src/platform/accounts/users.ts';
 import { obtainDueCertificates, reclaimOwnLeases } from '../../src/platform/certificates/certificate-job.ts';
 import { CertificateStore, databaseChallenges } from '../../src/platform/certificates/certificate-store.ts';
 import { InternalIssuer } from '../../src/platform/certificates/internal-issuer.ts';
-import type { IssuedCertificate, Issuer } from '../../src/platform/certificates/issuer.ts';
+import type {
+  CertificateRequest,
+  ChallengeStore,
+  IssuedChain,
+  Issuer,
+} from '../../src/platform/certificates/issuer.ts';
 import type { Actor, PlatformContext } from '../../src/platform/context.ts';
 import type { PlatformTables } from '../../src/platform/db-schema.ts';
 import { addDomain } from '../../src/platform/domains/add-domain.ts';
@@ -19,13 +24,16 @@ import { listDomains } from '../../src/platform/domains/read-domains.ts';
 import { ownershipValue } from '../../src/platform/domains/records.ts';
 import { removeDomain } from '../../src/platform/domains/remove-domain.ts';
 import { reverifyDomain, verifyDomain } from '../../src/platform/domains/verify-domain.ts';
-import { deployProject } from '../../src/platform/projects/deploys.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
 import { setWebhookEndpoint } from '../../src/platform/webhooks/webhook-endpoints.ts';
 import { type Database, openDatabase } from '../../src/storage/index.ts';
 import { testDialects } from '../support/databases.ts';
 import { type DnsRecord, startDns, type TestDns } from '../support/dns.ts';
-import { startPlatformContext, TEST_SEALING_KEY, type TestPlatform } from '../support/platform.ts';
+import {
+  seedProject,
+  startPlatformContext,
+  TEST_SEALING_KEY,
+  type TestPlatform,
+} from '../support/platform.ts';
 
 /**
  * A model-based test of the domain lifecycle across three teams and two nodes (issue 17): random
@@ -36,7 +44,7 @@ import { startPlatformContext, TEST_SEALING_KEY, type TestPlatform } from '../su
  * and restarting it, against real DNS (NSD) and the internal CA. After every step the invariants
  * in `check` must hold; fast-check shrinks a failing sequence to a minimal one. CI runs a fixed
  * seed and a small budget; MODEL_RUNS, MODEL_STEPS and MODEL_SEED run it longer
- * (docs/decisions.md).
+ * (docs/decisions/domains.md).
  */
 
 const TEAMS = ['alpha', 'beta', 'gamma'] as const;
@@ -204,12 +212,12 @@ class GatedIssuer implements Issuer {
     this.#open();
     this.#started();
   }
-  async issue(hostname: string): Promise<IssuedCertificate> {
-    if (hostname === this.#held) {
+  async issue(request: CertificateRequest): Promise<IssuedChain> {
+    if (request.hostname === this.#held) {
       this.#started();
       await this.#gate;
     }
-    return this.#inner.issue(hostname, databaseChallenges as never);
+    return this.#inner.issue(request, databaseChallenges as never);
   }
 }
 
@@ -237,12 +245,12 @@ class NodeIssuer implements Issuer {
     this.#dying = false;
     this.ordering = new Promise(() => {});
   }
-  issue(hostname: string, challenges: never): Promise<IssuedCertificate> {
+  issue(request: CertificateRequest, challenges: ChallengeStore): Promise<IssuedChain> {
     if (this.#dying) {
       this.#ordering();
       return new Promise(() => {});
     }
-    return this.#inner.issue(hostname, challenges);
+    return this.#inner.issue(request, challenges);
   }
 }
 
@@ -329,14 +337,12 @@ for (const dialect of testDialects()) {
         const owner = await createUser(p.ctx, { email: `${t}@x.test`, password: `${t} password 1` });
         const created = await createTeam(p.ctx, owner, t);
         await setPlan(p.ctx, admin, created.id, 'pro');
-        await createProject(p.ctx, owner, {
+        await seedProject(p.ctx, owner, {
           teamId: created.id,
           slug: t,
           name: t,
           originUrl: 'http://127.0.0.1:1',
-        });
-        await deployProject(p.ctx, owner, t, {
-          document: JSON.stringify({ openapi: '3.0.3', info: { title: 'T', version: '1' }, paths: {} }),
+          title: 'T',
         });
         await setWebhookEndpoint(p.ctx, owner, created.id, 'http://127.0.0.1:1/hook');
         actors.set(t, owner);

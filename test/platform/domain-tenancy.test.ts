@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { createTeam, setPlan } from '../../src/platform/accounts/teams.ts';
 import { createUser } from '../../src/platform/accounts/users.ts';
+import { AcmeIssuer } from '../../src/platform/certificates/acme-issuer.ts';
 import {
   type CertificateDeps,
   obtainDueCertificates,
@@ -10,7 +11,12 @@ import {
 } from '../../src/platform/certificates/certificate-job.ts';
 import { CertificateStore, databaseChallenges } from '../../src/platform/certificates/certificate-store.ts';
 import { InternalIssuer } from '../../src/platform/certificates/internal-issuer.ts';
-import { type IssuedCertificate, type Issuer, IssuerError } from '../../src/platform/certificates/issuer.ts';
+import {
+  type CertificateRequest,
+  type IssuedChain,
+  type Issuer,
+  IssuerError,
+} from '../../src/platform/certificates/issuer.ts';
 import type { Actor, PlatformContext } from '../../src/platform/context.ts';
 import { type PlatformTables, platformMigrations } from '../../src/platform/db-schema.ts';
 import { addDomain } from '../../src/platform/domains/add-domain.ts';
@@ -19,13 +25,17 @@ import { checkDueDomains } from '../../src/platform/domains/check-due-domains.ts
 import { inspectDomain, listDomains } from '../../src/platform/domains/read-domains.ts';
 import { removeDomain } from '../../src/platform/domains/remove-domain.ts';
 import { reverifyDomain, verifyDomain } from '../../src/platform/domains/verify-domain.ts';
-import { deployProject } from '../../src/platform/projects/deploys.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
 import { setWebhookEndpoint } from '../../src/platform/webhooks/webhook-endpoints.ts';
 import { migrateToLatest, openDatabase } from '../../src/storage/index.ts';
 import { createTestStorage, testDialects } from '../support/databases.ts';
 import { startDns, type TestDns } from '../support/dns.ts';
-import { seedTeam, startPlatformContext, TEST_SEALING_KEY, type TestPlatform } from '../support/platform.ts';
+import {
+  seedProject,
+  seedTeam,
+  startPlatformContext,
+  TEST_SEALING_KEY,
+  type TestPlatform,
+} from '../support/platform.ts';
 
 const DOC = JSON.stringify({ openapi: '3.0.3', info: { title: 'T', version: '1' }, paths: {} });
 
@@ -42,9 +52,11 @@ class GatedIssuer implements Issuer {
   #held: string | null = null;
   #started: (() => void) | null = null;
   started: Promise<void> = Promise.resolve();
-  constructor(inner: Issuer, name = 'internal') {
+  readonly preCheck?: Issuer['preCheck'];
+  constructor(inner: Issuer, name = 'internal', preCheck?: Issuer['preCheck']) {
     this.#inner = inner;
     this.name = name;
+    if (preCheck) this.preCheck = preCheck;
   }
   /** The next order for `hostname` waits until `release()`; `started` resolves when it is in flight. */
   hold(hostname: string): void {
@@ -60,13 +72,13 @@ class GatedIssuer implements Issuer {
     this.#open?.();
     this.#held = null;
   }
-  async issue(hostname: string): Promise<IssuedCertificate> {
+  async issue(request: CertificateRequest): Promise<IssuedChain> {
     this.calls++;
-    if (hostname === this.#held) {
+    if (request.hostname === this.#held) {
       this.#started?.();
       await this.#gate;
     }
-    return this.#inner.issue(hostname, databaseChallenges as never);
+    return this.#inner.issue(request, databaseChallenges as never);
   }
 }
 
@@ -167,8 +179,13 @@ for (const dialect of testDialects()) {
         [alice, seeded.team.id, 'alpha'],
         [bob, bobTeam.id, 'beta'],
       ] as const) {
-        await createProject(p.ctx, actor, { teamId, slug, name: slug, originUrl: 'http://127.0.0.1:1' });
-        await deployProject(p.ctx, actor, slug, { document: DOC });
+        await seedProject(p.ctx, actor, {
+          teamId,
+          slug,
+          name: slug,
+          originUrl: 'http://127.0.0.1:1',
+          document: DOC,
+        });
       }
       // Both teams hear of their domains, so the tests can count the events.
       await setWebhookEndpoint(p.ctx, alice, seeded.team.id, 'http://127.0.0.1:1/hook');
@@ -412,8 +429,15 @@ for (const dialect of testDialects()) {
       assert.equal(again.domain.certificate?.nextAttemptAt, p.clock.now().toISOString());
       assert.deepEqual(await obtainDueCertificates(p.ctx, deps('node-a')), ['stuck.example.test']);
 
-      // An ACME CA (by name) and a CAA record that forbids it: the order fails before the CA.
-      const acme = new GatedIssuer(issuer, 'acme');
+      // An ACME issuer's pre-check (CAA, its identity letsencrypt.org) and a CAA record that
+      // forbids it: the order fails before the CA.
+      const caa = new AcmeIssuer({
+        directoryUrl: 'https://ca.invalid/directory',
+        email: 'ops@platform.test',
+        caaIdentities: ['letsencrypt.org'],
+      });
+      after(() => caa.close());
+      const acme = new GatedIssuer(issuer, 'acme', (hostname, resolver) => caa.preCheck(hostname, resolver));
       await addDomain(p.ctx, alice, 'alpha', 'www.caa.test');
       await verifyDomain(p.ctx, alice, 'alpha', 'www.caa.test');
       assert.deepEqual(await obtainDueCertificates(p.ctx, deps('node-a', { issuer: acme })), []);

@@ -10,9 +10,10 @@ import { removeDomain } from '../../src/platform/domains/remove-domain.ts';
 import { reverifyDomain, verifyDomain } from '../../src/platform/domains/verify-domain.ts';
 import { deployProject } from '../../src/platform/projects/deploys.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
+import { closeAll } from '../support/cleanup.ts';
 import { testDialects } from '../support/databases.ts';
 import { startDns, type TestDns } from '../support/dns.ts';
-import { startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { seedProject, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
 const DOC = JSON.stringify({ openapi: '3.0.3', info: { title: 'T', version: '1' }, paths: {} });
 
@@ -59,10 +60,7 @@ for (const dialect of testDialects()) {
         originUrl: 'http://127.0.0.1:4010',
       });
     });
-    after(async () => {
-      await p?.close();
-      await dns?.stop();
-    });
+    after(() => closeAll(p, dns));
 
     it('refuses custom domains on the Free plan, then without a deploy', async () => {
       await rejects(
@@ -259,13 +257,13 @@ for (const dialect of testDialects()) {
       const rivalOwner = await createUser(p.ctx, { email: 'rival@x.test', password: 'rival password 1' });
       const rivalTeam = await createTeam(p.ctx, rivalOwner, 'Rival');
       await setPlan(p.ctx, admin, rivalTeam.id, 'pro');
-      await createProject(p.ctx, rivalOwner, {
+      await seedProject(p.ctx, rivalOwner, {
         teamId: rivalTeam.id,
         slug: 'rival',
         name: 'Rival',
         originUrl: 'http://127.0.0.1:1',
+        document: DOC,
       });
-      await deployProject(p.ctx, rivalOwner, 'rival', { document: DOC });
       // shop.example.test is verified on petstore; rival claims it and points the CNAME at itself.
       const claim = await addDomain(p.ctx, rivalOwner, 'rival', 'shop.example.test');
       assert.deepEqual(

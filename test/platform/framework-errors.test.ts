@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import { buildPlatformApp } from '../../src/main/platform-app.ts';
 import { createUser } from '../../src/platform/accounts/users.ts';
-import { buildManagementApp } from '../../src/platform/api/app.ts';
 import { platformErrors } from '../../src/platform/errors.ts';
+import { closeAll } from '../support/cleanup.ts';
 import { testDialects } from '../support/databases.ts';
 import { type RawAnswer, rawRequest } from '../support/http.ts';
 import { startPlatformContext, type TestPlatform } from '../support/platform.ts';
@@ -37,7 +38,7 @@ for (const dialect of testDialects()) {
         RECEIVE_TIMEOUT: '400ms',
         KENNEL_ORIGIN_ALLOWLIST: 'http://127.0.0.1:4010',
       });
-      app = buildManagementApp(p.ctx);
+      app = buildPlatformApp(p.ctx);
       await app.listen({ port: 0, host: '127.0.0.1' });
       port = (app.server.address() as AddressInfo).port;
       await createUser(p.ctx, { email: 'owner@x.test', password: 'owner password 1' });
@@ -65,10 +66,7 @@ for (const dialect of testDialects()) {
         ).json().id,
       );
     });
-    after(async () => {
-      await app?.close();
-      await p?.close();
-    });
+    after(() => closeAll(app, p));
 
     it('answers bad escapes, long parameters, big headers and broken framing with its codes', async () => {
       assertError(

@@ -2,15 +2,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Registry } from 'prom-client';
 import { requestCertificate } from '../../src/platform/certificates/certificate-job.ts';
+import { newCertificateRequest } from '../../src/platform/certificates/certificate-request.ts';
 import { createInternalCa, InternalIssuer } from '../../src/platform/certificates/internal-issuer.ts';
 import { type Issuer, IssuerError } from '../../src/platform/certificates/issuer.ts';
 import { insertDomain } from '../../src/platform/domains/add-domain.ts';
 import { PlatformMetrics } from '../../src/platform/metrics.ts';
-import { deployProject } from '../../src/platform/projects/deploys.ts';
-import { createProject, projectFor } from '../../src/platform/projects/projects.ts';
+import { projectFor } from '../../src/platform/projects/projects.ts';
 import { transact } from '../../src/storage/index.ts';
 import { testDialects } from '../support/databases.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { seedProject, seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
 const DAY = 86_400_000;
 
@@ -54,14 +54,11 @@ for (const dialect of testDialects()) {
 
     it('counts certificates by state and by days to expiry, and the queues due and leased', async () => {
       const { owner, team } = await seedTeam(p.ctx, 'enterprise');
-      await createProject(p.ctx, owner, {
+      await seedProject(p.ctx, owner, {
         teamId: team.id,
         slug: 'shop',
         name: 'Shop',
         originUrl: 'http://127.0.0.1:9',
-      });
-      await deployProject(p.ctx, owner, 'shop', {
-        document: JSON.stringify({ openapi: '3.0.3', info: { title: 'Shop', version: '1' }, paths: {} }),
       });
       const project = await projectFor(p.ctx, owner, 'shop');
       const now = p.clock.now();
@@ -171,10 +168,14 @@ for (const dialect of testDialects()) {
       });
       assert.equal(issuing.name, 'internal');
       const challenges = { put: async () => {}, remove: async () => {} };
-      const issued = await issuing.issue('shop.example.test', challenges);
+      const request = {
+        hostname: 'shop.example.test',
+        csrPem: (await newCertificateRequest('shop.example.test')).csrPem,
+      };
+      const issued = await issuing.issue(request, challenges);
       assert.match(issued.certificatePem, /BEGIN CERTIFICATE/);
-      await assert.rejects(refusing.issue('shop.example.test', challenges), /rate limited/);
-      await assert.rejects(refusing.issue('shop.example.test', challenges), IssuerError);
+      await assert.rejects(refusing.issue(request, challenges), /rate limited/);
+      await assert.rejects(refusing.issue(request, challenges), IssuerError);
       metrics.passFailed('domain_checks');
       const text = await registry.metrics();
       assert.deepEqual(family(text, 'kennel_certificate_orders_total'), [

@@ -1,13 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { FastifyInstance } from 'fastify';
 import { stringify } from 'yaml';
-import { createToken } from '../../src/platform/accounts/credentials.ts';
-import { buildManagementApp } from '../../src/platform/api/app.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
+import { type ApiPlatform, startApiPlatform } from '../support/api-scenario.ts';
 import { testDialects } from '../support/databases.ts';
 import { OPENAPI_31_DOCUMENT } from '../support/openapi-31.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { seedProject } from '../support/platform.ts';
 
 /**
  * Deploys take OpenAPI 3.1 as well as 3.0.x, through the management API: a valid 3.1 document
@@ -17,37 +14,24 @@ import { seedTeam, startPlatformContext, type TestPlatform } from '../support/pl
  */
 for (const dialect of testDialects()) {
   describe(`OpenAPI 3.1 deploys through the management API (${dialect})`, () => {
-    let p: TestPlatform;
-    let app: FastifyInstance;
-    let token: string;
+    let api: ApiPlatform;
 
     before(async () => {
-      p = await startPlatformContext(dialect, { KENNEL_ORIGIN_ALLOWLIST: 'http://127.0.0.1:4010' });
-      app = buildManagementApp(p.ctx);
-      await app.ready();
-      const { owner, team } = await seedTeam(p.ctx);
-      token = (await createToken(p.ctx, owner, 'tests')).token;
-      await createProject(p.ctx, owner, {
-        teamId: team.id,
+      api = await startApiPlatform(dialect, { KENNEL_ORIGIN_ALLOWLIST: 'http://127.0.0.1:4010' });
+      await seedProject(api.p.ctx, api.owner, {
+        teamId: api.team.id,
         slug: 'club',
         name: 'Kennel club',
         originUrl: 'http://127.0.0.1:4010',
+        document: false,
       });
     });
-    after(async () => {
-      await app?.close();
-      await p?.close();
-    });
+    after(() => api?.close());
 
     async function deploy(document: string) {
-      const answer = await app.inject({
-        method: 'POST',
-        url: '/api/v1/projects/club/deploys',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        payload: JSON.stringify({ document }),
-      });
-      assert.equal(answer.statusCode, 201, answer.body);
-      return answer.json() as {
+      const answer = await api.asOwner('POST', '/api/v1/projects/club/deploys', { document });
+      assert.equal(answer.status, 201, answer.text);
+      return answer.body as unknown as {
         id: number;
         status: string;
         active: boolean;
@@ -68,7 +52,7 @@ for (const dialect of testDialects()) {
         { status: 'succeeded', active: true, problems: [], format: 'yaml' },
       );
       // What is stored, and published, is the document as sent: webhooks and all.
-      const row = await p.ctx.db
+      const row = await api.p.ctx.db
         .selectFrom('deploys')
         .select('document')
         .where('id', '=', yaml.id)
@@ -90,12 +74,8 @@ for (const dialect of testDialects()) {
       assert.deepEqual(failed.problems, [
         `/webhooks/litterAnnounced/post/responses/200 (line 1, column ${column}): The field "description" is required here: add it.`,
       ]);
-      const listed = await app.inject({
-        method: 'GET',
-        url: '/api/v1/projects/club/deploys',
-        headers: { authorization: `Bearer ${token}` },
-      });
-      const active = (listed.json() as { id: number; active: boolean }[]).filter((d) => d.active);
+      const listed = await api.asOwner('GET', '/api/v1/projects/club/deploys');
+      const active = listed.body.filter((d) => d.active);
       assert.deepEqual(
         active.map((d) => d.id),
         [before.id],

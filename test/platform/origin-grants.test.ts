@@ -4,27 +4,20 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { type StartedEdge, startEdge } from '../../src/edge/index.ts';
+import { buildPlatformApp } from '../../src/main/platform-app.ts';
 import { createToken } from '../../src/platform/accounts/credentials.ts';
 import { createTeam } from '../../src/platform/accounts/teams.ts';
 import { createUser } from '../../src/platform/accounts/users.ts';
-import { buildManagementApp, managementDocument } from '../../src/platform/api/app.ts';
 import { bootstrapPlatform } from '../../src/platform/bootstrap.ts';
 import { platformMigrations } from '../../src/platform/db-schema.ts';
-import { deployProject } from '../../src/platform/projects/deploys.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
-import { ContractChecker } from '../support/contract.ts';
+import { bearerClient, type Client, statusAndBody } from '../support/api-scenario.ts';
 import { testDialects } from '../support/databases.ts';
 import { requestAs } from '../support/http.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { seedProject, seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
 const DOC = JSON.stringify({ openapi: '3.0.3', info: { title: 'T', version: '1' }, paths: {} });
-const contract = new ContractChecker(managementDocument());
 
-type Send = (
-  method: string,
-  url: string,
-  body?: unknown,
-) => Promise<{ status: number; body: Record<string, unknown> & unknown[] }>;
+type Send = Client;
 
 /**
  * KENNEL_ORIGIN_ALLOWLIST is the operator's: it serves the bootstrap team ("Kennel", its Petstore)
@@ -47,27 +40,7 @@ for (const dialect of testDialects()) {
       new Promise<number>((resolve) =>
         server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)),
       );
-    const sender =
-      (token: string): Send =>
-      async (method, url, body) => {
-        const response = await app.inject({
-          method: method as 'GET',
-          url,
-          headers: {
-            authorization: `Bearer ${token}`,
-            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-          },
-          ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
-        });
-        contract.check(
-          method,
-          url,
-          response.statusCode,
-          response.headers['content-type'] as string | undefined,
-          response.body,
-        );
-        return { status: response.statusCode, body: response.body === '' ? {} : JSON.parse(response.body) };
-      };
+    const sender = (token: string): Send => bearerClient(app, token);
     const viaEdge = async (slug: string) => {
       const answer = await requestAs(edge.httpPort, `${slug}.platform.test`, '/api/inside');
       return [answer.status, answer.status === 200 ? answer.text : JSON.parse(answer.text).code];
@@ -90,14 +63,14 @@ for (const dialect of testDialects()) {
       const seeded = await seedTeam(p.ctx);
       teamId = seeded.team.id;
       // A project of the tenant's that points at the private service from before grants existed.
-      await createProject(p.ctx, seeded.owner, {
+      await seedProject(p.ctx, seeded.owner, {
         teamId,
         slug: 'older',
         name: 'Older',
         originUrl: internalOrigin,
+        document: DOC,
       });
-      await deployProject(p.ctx, seeded.owner, 'older', { document: DOC });
-      app = buildManagementApp(p.ctx);
+      app = buildPlatformApp(p.ctx);
       await app.ready();
       tenant = sender((await createToken(p.ctx, seeded.owner, 'tests')).token);
       admin = sender((await createToken(p.ctx, seeded.admin, 'tests')).token);
@@ -130,7 +103,7 @@ for (const dialect of testDialects()) {
         name: 'Probe',
         originUrl: internalOrigin,
       });
-      assert.deepEqual(refused, {
+      assert.deepEqual(statusAndBody(refused), {
         status: 422,
         body: {
           code: 'origin_not_allowed',
@@ -148,7 +121,7 @@ for (const dialect of testDialects()) {
         ['POST', '/api/v1/origin-grants', { teamId, origin: internalOrigin }],
         ['DELETE', '/api/v1/origin-grants/1', undefined],
       ] as const) {
-        assert.deepEqual(await tenant(method, url, body), {
+        assert.deepEqual(statusAndBody(await tenant(method, url, body)), {
           status: 403,
           body: { code: 'forbidden', message: 'Only a platform admin can do this.', status: 403 },
         });
@@ -208,7 +181,7 @@ for (const dialect of testDialects()) {
         originUrl: internalOrigin,
       });
       assert.deepEqual([again.status, again.body.code], [422, 'origin_not_allowed']);
-      assert.deepEqual(await admin('DELETE', `/api/v1/origin-grants/${granted.body.id}`), {
+      assert.deepEqual(statusAndBody(await admin('DELETE', `/api/v1/origin-grants/${granted.body.id}`)), {
         status: 404,
         body: {
           code: 'origin_grant_not_found',
@@ -224,7 +197,7 @@ for (const dialect of testDialects()) {
         teamId,
         origin: `${internalOrigin}/api`,
       });
-      assert.deepEqual(notOrigin, {
+      assert.deepEqual(statusAndBody(notOrigin), {
         status: 400,
         body: {
           code: 'validation_failed',
@@ -244,7 +217,7 @@ for (const dialect of testDialects()) {
           name: 'Userinfo',
           originUrl,
         });
-        assert.deepEqual(created, {
+        assert.deepEqual(statusAndBody(created), {
           status: 400,
           body: {
             code: 'validation_failed',

@@ -1,14 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { FastifyInstance } from 'fastify';
 import { createToken } from '../../src/platform/accounts/credentials.ts';
-import { buildManagementApp, managementDocument } from '../../src/platform/api/app.ts';
-import { ContractChecker } from '../support/contract.ts';
+import { type ApiPlatform, bearerClient, type Client, startApiPlatform } from '../support/api-scenario.ts';
 import { testDialects } from '../support/databases.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
 const DOC = JSON.stringify({ openapi: '3.0.3', info: { title: 'T', version: '1' }, paths: {} });
-const contract = new ContractChecker(managementDocument());
 
 /**
  * Origins a team member could use to make the edge connect into the operator's network (the
@@ -45,57 +41,23 @@ const FORBIDDEN: [string, string][] = [
 
 for (const dialect of testDialects()) {
   describe(`project origins through the management API: address policy (${dialect})`, () => {
-    let p: TestPlatform;
-    let app: FastifyInstance;
+    let api: ApiPlatform;
     let teamId = 0;
-    let send: (
-      method: string,
-      url: string,
-      body?: unknown,
-    ) => Promise<{ status: number; body: Record<string, unknown> & unknown[] }>;
+    let send: Client;
 
     before(async () => {
-      p = await startPlatformContext(dialect);
-      app = buildManagementApp(p.ctx);
-      await app.ready();
-      const { owner, team, admin } = await seedTeam(p.ctx);
-      teamId = team.id;
-      const { token } = await createToken(p.ctx, owner, 'tests');
+      api = await startApiPlatform(dialect);
+      teamId = api.team.id;
+      send = api.asOwner;
       // What the team's Petstore runs on: a private origin a platform admin granted the team.
-      const granted = await app.inject({
-        method: 'POST',
-        url: '/api/v1/origin-grants',
-        headers: {
-          authorization: `Bearer ${(await createToken(p.ctx, admin, 'tests')).token}`,
-          'content-type': 'application/json',
-        },
-        payload: JSON.stringify({ teamId, origin: 'http://127.0.0.1:4010' }),
+      const admin = bearerClient(api.app, (await createToken(api.p.ctx, api.admin, 'tests')).token);
+      const granted = await admin('POST', '/api/v1/origin-grants', {
+        teamId,
+        origin: 'http://127.0.0.1:4010',
       });
-      assert.equal(granted.statusCode, 201, granted.body);
-      send = async (method, url, body) => {
-        const response = await app.inject({
-          method: method as 'GET',
-          url,
-          headers: {
-            authorization: `Bearer ${token}`,
-            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-          },
-          ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
-        });
-        contract.check(
-          method,
-          url,
-          response.statusCode,
-          response.headers['content-type'] as string | undefined,
-          response.body,
-        );
-        return { status: response.statusCode, body: JSON.parse(response.body) };
-      };
+      assert.equal(granted.status, 201, granted.text);
     });
-    after(async () => {
-      await app?.close();
-      await p?.close();
-    });
+    after(() => api?.close());
 
     it('refuses to create a project whose origin is not public, saying what to do', async () => {
       const answers = [];

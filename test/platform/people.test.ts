@@ -1,61 +1,25 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import { buildPlatformApp } from '../../src/main/platform-app.ts';
 import { createTeam } from '../../src/platform/accounts/teams.ts';
 import { createUser } from '../../src/platform/accounts/users.ts';
-import { buildManagementApp, managementDocument } from '../../src/platform/api/app.ts';
-import { ContractChecker } from '../support/contract.ts';
+import {
+  type Client,
+  apiClient as client,
+  codeOf,
+  runScenarios,
+  signInSession,
+} from '../support/api-scenario.ts';
+import { closeAll } from '../support/cleanup.ts';
 import { testDialects } from '../support/databases.ts';
 import { startPlatformContext, type TestPlatform } from '../support/platform.ts';
 import { SmtpReceiver } from '../support/smtp.ts';
 
-const contract = new ContractChecker(managementDocument());
 const DAY = 86_400_000;
 
-interface Answer {
-  status: number;
-  body: Record<string, unknown> & Record<string, unknown>[];
-}
-
-type Client = (method: string, url: string, body?: unknown) => Promise<Answer>;
-
-function client(app: FastifyInstance, auth: Record<string, string> = {}): Client {
-  return async (method, url, body) => {
-    const response = await app.inject({
-      method: method as 'GET',
-      url,
-      headers: { ...auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
-    });
-    contract.check(
-      method,
-      url,
-      response.statusCode,
-      response.headers['content-type'] as string | undefined,
-      response.body,
-    );
-    return {
-      status: response.statusCode,
-      body: (response.body ? JSON.parse(response.body) : undefined) as Answer['body'],
-    };
-  };
-}
-
 /** Signs in with a session cookie: the client, and the cookie (to check it is signed out later). */
-async function signedIn(app: FastifyInstance, email: string, password: string) {
-  const signIn = await app.inject({
-    method: 'POST',
-    url: '/api/v1/session',
-    payload: { email, password },
-  });
-  assert.equal(signIn.statusCode, 201, signIn.body);
-  const cookie = String(signIn.headers['set-cookie']).split(';')[0] ?? '';
-  const csrf = (JSON.parse(signIn.body) as { csrfToken: string }).csrfToken;
-  const auth = { cookie, 'x-csrf-token': csrf };
-  return { as: client(app, auth), auth, cookie };
-}
-
-const codeOf = (answer: Answer) => [answer.status, (answer.body as { code?: string }).code];
+const signedIn = signInSession;
 
 for (const dialect of testDialects()) {
   describe(`people: members, invitations, passwords (${dialect})`, () => {
@@ -70,7 +34,7 @@ for (const dialect of testDialects()) {
 
     before(async () => {
       p = await startPlatformContext(dialect);
-      app = buildManagementApp(p.ctx);
+      app = buildPlatformApp(p.ctx);
       await app.ready();
       anonymous = client(app);
       const admin = await createUser(p.ctx, {
@@ -88,10 +52,7 @@ for (const dialect of testDialects()) {
       owner = (await signedIn(app, 'owner@x.test', 'owner password 1')).as;
       other = (await signedIn(app, 'other@x.test', 'other password 1')).as;
     });
-    after(async () => {
-      await app?.close();
-      await p?.close();
-    });
+    after(() => closeAll(app, p));
 
     it('invites by email with a one-time token stored only as a hash; accepting creates the account and joins as member', async () => {
       const invited = await owner('POST', `/api/v1/teams/${teamA}/invitations`, { email: ' New@X.test ' });
@@ -105,19 +66,40 @@ for (const dialect of testDialects()) {
       assert.ok(!JSON.stringify(stored).includes(token), 'the token is not stored');
 
       // Team B's owner can neither see nor act on team A's invitations and members.
-      assert.deepEqual(codeOf(await other('GET', `/api/v1/teams/${teamA}/invitations`)), [
-        404,
-        'team_not_found',
+      await runScenarios({ other }, [
+        {
+          name: "another team's invitations",
+          as: 'other',
+          method: 'GET',
+          url: `/api/v1/teams/${teamA}/invitations`,
+          status: 404,
+          code: 'team_not_found',
+        },
+        {
+          name: "another team's members",
+          as: 'other',
+          method: 'GET',
+          url: `/api/v1/teams/${teamA}/members`,
+          status: 404,
+          code: 'team_not_found',
+        },
+        {
+          name: 'revoking in another team',
+          as: 'other',
+          method: 'DELETE',
+          url: `/api/v1/teams/${teamA}/invitations/${invited.body.id}`,
+          status: 404,
+          code: 'team_not_found',
+        },
+        {
+          name: "revoking another team's invitation in one's own",
+          as: 'other',
+          method: 'DELETE',
+          url: `/api/v1/teams/${teamB}/invitations/${invited.body.id}`,
+          status: 404,
+          code: 'invitation_not_found',
+        },
       ]);
-      assert.deepEqual(codeOf(await other('GET', `/api/v1/teams/${teamA}/members`)), [404, 'team_not_found']);
-      assert.deepEqual(
-        codeOf(await other('DELETE', `/api/v1/teams/${teamA}/invitations/${invited.body.id}`)),
-        [404, 'team_not_found'],
-      );
-      assert.deepEqual(
-        codeOf(await other('DELETE', `/api/v1/teams/${teamB}/invitations/${invited.body.id}`)),
-        [404, 'invitation_not_found'],
-      );
 
       const short = await anonymous('POST', '/api/v1/invitations/accept', {
         token,
@@ -149,16 +131,26 @@ for (const dialect of testDialects()) {
         ],
       );
       // A member cannot invite, change roles or list invitations.
-      assert.deepEqual(
-        codeOf(await member.as('POST', `/api/v1/teams/${teamA}/invitations`, { email: 'z@x.test' })),
-        [403, 'forbidden'],
-      );
-      assert.deepEqual(
-        codeOf(
-          await member.as('PUT', `/api/v1/teams/${teamA}/members/${ids.owner}/role`, { role: 'member' }),
-        ),
-        [403, 'forbidden'],
-      );
+      await runScenarios({ member: member.as }, [
+        {
+          name: 'a member invites',
+          as: 'member',
+          method: 'POST',
+          url: `/api/v1/teams/${teamA}/invitations`,
+          body: { email: 'z@x.test' },
+          status: 403,
+          code: 'forbidden',
+        },
+        {
+          name: 'a member changes a role',
+          as: 'member',
+          method: 'PUT',
+          url: `/api/v1/teams/${teamA}/members/${ids.owner}/role`,
+          body: { role: 'member' },
+          status: 403,
+          code: 'forbidden',
+        },
+      ]);
       const listed = await owner('GET', `/api/v1/teams/${teamA}/invitations`);
       assert.deepEqual(
         listed.body.map((i) => [i.email, i.status, 'token' in i]),
@@ -209,23 +201,43 @@ for (const dialect of testDialects()) {
             .executeTakeFirstOrThrow()
         ).id,
       );
-      assert.deepEqual(
-        codeOf(await owner('PUT', `/api/v1/teams/${teamA}/members/${ids.owner}/role`, { role: 'member' })),
-        [409, 'last_owner'],
-      );
-      assert.deepEqual(codeOf(await owner('DELETE', `/api/v1/teams/${teamA}/membership`)), [
-        409,
-        'last_owner',
+      await runScenarios({ owner }, [
+        {
+          name: 'the last owner steps down',
+          as: 'owner',
+          method: 'PUT',
+          url: `/api/v1/teams/${teamA}/members/${ids.owner}/role`,
+          body: { role: 'member' },
+          status: 409,
+          code: 'last_owner',
+        },
+        {
+          name: 'the last owner leaves',
+          as: 'owner',
+          method: 'DELETE',
+          url: `/api/v1/teams/${teamA}/membership`,
+          status: 409,
+          code: 'last_owner',
+        },
+        {
+          name: 'the last owner is removed',
+          as: 'owner',
+          method: 'DELETE',
+          url: `/api/v1/teams/${teamA}/members/${ids.owner}`,
+          status: 409,
+          code: 'last_owner',
+        },
+        // Someone of another team is no member here.
+        {
+          name: 'a role for a non-member',
+          as: 'owner',
+          method: 'PUT',
+          url: `/api/v1/teams/${teamA}/members/${ids.other}/role`,
+          body: { role: 'owner' },
+          status: 404,
+          code: 'member_not_found',
+        },
       ]);
-      assert.deepEqual(codeOf(await owner('DELETE', `/api/v1/teams/${teamA}/members/${ids.owner}`)), [
-        409,
-        'last_owner',
-      ]);
-      // Someone of another team is no member here.
-      assert.deepEqual(
-        codeOf(await owner('PUT', `/api/v1/teams/${teamA}/members/${ids.other}/role`, { role: 'owner' })),
-        [404, 'member_not_found'],
-      );
       const promoted = await owner('PUT', `/api/v1/teams/${teamA}/members/${newId}/role`, { role: 'owner' });
       assert.equal(promoted.status, 200);
       assert.equal(promoted.body.role, 'owner');
@@ -329,14 +341,25 @@ for (const dialect of testDialects()) {
         ).id,
       );
       const newOwner = (await signedIn(app, 'new@x.test', 'new person password')).as;
-      assert.deepEqual(
-        codeOf(await newOwner('POST', `/api/v1/teams/${teamB}/members/${bee}/password-reset`)),
-        [404, 'team_not_found'],
-      );
-      assert.deepEqual(
-        codeOf(await newOwner('POST', `/api/v1/teams/${teamA}/members/${bee}/password-reset`)),
-        [404, 'member_not_found'],
-      );
+      const resetOf = (team: number) => `/api/v1/teams/${team}/members/${bee}/password-reset`;
+      await runScenarios({ newOwner }, [
+        {
+          name: "another team's member",
+          as: 'newOwner',
+          method: 'POST',
+          url: resetOf(teamB),
+          status: 404,
+          code: 'team_not_found',
+        },
+        {
+          name: 'no member of this team',
+          as: 'newOwner',
+          method: 'POST',
+          url: resetOf(teamA),
+          status: 404,
+          code: 'member_not_found',
+        },
+      ]);
       const beeSession = await signedIn(app, 'bee@x.test', 'bee password 12');
       const reset = await b('POST', `/api/v1/teams/${teamB}/members/${bee}/password-reset`);
       assert.equal(reset.status, 201);
@@ -381,12 +404,18 @@ for (const dialect of testDialects()) {
         .where('id', '=', bee)
         .execute();
       assert.equal((await acceptToA()).status, 201);
-      assert.deepEqual(codeOf(await b('POST', `/api/v1/teams/${teamB}/members/${bee}/password-reset`)), [
-        403,
-        'forbidden',
-      ]);
       const admin = (await signedIn(app, 'admin@x.test', 'admin password 1')).as;
-      assert.equal((await admin('POST', `/api/v1/teams/${teamB}/members/${bee}/password-reset`)).status, 201);
+      await runScenarios({ b, admin }, [
+        {
+          name: 'an owner of one of their teams',
+          as: 'b',
+          method: 'POST',
+          url: resetOf(teamB),
+          status: 403,
+          code: 'forbidden',
+        },
+        { name: 'an admin', as: 'admin', method: 'POST', url: resetOf(teamB), status: 201 },
+      ]);
     });
 
     it('refuses sign-up unless the operator turns it on', async () => {
@@ -394,7 +423,7 @@ for (const dialect of testDialects()) {
       assert.deepEqual(codeOf(await anonymous('POST', '/api/v1/users', body)), [403, 'sign_up_closed']);
       assert.deepEqual((await anonymous('GET', '/api/v1/sign-up')).body, { open: false });
       const open = await startPlatformContext(dialect, { KENNEL_OPEN_SIGNUP: 'on' });
-      const openApp = buildManagementApp(open.ctx);
+      const openApp = buildPlatformApp(open.ctx);
       try {
         assert.deepEqual((await client(openApp)('GET', '/api/v1/sign-up')).body, { open: true });
         const created = await client(openApp)('POST', '/api/v1/users', body);
@@ -421,7 +450,7 @@ for (const dialect of testDialects()) {
       const smtp = new SmtpReceiver();
       const url = await smtp.start();
       const p = await startPlatformContext(dialect, { SMTP_URL: url, SMTP_FROM: 'ops@platform.test' });
-      const app = buildManagementApp(p.ctx);
+      const app = buildPlatformApp(p.ctx);
       try {
         const a = await createUser(p.ctx, { email: 'owner@x.test', password: 'owner password 1' });
         const team = await createTeam(p.ctx, a, 'Shop\r\nBcc: evil@x.test');

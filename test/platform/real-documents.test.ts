@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { after, before, describe, it } from 'node:test';
+import { buildPlatformApp } from '../../src/main/platform-app.ts';
 import { createToken } from '../../src/platform/accounts/credentials.ts';
-import { buildManagementApp } from '../../src/platform/api/app.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
+import { closeAll } from '../support/cleanup.ts';
 import { testDialects } from '../support/databases.ts';
 import { type PlainEdge, startPlainEdge } from '../support/edge.ts';
 import { requestAs } from '../support/http.ts';
@@ -148,7 +149,7 @@ for (const dialect of testDialects()) {
   describe(`real documents deploy and are served (${dialect})`, () => {
     let p: TestPlatform;
     let edge: PlainEdge;
-    let app: ReturnType<typeof buildManagementApp>;
+    let app: ReturnType<typeof buildPlatformApp>;
     let token: string;
     let teamId: number;
     let owner: Awaited<ReturnType<typeof seedTeam>>['owner'];
@@ -158,16 +159,12 @@ for (const dialect of testDialects()) {
       const seeded = await seedTeam(p.ctx, 'enterprise');
       owner = seeded.owner;
       teamId = seeded.team.id;
-      app = buildManagementApp(p.ctx);
+      app = buildPlatformApp(p.ctx);
       await app.ready();
       token = (await createToken(p.ctx, owner, 'tests')).token;
       edge = await startPlainEdge(p);
     });
-    after(async () => {
-      await edge?.close();
-      await app?.close();
-      await p?.close();
-    });
+    after(() => closeAll(edge, app, p));
 
     /** A new project (so no deploy is gated against an earlier one) and a deploy to it. */
     async function deployNew(slug: string, document: string, originUrl = 'http://127.0.0.1:9') {

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { scrypt, scryptSync } from 'node:crypto';
-import { request as httpsRequest } from 'node:https';
 import { getPriority } from 'node:os';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import { parseSealingKey } from '../../src/lib/sealed-box.ts';
+import { buildPlatformApp } from '../../src/main/platform-app.ts';
 import {
   type DeriveKey,
   HasherBusyError,
@@ -14,13 +14,14 @@ import {
 } from '../../src/platform/accounts/password-hasher.ts';
 import { addressKey, SignInLimiter, WindowCounter } from '../../src/platform/accounts/sign-in-limits.ts';
 import { createUser } from '../../src/platform/accounts/users.ts';
-import { buildManagementApp, managementDocument } from '../../src/platform/api/app.ts';
+import { managementDocument } from '../../src/platform/api/app.ts';
 import { CertificateStore } from '../../src/platform/certificates/certificate-store.ts';
 import { InternalIssuer } from '../../src/platform/certificates/internal-issuer.ts';
+import { closeAll } from '../support/cleanup.ts';
 import { ContractChecker } from '../support/contract.ts';
 import { testDialects } from '../support/databases.ts';
 import { startTestEdge, type TestEdge } from '../support/edge.ts';
-import { type Reply, requestAs } from '../support/http.ts';
+import { requestAs, secureRequestAs } from '../support/http.ts';
 import { startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
 const contract = new ContractChecker(managementDocument());
@@ -163,7 +164,7 @@ for (const dialect of testDialects()) {
       p = await startPlatformContext(dialect);
       await createUser(p.ctx, OWNER);
       await createUser(p.ctx, { email: 'other@x.test', password: 'other password 1' });
-      app = buildManagementApp(p.ctx, {
+      app = buildPlatformApp(p.ctx, {
         signIn: {
           derive: (password, salt, keyLength, params) => {
             derived.push({ saltLength: salt.length, keyLength, params });
@@ -180,10 +181,7 @@ for (const dialect of testDialects()) {
       });
       await app.ready();
     });
-    after(async () => {
-      await app?.close();
-      await p?.close();
-    });
+    after(() => closeAll(app, p));
 
     it('sets kennel_session without Secure over plain HTTP, whatever X-Forwarded-Proto says', async () => {
       const plain = await signIn(app, OWNER, '192.0.2.1');
@@ -315,13 +313,10 @@ for (const dialect of testDialects()) {
       p = await startPlatformContext(dialect);
       await createUser(p.ctx, OWNER);
       // A budget of 6 stands for the default 100: the same rule, fewer guesses to send.
-      app = buildManagementApp(p.ctx, { signIn: { limits: { accountBudget: 6 }, derive: scryptAsync } });
+      app = buildPlatformApp(p.ctx, { signIn: { limits: { accountBudget: 6 }, derive: scryptAsync } });
       await app.ready();
     });
-    after(async () => {
-      await app?.close();
-      await p?.close();
-    });
+    after(() => closeAll(app, p));
 
     it('stops a guess spread over many addresses, but lets the owner in from an address they signed in from before', async () => {
       assert.equal((await signIn(app, OWNER, '192.0.2.50')).status, 201, 'the owner, at home');
@@ -357,13 +352,10 @@ for (const dialect of testDialects()) {
       p = await startPlatformContext(dialect);
       await createUser(p.ctx, OWNER);
       // The real hasher: its threads, its parameters.
-      app = buildManagementApp(p.ctx);
+      app = buildPlatformApp(p.ctx);
       await app.ready();
     });
-    after(async () => {
-      await app?.close();
-      await p?.close();
-    });
+    after(() => closeAll(app, p));
 
     it('takes about as long for an unknown email as for a known one (median of 5 each)', async () => {
       const median = (values: number[]) => values.sort((a, b) => a - b)[2] as number;
@@ -394,31 +386,7 @@ for (const dialect of testDialects()) {
     const secure = (
       path: string,
       init: { method?: string; headers?: Record<string, string>; body?: string } = {},
-    ) =>
-      new Promise<Reply>((resolve, reject) => {
-        const req = httpsRequest(
-          {
-            host: '127.0.0.1',
-            port: edge.httpsPort,
-            path,
-            method: init.method ?? 'GET',
-            servername: 'platform.test',
-            headers: { host: 'platform.test', ...init.headers },
-            rejectUnauthorized: false,
-            agent: false,
-          },
-          (res) => {
-            let text = '';
-            res.setEncoding('utf8');
-            res.on('data', (c: string) => {
-              text += c;
-            });
-            res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
-          },
-        );
-        req.on('error', reject);
-        req.end(init.body);
-      });
+    ) => secureRequestAs(edge.httpsPort, 'platform.test', path, init);
     const json = { 'content-type': 'application/json' };
 
     before(async () => {
@@ -429,10 +397,7 @@ for (const dialect of testDialects()) {
       const issuer = new InternalIssuer(await store.internalCa(p.clock.now()));
       edge = await startTestEdge(p, { store, defaultCertificate: await issuer.issue('platform.test') });
     });
-    after(async () => {
-      await edge?.close();
-      await p?.close();
-    });
+    after(() => closeAll(edge, p));
 
     it('sets __Host-kennel_session with Secure, reads only it over HTTPS, and clears it on sign-out', async () => {
       const signedIn = await secure('/api/v1/session', {

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync } from 'node:fs';
-import { request as httpsRequest } from 'node:https';
 import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,7 +15,7 @@ import {
   type TestStorage,
   testDialects,
 } from '../support/databases.ts';
-import { type Reply, requestAs } from '../support/http.ts';
+import { type Reply, requestAs, secureRequestAs } from '../support/http.ts';
 import { NODE, type RunningProcess, startProcess, storageEnv } from '../support/processes.ts';
 
 const dataDirs = new Map<TestStorage, string>();
@@ -132,6 +131,86 @@ for (const dialect of testDialects()) {
   });
 }
 
+/** Waits (up to 30 s, a loaded machine) until the process has written `pattern`. */
+async function waitForOutput(server: RunningProcess, pattern: RegExp): Promise<string> {
+  const deadline = Date.now() + 30_000;
+  while (!pattern.test(server.output())) {
+    assert.ok(Date.now() < deadline, `never printed ${pattern}:\n${server.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return server.output();
+}
+
+describe("npm start's console: the first start's block after the listening lines, one line per request", () => {
+  it('prints one framed block after every listening line, and logs each request once', async () => {
+    const storage = await createTestStorage('sqlite');
+    const server = await startProcess('platform.ts', env(storage));
+    try {
+      const output = await waitForOutput(server, /^└─+$/m);
+      const lines = output.split('\n');
+      const top = lines.findIndex((l) => /^┌─+$/.test(l));
+      const bottom = lines.findIndex((l) => /^└─+$/.test(l));
+      assert.ok(top >= 0 && bottom > top, output);
+      // Every listening line (the Petstore's listener, the platform's last start-up line) comes first.
+      const listening = lines.flatMap((l, i) => (/listening/i.test(l) && l.startsWith('{') ? [i] : []));
+      assert.equal(listening.length, 2, output);
+      assert.ok(
+        listening.every((i) => i < top),
+        `listening lines at ${listening.join(', ')}, block at ${top}:\n${output}`,
+      );
+      assert.match(lines[listening.at(-1) as number] as string, /"msg":"Kennel listening on /);
+      // One block: each line inside it is framed, and it holds everything a first start shows.
+      const block = lines.slice(top + 1, bottom);
+      assert.deepEqual(
+        block.filter((l) => !/^│( |$)/.test(l)),
+        [],
+        'every line of the block is framed',
+      );
+      const text = block.map((l) => l.replace(/^│ ?/, '')).join('\n');
+      const port = new URL(server.url).port;
+      assert.match(
+        text,
+        /^Kennel is set up\. Sign in with:\n {2}email {5}admin@localhost\n {2}password {2}\S{20,} {3}\(shown this once; not stored in clear\)$/m,
+      );
+      assert.match(text, new RegExp(`^Open the dashboard in a browser: http://localhost:${port}/$`, 'm'));
+      assert.match(
+        text,
+        new RegExp(
+          `^Install the CLI anywhere: npm install -g http://localhost:${port}/cli/kennel-cli\\.tgz$`,
+          'm',
+        ),
+      );
+      assert.match(text, /^The Petstore's first admin API key .*\n {2}pk_[\w-]{20,}$/m);
+      assert.equal(lines.filter((l) => /^┌/.test(l)).length, 1, 'one block');
+
+      // Each request is one line on the console: the edge's access line. Fastify's lines for the
+      // same request (the control plane's, the Petstore's behind the edge) would carry its reqId.
+      const requests = [
+        ['localhost', '/api/v1/session'],
+        ['localhost', '/api/v1/me'],
+        ['localhost', '/no-such-page'],
+        ['petstore.localhost', '/api/pets'],
+      ] as const;
+      for (const [host, path] of requests) {
+        const reply = await requestAs(Number(port), host, path);
+        assert.ok(reply.status > 0);
+      }
+      const logged = (await waitForOutput(server, /"path":"\/api\/pets"[^\n]*\n/)).split('\n');
+      for (const [host, path] of requests) {
+        const access = logged.filter((l) => l.includes(`"path":"${path}"`));
+        assert.equal(access.length, 1, `${host}${path}:\n${access.join('\n')}`);
+        const { reqId, msg } = JSON.parse(access[0] as string) as { reqId: string; msg: string };
+        assert.equal(msg, 'request');
+        const all = logged.filter((l) => l.includes(reqId));
+        assert.deepEqual(all, access, `${host}${path} is logged once`);
+      }
+    } finally {
+      await server.stop('SIGTERM');
+      await storage.drop();
+    }
+  });
+});
+
 describe('npm start with the admin password from the environment', () => {
   it('uses KENNEL_ADMIN_EMAIL and KENNEL_ADMIN_PASSWORD and prints no password', async () => {
     const storage = await createTestStorage('sqlite');
@@ -243,22 +322,7 @@ for (const dialect of testDialects()) {
 
 /** One HTTPS request to the edge's TLS port (the internal CA's certificate: not checked here). */
 function httpsAs(port: number, host: string, path: string): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const req = httpsRequest(
-      { host: '127.0.0.1', port, path, servername: host, headers: { host }, rejectUnauthorized: false },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          text += chunk;
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
-      },
-    );
-    req.setTimeout(5_000, () => req.destroy(new Error(`${path} hung`)));
-    req.on('error', reject);
-    req.end();
-  });
+  return secureRequestAs(port, host, path, { hangMs: 5_000 });
 }
 
 describe('npm start answers no 200 until its first start is done (postgres)', {

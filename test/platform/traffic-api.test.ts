@@ -2,15 +2,17 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { LatencySketch } from '../../src/lib/latency-sketch.ts';
+import { buildPlatformApp } from '../../src/main/platform-app.ts';
 import { createToken } from '../../src/platform/accounts/credentials.ts';
 import { createUser } from '../../src/platform/accounts/users.ts';
-import { buildManagementApp, managementDocument } from '../../src/platform/api/app.ts';
+import { managementDocument } from '../../src/platform/api/app.ts';
 import { deployProject } from '../../src/platform/projects/deploys.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
 import { readDeprecatedOperations } from '../../src/platform/traffic/read-operation-lifecycle.ts';
+import { closeAll } from '../support/cleanup.ts';
 import { ContractChecker } from '../support/contract.ts';
 import { testDialects } from '../support/databases.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { seedProject, seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 import { SHOP_DOCUMENT, seedTraffic } from '../support/traffic.ts';
 
 const contract = new ContractChecker(managementDocument());
@@ -38,7 +40,7 @@ for (const dialect of testDialects()) {
     before(async () => {
       // The clock reads 2026-11-22T12:00:00Z.
       p = await startPlatformContext(dialect);
-      app = buildManagementApp(p.ctx);
+      app = buildPlatformApp(p.ctx);
       await app.ready();
       const { owner, team } = await seedTeam(p.ctx);
       const project = await createProject(p.ctx, owner, {
@@ -55,10 +57,7 @@ for (const dialect of testDialects()) {
 
       await seedTraffic(p.ctx.db, projectId);
     });
-    after(async () => {
-      await app?.close();
-      await p?.close();
-    });
+    after(() => closeAll(app, p));
 
     it('sums the nodes by operation over the last 24 h, marking deprecated operations and their sunset', async () => {
       const { status, body } = await get('/api/v1/projects/shop/traffic');
@@ -240,14 +239,14 @@ for (const dialect of testDialects()) {
         .select('team_id')
         .where('id', '=', projectId)
         .executeTakeFirstOrThrow();
-      const other = await createProject(p.ctx, actor, {
+      const other = await seedProject(p.ctx, actor, {
         teamId: Number(team.team_id),
         slug: 'big',
         name: 'Big',
         originUrl: 'http://127.0.0.1:9',
+        document: JSON.stringify(big),
       });
-      await deployProject(p.ctx, actor, 'big', { document: JSON.stringify(big) });
-      assert.deepEqual(await readDeprecatedOperations(p.ctx.db, other.id), {
+      assert.deepEqual(await readDeprecatedOperations(p.ctx.db, other.project.id), {
         'GET /pets/{petId}': { sunset: '2026-12-01T00:00:00.000Z' },
         'POST /pets': { sunset: null },
       });

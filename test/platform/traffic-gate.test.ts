@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import { buildPlatformApp } from '../../src/main/platform-app.ts';
 import { createToken } from '../../src/platform/accounts/credentials.ts';
-import { buildManagementApp, managementDocument } from '../../src/platform/api/app.ts';
+import { managementDocument } from '../../src/platform/api/app.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
+import { closeAll } from '../support/cleanup.ts';
 import { ContractChecker } from '../support/contract.ts';
 import { testDialects } from '../support/databases.ts';
 import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
@@ -41,7 +43,7 @@ for (const dialect of testDialects()) {
     before(async () => {
       // The clock reads 2026-11-22T12:00:00Z: the last 7 days are 2026-11-16 to 2026-11-22.
       p = await startPlatformContext(dialect);
-      app = buildManagementApp(p.ctx);
+      app = buildPlatformApp(p.ctx);
       await app.ready();
       const { owner, team } = await seedTeam(p.ctx);
       const project = await createProject(p.ctx, owner, {
@@ -78,10 +80,7 @@ for (const dialect of testDialects()) {
         ])
         .execute();
     });
-    after(async () => {
-      await app?.close();
-      await p?.close();
-    });
+    after(() => closeAll(app, p));
 
     it('refuses with the calls and callers each breaking change would hit, and says how many', async () => {
       const refused = await call('POST', '/api/v1/projects/shop/deploys', { document: V2 });

@@ -8,6 +8,7 @@ import { sendDeprecationNotices } from '../../src/platform/traffic/deprecation-n
 import { startWebhookWorker } from '../../src/platform/webhooks/index.ts';
 import { setWebhookEndpoint } from '../../src/platform/webhooks/webhook-endpoints.ts';
 import { type Database, openDatabase } from '../../src/storage/index.ts';
+import { closeAll } from '../support/cleanup.ts';
 import { testDialects } from '../support/databases.ts';
 import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 import { WebhookReceiver } from '../support/webhook-receiver.ts';
@@ -78,12 +79,7 @@ for (const dialect of testDialects()) {
         ])
         .execute();
     });
-    after(async () => {
-      await worker?.stop();
-      await receiver?.stop();
-      await second?.close();
-      await p?.close();
-    });
+    after(() => closeAll(worker, receiver, second, p));
 
     it('sends one event a day per operation whose sunset is under 14 days away, however many nodes look', async () => {
       // SQLite has one writer: there the two passes share a connection (PostgreSQL: one each).

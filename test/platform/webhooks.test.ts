@@ -1,61 +1,32 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import { buildPlatformApp } from '../../src/main/platform-app.ts';
 import { createToken } from '../../src/platform/accounts/credentials.ts';
 import { addMember, createTeam } from '../../src/platform/accounts/teams.ts';
 import { createUser } from '../../src/platform/accounts/users.ts';
-import { buildManagementApp, managementDocument } from '../../src/platform/api/app.ts';
 import { obtainDueCertificates } from '../../src/platform/certificates/certificate-job.ts';
 import { CertificateStore, databaseChallenges } from '../../src/platform/certificates/certificate-store.ts';
 import { InternalIssuer } from '../../src/platform/certificates/internal-issuer.ts';
-import { type Issuer, IssuerError } from '../../src/platform/certificates/issuer.ts';
+import { type CertificateRequest, type Issuer, IssuerError } from '../../src/platform/certificates/issuer.ts';
 import type { Actor } from '../../src/platform/context.ts';
 import { addDomain } from '../../src/platform/domains/add-domain.ts';
 import { checkDueDomains } from '../../src/platform/domains/check-due-domains.ts';
 import { verifyDomain } from '../../src/platform/domains/verify-domain.ts';
-import { deployProject } from '../../src/platform/projects/deploys.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
 import { emitEvent, startWebhookWorker } from '../../src/platform/webhooks/index.ts';
 import { transact } from '../../src/storage/index.ts';
-import { ContractChecker } from '../support/contract.ts';
+import { bearerClient as client } from '../support/api-scenario.ts';
+import { closeAll } from '../support/cleanup.ts';
 import { testDialects } from '../support/databases.ts';
 import { startDns, type TestDns } from '../support/dns.ts';
-import { seedTeam, startPlatformContext, TEST_SEALING_KEY, type TestPlatform } from '../support/platform.ts';
+import {
+  seedProject,
+  seedTeam,
+  startPlatformContext,
+  TEST_SEALING_KEY,
+  type TestPlatform,
+} from '../support/platform.ts';
 import { WebhookReceiver } from '../support/webhook-receiver.ts';
-
-const contract = new ContractChecker(managementDocument());
-
-interface Answer {
-  status: number;
-  body: Record<string, unknown> & unknown[];
-  text: string;
-}
-
-function client(app: FastifyInstance, token: string) {
-  return async (method: string, url: string, body?: unknown): Promise<Answer> => {
-    const response = await app.inject({
-      method: method as 'GET',
-      url,
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
-    });
-    contract.check(
-      method,
-      url,
-      response.statusCode,
-      response.headers['content-type'] as string,
-      response.body,
-    );
-    return {
-      status: response.statusCode,
-      text: response.body,
-      body: (response.body ? JSON.parse(response.body) : undefined) as Answer['body'],
-    };
-  };
-}
 
 /** The internal CA, failing while `failing` is set. */
 class SwitchableIssuer implements Issuer {
@@ -65,9 +36,9 @@ class SwitchableIssuer implements Issuer {
   constructor(inner: Issuer) {
     this.inner = inner;
   }
-  async issue(hostname: string) {
+  async issue(request: CertificateRequest) {
     if (this.failing) throw new IssuerError('the CA is down', { retryable: true });
-    return this.inner.issue(hostname, databaseChallenges as never);
+    return this.inner.issue(request, databaseChallenges as never);
   }
 }
 
@@ -116,7 +87,7 @@ for (const dialect of testDialects()) {
         DNS_SERVERS: dns.servers.join(','),
         WEBHOOK_TARGETS: 'private',
       });
-      app = buildManagementApp(p.ctx);
+      app = buildPlatformApp(p.ctx);
       await app.ready();
       const seeded = await seedTeam(p.ctx);
       ownerActor = seeded.owner;
@@ -128,14 +99,12 @@ for (const dialect of testDialects()) {
       owner = client(app, (await createToken(p.ctx, ownerActor, 't')).token);
       member = client(app, (await createToken(p.ctx, memberActor, 't')).token);
       outsider = client(app, (await createToken(p.ctx, outsiderActor, 't')).token);
-      await createProject(p.ctx, ownerActor, {
+      await seedProject(p.ctx, ownerActor, {
         teamId,
         slug: 'petstore',
         name: 'P',
         originUrl: 'http://127.0.0.1:1',
-      });
-      await deployProject(p.ctx, ownerActor, 'petstore', {
-        document: JSON.stringify({ openapi: '3.0.3', info: { title: 'T', version: '1' }, paths: {} }),
+        title: 'T',
       });
       store = new CertificateStore(p.ctx.db, [TEST_SEALING_KEY]);
       issuer = new SwitchableIssuer(
@@ -153,13 +122,7 @@ for (const dialect of testDialects()) {
         wakes++;
       };
     });
-    after(async () => {
-      await worker?.stop();
-      await receiver?.stop();
-      await app?.close();
-      await p?.close();
-      await dns?.stop();
-    });
+    after(() => closeAll(worker, receiver, app, p, dns));
 
     it('team owners set the endpoint; the secret is shown once and sealed at rest; members and other teams are kept out', async () => {
       const bad = await owner('PUT', hook(), { url: 'ftp://hooks.example.test/x' });

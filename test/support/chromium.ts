@@ -12,7 +12,7 @@ import { type Browser, type BrowserContext, chromium } from 'playwright-core';
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const INSTALL_HINT = 'apt-get install -y chromium (.ci/run installs it)';
 
-/** Where tests save screenshots: ignored by git (see README, "Screenshots"). */
+/** Where tests save screenshots: ignored by git (see docs/getting-started.md, "Screenshots"). */
 export const SCREENSHOT_DIR = join(import.meta.dirname, '..', '..', 'artifacts', 'screenshots');
 
 export interface LaunchOptions {

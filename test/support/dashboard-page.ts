@@ -1,4 +1,7 @@
+import assert from 'node:assert/strict';
 import type { Locator, Page } from 'playwright-core';
+import { accessibilityViolations } from './axe.ts';
+import { screenshotPath } from './chromium.ts';
 
 /** Small steps the dashboard's browser tests share (test/web/dashboard*.test.ts, team-onboarding). */
 
@@ -35,3 +38,35 @@ export const waitForDomainStatus = (page: Page, hostname: string, label: string)
   domainCard(page, hostname)
     .locator('[data-testid="status"]', { hasText: new RegExp(`^${label}$`) })
     .waitFor({ timeout: 30_000 });
+
+/**
+ * Records every failed request of `page` into `failures` (returned): "STATUS METHOD /path" for an
+ * answer of 400 or more, "failed METHOD url" for one that never came.
+ */
+export function watchFailures(page: Page, failures: string[] = []): string[] {
+  page.on('requestfailed', (request) => failures.push(`failed ${request.method()} ${request.url()}`));
+  page.on('response', (response) => {
+    if (response.status() >= 400) {
+      failures.push(
+        `${response.status()} ${response.request().method()} ${new URL(response.url()).pathname}`,
+      );
+    }
+  });
+  return failures;
+}
+
+/**
+ * The page as it is at 1280 px and at 390 px: axe-clean at both, no sideways scrolling on the
+ * phone, a screenshot of each (<name>-1280, <name>-390); back at 1280 afterwards.
+ */
+export async function checkBothWidths(page: Page, name: string) {
+  await page.setViewportSize({ width: 1280, height: 900 });
+  assert.deepEqual(await accessibilityViolations(page), [], `${name} at 1280 px`);
+  await page.screenshot({ path: screenshotPath(`${name}-1280`), fullPage: true });
+  await page.setViewportSize({ width: 390, height: 844 });
+  const sideways = await overflow(page);
+  assert.ok(sideways <= 0, `${name} scrolls sideways by ${sideways} px at 390 px`);
+  assert.deepEqual(await accessibilityViolations(page), [], `${name} at 390 px`);
+  await page.screenshot({ path: screenshotPath(`${name}-390`), fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 900 });
+}

@@ -3,18 +3,22 @@ import type { FastifyInstance } from 'fastify';
 import {
   CertificateCache,
   createEdgeHandler,
+  type EdgeOptions,
   type EdgeTlsServer as HttpsServer,
+  type OriginGuard,
   OriginProxy,
+  type StartedEdge,
   type StartedTraffic,
   startEdge,
   startTraffic,
 } from '../../src/edge/index.ts';
-import { buildManagementApp } from '../../src/platform/api/app.ts';
+import { buildPlatformApp } from '../../src/main/platform-app.ts';
 import {
   type CertificateStore,
   databaseChallenges,
 } from '../../src/platform/certificates/certificate-store.ts';
 import type { DefaultAddressCertificates } from '../../src/platform/certificates/default-addresses.ts';
+import type { PlatformContext } from '../../src/platform/context.ts';
 import { listenOnLoopback } from './http.ts';
 import { seededOriginGuard } from './origins.ts';
 import type { TestPlatform } from './platform.ts';
@@ -67,7 +71,7 @@ export interface StartEdgeOptions {
  * certificate. Origins of the projects seeded before it starts are allowed (test/support/origins.ts).
  */
 export async function startTestEdge(p: TestPlatform, options: StartEdgeOptions): Promise<TestEdge> {
-  const management = buildManagementApp(p.ctx);
+  const management = buildPlatformApp(p.ctx);
   await management.ready();
   const certificates = new CertificateCache(options.store, options.defaultCertificate, {
     platformDomain: p.ctx.config.platformDomain,
@@ -131,7 +135,7 @@ export async function startPlainEdge(
   p: TestPlatform,
   { responseTimeoutMs = 5000, nodeId = 'edge-1' }: { responseTimeoutMs?: number; nodeId?: string } = {},
 ): Promise<PlainEdge> {
-  const management = buildManagementApp(p.ctx);
+  const management = buildPlatformApp(p.ctx);
   await management.ready();
   const proxy = new OriginProxy({
     guard: await seededOriginGuard(p.ctx),
@@ -156,6 +160,53 @@ export async function startPlainEdge(
       handler.close();
       await proxy.close();
       await traffic?.stop();
+      await management.close();
+    },
+  };
+}
+
+export interface HttpEdge {
+  readonly edge: StartedEdge;
+  /** The management app it serves at the platform domain. */
+  readonly management: FastifyInstance;
+  /** The loopback port of its HTTP listener. */
+  readonly port: number;
+  /** Cuts open connections, stops the listeners, then the management app. */
+  close(): Promise<void>;
+}
+
+/**
+ * The edge as `startEdge` builds it, HTTP only, on a free loopback port, with the management app
+ * at the platform domain: for tests of the listeners themselves (deadlines, framing, health).
+ * `guard` defaults to the origins of the projects seeded before it starts (test/support/origins.ts);
+ * `'grants'` leaves the edge its own guard, read from the origin grants as `npm start` does.
+ */
+export async function startHttpEdge(
+  ctx: PlatformContext,
+  {
+    guard,
+    ...options
+  }: Omit<EdgeOptions, 'ctx' | 'platformApp' | 'host' | 'httpPort' | 'guard'> & {
+    guard?: OriginGuard | 'grants';
+  } = {},
+): Promise<HttpEdge> {
+  const management = buildPlatformApp(ctx);
+  await management.ready();
+  const edge = await startEdge({
+    ...options,
+    ctx,
+    platformApp: management,
+    host: '127.0.0.1',
+    httpPort: 0,
+    ...(guard !== 'grants' && { guard: guard ?? (await seededOriginGuard(ctx)) }),
+  });
+  return {
+    edge,
+    management,
+    port: edge.httpPort,
+    async close() {
+      edge.http.closeAllConnections();
+      await edge.close();
       await management.close();
     },
   };

@@ -1,4 +1,5 @@
-import { request, type Server } from 'node:http';
+import { type IncomingMessage, request, type Server } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { type AddressInfo, connect } from 'node:net';
 
 export interface Reply {
@@ -26,15 +27,57 @@ export function requestAs(
   return new Promise((resolve, reject) => {
     const req = request(
       { host: '127.0.0.1', port, path, method: init.method ?? 'GET', headers: { host, ...init.headers } },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          text += chunk;
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
-        res.on('error', reject);
+      (res) => collect(res, resolve, reject),
+    );
+    if (init.hangMs !== undefined)
+      req.setTimeout(init.hangMs, () => req.destroy(new Error(`${init.method ?? 'GET'} ${path} hung`)));
+    req.on('error', reject);
+    req.end(init.body);
+  });
+}
+
+/** Reads a response to its end as text. */
+function collect(res: IncomingMessage, resolve: (reply: Reply) => void, reject: (error: Error) => void) {
+  let text = '';
+  res.setEncoding('utf8');
+  res.on('data', (chunk: string) => {
+    text += chunk;
+  });
+  res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+  res.on('error', reject);
+}
+
+/**
+ * An HTTPS request to a loopback port for `host` (SNI and Host header), on a connection of its
+ * own. The certificate is not checked unless `ca` is given (tests of the certificate pass it).
+ */
+export function secureRequestAs(
+  port: number,
+  host: string,
+  path: string,
+  init: {
+    method?: string;
+    headers?: Record<string, string>;
+    body?: string;
+    /** Trust only this CA (and check the name). */
+    ca?: string;
+    /** Rejects when no answer has come by then (a hang), instead of waiting for ever. */
+    hangMs?: number;
+  } = {},
+): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: init.method ?? 'GET',
+        servername: host,
+        headers: { host, ...init.headers },
+        ...(init.ca === undefined ? { rejectUnauthorized: false } : { ca: init.ca }),
+        agent: false,
       },
+      (res) => collect(res, resolve, reject),
     );
     if (init.hangMs !== undefined)
       req.setTimeout(init.hangMs, () => req.destroy(new Error(`${init.method ?? 'GET'} ${path} hung`)));

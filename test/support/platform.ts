@@ -11,7 +11,7 @@ import {
 } from '../../src/platform/certificates/certificate-store.ts';
 import type { Issuer } from '../../src/platform/certificates/issuer.ts';
 import { ChangeFeed } from '../../src/platform/changes.ts';
-import type { PlatformContext } from '../../src/platform/context.ts';
+import type { Actor, PlatformContext } from '../../src/platform/context.ts';
 import { type PlatformTables, platformMigrations } from '../../src/platform/db-schema.ts';
 import { createDnsResolver } from '../../src/platform/domains/dns-check.ts';
 import { deployProject } from '../../src/platform/projects/deploys.ts';
@@ -72,6 +72,38 @@ export async function seedTeam(ctx: PlatformContext, plan: 'free' | 'pro' | 'ent
   const team = await createTeam(ctx, owner, 'Shop');
   if (plan !== 'free') await setPlan(ctx, admin, team.id, plan);
   return { admin, owner, team };
+}
+
+/** An OpenAPI document with no paths: enough for a project to be deployed and served. */
+export const emptyDocument = (title = 'T') =>
+  JSON.stringify({ openapi: '3.0.3', info: { title, version: '1' }, paths: {} });
+
+/**
+ * A project made by `owner` in `teamId`, deployed with `document` (default: emptyDocument titled
+ * `title`, or the project's name); `document: false` leaves it undeployed.
+ */
+export async function seedProject(
+  ctx: PlatformContext,
+  owner: Actor,
+  {
+    document,
+    title,
+    ...project
+  }: {
+    teamId: number;
+    slug: string;
+    name: string;
+    originUrl: string;
+    document?: string | false;
+    title?: string;
+  },
+) {
+  const created = await createProject(ctx, owner, project);
+  if (document === false) return { project: created, deploy: undefined };
+  const deploy = await deployProject(ctx, owner, project.slug, {
+    document: document ?? emptyDocument(title ?? project.name),
+  });
+  return { project: created, deploy };
 }
 
 /**

@@ -61,11 +61,12 @@ export async function startProcess(
   let output = '';
   const exited = once(child, 'exit');
   const url = await new Promise<string>((resolve, reject) => {
-    // A start that misses the limit is killed, so a slow machine never leaves it running.
+    // A start that misses the limit is killed, so a slow machine never leaves it running. Generous:
+    // a first start migrates a fresh database while other suites load the machine.
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`${entry} did not start in 30 s:\n${output}`));
-    }, 30_000);
+      reject(new Error(`${entry} did not start in 60 s:\n${output}`));
+    }, 60_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const match = /"address":"(http:\/\/[^"]+)"/.exec(output);

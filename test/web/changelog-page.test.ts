@@ -6,6 +6,7 @@ import { createProject } from '../../src/platform/projects/projects.ts';
 import { accessibilityViolations } from '../support/axe.ts';
 import { V1, V2, V3 } from '../support/changelog-documents.ts';
 import { launchChromium, screenshotPath, type TestBrowser } from '../support/chromium.ts';
+import { closeAll } from '../support/cleanup.ts';
 import { overflow } from '../support/dashboard-page.ts';
 import { type PlainEdge, startPlainEdge } from '../support/edge.ts';
 import { requestAs } from '../support/http.ts';
@@ -62,11 +63,7 @@ describe("a site's changelog page in Chromium", () => {
     context = await chromium.newContext();
   });
 
-  after(async () => {
-    await chromium?.close();
-    await edge?.close();
-    await p?.close();
-  });
+  after(() => closeAll(chromium, edge, p));
 
   it('reads well at 1280 and 390 px, passes axe, and loads nothing that fails', async () => {
     for (const width of [1280, 390]) {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { Page } from 'playwright-core';
-import { buildManagementApp } from '../../src/platform/api/app.ts';
+import { buildPlatformApp } from '../../src/main/platform-app.ts';
 import { tempDir } from '../cli/harness.ts';
 import { accessibilityViolations } from '../support/axe.ts';
 import { launchChromium, screenshotPath, type TestBrowser } from '../support/chromium.ts';
@@ -28,7 +28,7 @@ for (const dialect of testDialects()) {
       p = await startPlatformContext(dialect, { DATA_DIR: data.path });
       p.clock.set(Date.now());
       await seedTeam(p.ctx);
-      app = buildManagementApp(p.ctx);
+      app = buildPlatformApp(p.ctx);
       await app.listen({ host: '127.0.0.1', port: 0 });
       // A loopback address is a secure context: the page copies with the async clipboard.
       base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;

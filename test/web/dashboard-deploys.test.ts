@@ -4,11 +4,12 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { BrowserContext, Page } from 'playwright-core';
-import { buildManagementApp } from '../../src/platform/api/app.ts';
+import { buildPlatformApp } from '../../src/main/platform-app.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
 import { accessibilityViolations } from '../support/axe.ts';
 import { V1, V2, V3 } from '../support/changelog-documents.ts';
 import { launchChromium, screenshotPath, type TestBrowser } from '../support/chromium.ts';
+import { closeAll } from '../support/cleanup.ts';
 import { laidOutText, overflow, signIn } from '../support/dashboard-page.ts';
 import { testDialects } from '../support/databases.ts';
 import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
@@ -61,7 +62,7 @@ for (const dialect of testDialects()) {
         name: 'Pets',
         originUrl: 'https://pets.example.com',
       });
-      app = buildManagementApp(p.ctx);
+      app = buildPlatformApp(p.ctx);
       await app.listen({ host: '127.0.0.1', port: 0 });
       base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
       chromium = await launchChromium();
@@ -87,11 +88,7 @@ for (const dialect of testDialects()) {
       await page.getByRole('heading', { level: 2, name: 'Deploy a document' }).waitFor(WAIT);
     });
 
-    after(async () => {
-      await chromium?.close();
-      await app?.close();
-      await p?.close();
-    });
+    after(() => closeAll(chromium, app, p));
 
     it('numbers deploys per project, says who made each, and shows each deploy’s changes', async () => {
       await deployText(V1);

@@ -14,10 +14,9 @@ import { readDomainConfig } from '../../src/platform/domains/apply-domain-config
 import { DNS_CHECK_REASONS } from '../../src/platform/domains/dns-check.ts';
 import { DOMAIN_REASONS } from '../../src/platform/domains/domain-store.ts';
 import { inspectDomain } from '../../src/platform/domains/read-domains.ts';
-import { deployProject } from '../../src/platform/projects/deploys.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
 import { accessibilityViolations } from '../support/axe.ts';
 import { launchChromium, screenshotPath, type TestBrowser } from '../support/chromium.ts';
+import { closeAll } from '../support/cleanup.ts';
 import { domainCard, overflow, signIn, textOf, waitForDomainStatus } from '../support/dashboard-page.ts';
 import { testDialects } from '../support/databases.ts';
 import { startDns, type TestDns } from '../support/dns.ts';
@@ -27,6 +26,7 @@ import { startPetstore, TEST_DEPRECATION, type TestPetstore } from '../support/p
 import {
   issueDueCertificates,
   seedPetstoreProject,
+  seedProject,
   startPlatformContext,
   type TestPlatform,
 } from '../support/platform.ts';
@@ -85,13 +85,13 @@ for (const dialect of testDialects()) {
       const hobbyist = await createUser(p.ctx, { email: 'hobby@y.test', password: 'hobby password 1' });
       const hobby = await createTeam(p.ctx, hobbyist, 'Hobby');
       hobbyTeamId = hobby.id;
-      await createProject(p.ctx, hobbyist, {
+      await seedProject(p.ctx, hobbyist, {
         teamId: hobby.id,
         slug: 'hobby',
         name: 'Hobby',
         originUrl: origin,
+        document,
       });
-      await deployProject(p.ctx, hobbyist, 'hobby', { document });
 
       store = new CertificateStore(p.ctx.db, [KEY]);
       issuer = new InternalIssuer(await store.internalCa(p.clock.now()));
@@ -107,13 +107,7 @@ for (const dialect of testDialects()) {
       await page.getByText('No custom domains yet').waitFor(WAIT);
     });
 
-    after(async () => {
-      await chromium?.close();
-      await edge?.close();
-      await petstore?.close();
-      await p?.close();
-      await dns?.stop();
-    });
+    after(() => closeAll(chromium, edge, petstore, p, dns));
 
     it('has words for every reason the platform can give, and shows no reason code as text', async () => {
       const words = (await import(
@@ -319,6 +313,14 @@ for (const dialect of testDialects()) {
         /only a platform admin can change a team’s plan\. Ask one to move the team to Pro/,
       );
       assert.equal(await note.getByRole('button').count(), 0);
+      // Who can change it, and where the plan is shown: the team's Plan page.
+      await note
+        .getByText('You own team Hobby: ask whoever runs this Kennel (a platform admin) to move it to Pro.')
+        .waitFor(WAIT);
+      assert.equal(
+        await note.getByRole('link', { name: 'Plan page' }).getAttribute('href'),
+        `/teams/${hobbyTeamId}/settings`,
+      );
       assert.deepEqual(await accessibilityViolations(member), []);
 
       const adminContext = await chromium.newContext();
@@ -331,6 +333,10 @@ for (const dialect of testDialects()) {
       const adminText = await textOf(adminNote);
       assert.doesNotMatch(adminText, /ask/i);
       assert.match(adminText, /As a platform admin you can change its plan here/);
+      assert.equal(
+        await adminNote.getByRole('link', { name: 'Plan page' }).getAttribute('href'),
+        `/teams/${hobbyTeamId}/settings`,
+      );
       assert.notEqual(adminText, memberText);
       assert.deepEqual(await accessibilityViolations(admin), []);
       // The admin moves the team to Pro from the page; the form opens.

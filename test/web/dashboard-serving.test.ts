@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { gunzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
+import { buildPlatformApp } from '../../src/main/platform-app.ts';
 import { createToken } from '../../src/platform/accounts/credentials.ts';
-import { buildManagementApp, managementDocument } from '../../src/platform/api/app.ts';
+import { managementDocument } from '../../src/platform/api/app.ts';
 import type { CertificateStatus } from '../../src/platform/certificates/certificate-job.ts';
 import type { Actor } from '../../src/platform/context.ts';
 import { DNS_CHECK_REASONS } from '../../src/platform/domains/dns-check.ts';
@@ -18,6 +19,7 @@ import {
   domainStatus,
 } from '../../src/platform/domains/domain-status.ts';
 import { DASHBOARD_CSP, DASHBOARD_ROUTES, loadDashboard } from '../../src/web/dashboard/index.ts';
+import { closeAll } from '../support/cleanup.ts';
 import { testDialects } from '../support/databases.ts';
 import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
@@ -33,14 +35,11 @@ for (const dialect of testDialects()) {
     before(async () => {
       p = await startPlatformContext(dialect);
       ({ owner } = await seedTeam(p.ctx));
-      app = buildManagementApp(p.ctx);
+      app = buildPlatformApp(p.ctx);
       await app.ready();
     });
 
-    after(async () => {
-      await app?.close();
-      await p?.close();
-    });
+    after(() => closeAll(app, p));
 
     it('answers every client-side route with the page: CSP allowing only self, revalidated on each load', async () => {
       const urls = [
@@ -49,13 +48,17 @@ for (const dialect of testDialects()) {
         '/sign-up',
         '/invitations/accept',
         '/reset-password',
+        '/forgot-password',
         '/account',
+        '/teams',
+        '/teams/new',
         '/teams/1/people',
         '/projects/petstore',
         '/projects/petstore/deploys',
         '/projects/petstore/traffic',
         '/projects/petstore/settings/domains',
         '/projects/petstore/settings/cors',
+        '/projects/petstore/settings',
         '/new',
         '/teams/1/settings',
       ];
@@ -232,19 +235,19 @@ describe('the status word of a domain', () => {
     assert.equal(domainFailure('unverified', 'not_found_yet', 'nothing', 'wait', null), null);
   });
 
-  it('is documented: the OpenAPI schema and the table in docs/decisions.md name the same words', () => {
+  it('is documented: the OpenAPI schema and the table in docs/decisions/dashboard.md name the same words', () => {
     const schemas = (
       managementDocument().components as {
         schemas: Record<string, { properties: Record<string, { enum?: string[] }> }>;
       }
     ).schemas;
     assert.deepEqual(schemas.Domain?.properties.status?.enum, Object.keys(DOMAIN_STATUS_LABELS));
-    const decisions = readFileSync(join(ROOT, 'docs/decisions.md'), 'utf8');
+    const decisions = readFileSync(join(ROOT, 'docs/decisions/dashboard.md'), 'utf8');
     const section = decisions.slice(decisions.indexOf('## Dashboard'));
-    assert.ok(section.length > 100, 'docs/decisions.md has a Dashboard section');
+    assert.ok(section.length > 100, 'docs/decisions/dashboard.md has a Dashboard section');
     for (const row of DOMAIN_STATUS_TABLE) {
       const cells = `| ${row.state} | ${row.reason} | ${row.certificate} | ${row.status} |`;
-      assert.ok(section.includes(cells), `docs/decisions.md lacks the row ${cells}`);
+      assert.ok(section.includes(cells), `docs/decisions/dashboard.md lacks the row ${cells}`);
     }
   });
 });

@@ -3,10 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { BrowserContext, Page } from 'playwright-core';
+import { buildPlatformApp } from '../../src/main/platform-app.ts';
 import { createToken } from '../../src/platform/accounts/credentials.ts';
 import { addMember } from '../../src/platform/accounts/teams.ts';
 import { createUser } from '../../src/platform/accounts/users.ts';
-import { buildManagementApp } from '../../src/platform/api/app.ts';
 import { PLAN_NAMES } from '../../src/platform/plans.ts';
 import { readOpenApiDocument } from '../../src/platform/projects/deploys.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
@@ -127,7 +127,7 @@ for (const dialect of testDialects()) {
         onError: (error) => workerErrors.push(error),
       });
       p.webhookWake.listener = () => worker.wake();
-      app = buildManagementApp(p.ctx);
+      app = buildPlatformApp(p.ctx);
       await app.listen({ host: '127.0.0.1', port: 0 });
       base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
       chromium = await launchChromium();
@@ -330,12 +330,12 @@ for (const dialect of testDialects()) {
     });
 
     it('an owner sets the webhook (refused URLs show the API’s error), sees the secret once, tests, redelivers and rotates', async () => {
-      // The team chip in the header opens the team's People tab; its Plan and webhook tab is next to it.
+      // The team chip in the header opens the team's People tab; its Settings tab is next to it.
       await owner.getByRole('banner').getByRole('link', { name: /^Shop/ }).click();
       await owner.getByRole('heading', { level: 1, name: 'Shop' }).waitFor(WAIT);
       await owner
         .getByRole('navigation', { name: 'Team' })
-        .getByRole('link', { name: 'Plan and webhook' })
+        .getByRole('link', { name: 'Settings', exact: true })
         .click();
       await owner.getByLabel('Endpoint URL').waitFor(WAIT);
       assert.equal(await laidOutText(owner.locator('[data-testid="plan"]')), 'Pro');
@@ -472,12 +472,12 @@ for (const dialect of testDialects()) {
 
     it('a member sees the plan and whom to ask, and none of the owner’s webhook actions', async () => {
       const member = await signedInPage('member@x.test', 'member password 1');
-      // The team chip in the header opens the team's People tab; its Plan and webhook tab is next to it.
+      // The team chip in the header opens the team's People tab; its Settings tab is next to it.
       await member.getByRole('banner').getByRole('link', { name: /^Shop/ }).click();
       await member.getByRole('heading', { level: 1, name: 'Shop' }).waitFor(WAIT);
       await member
         .getByRole('navigation', { name: 'Team' })
-        .getByRole('link', { name: 'Plan and webhook' })
+        .getByRole('link', { name: 'Settings', exact: true })
         .click();
       assert.equal(await laidOutText(member.locator('[data-testid="plan"]')), 'Pro');
       assert.match(

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
@@ -14,10 +13,12 @@ import { DNS_CHECK_REASONS } from '../../src/platform/domains/dns-check.ts';
 import { DOMAIN_REASONS } from '../../src/platform/domains/domain-store.ts';
 import { accessibilityViolations } from '../support/axe.ts';
 import { launchChromium, screenshotPath, type TestBrowser } from '../support/chromium.ts';
+import { closeAll } from '../support/cleanup.ts';
 import { domainCard, overflow, signIn, textOf, waitForDomainStatus } from '../support/dashboard-page.ts';
 import { testDialects } from '../support/databases.ts';
 import { startDns, type TestDns } from '../support/dns.ts';
 import { startTestEdge, type TestEdge } from '../support/edge.ts';
+import { secureRequestAs } from '../support/http.ts';
 import { startPebble, type TestPebble } from '../support/pebble.ts';
 import { startPetstore, type TestPetstore } from '../support/petstore.ts';
 import {
@@ -62,29 +63,7 @@ for (const dialect of testDialects()) {
     const issueDue = () => issueDueCertificates(p, { issuer, store });
 
     const httpsGet = (host: string, path: string, ca: string) =>
-      new Promise<{ status: number; text: string }>((resolve, reject) => {
-        const req = httpsRequest(
-          {
-            host: '127.0.0.1',
-            port: edge.httpsPort,
-            path,
-            servername: host,
-            headers: { host },
-            ca,
-            agent: false,
-          },
-          (res) => {
-            let text = '';
-            res.setEncoding('utf8');
-            res.on('data', (c: string) => {
-              text += c;
-            });
-            res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-          },
-        );
-        req.on('error', reject);
-        req.end();
-      });
+      secureRequestAs(edge.httpsPort, host, path, { ca });
 
     const card = (hostname: string) => domainCard(page, hostname);
     const waitForStatus = (hostname: string, label: string) => waitForDomainStatus(page, hostname, label);
@@ -123,15 +102,7 @@ for (const dialect of testDialects()) {
       base = `http://platform.test:${edge.httpPort}`;
     });
 
-    after(async () => {
-      await chromium?.close();
-      await edge?.close();
-      await issuer?.close();
-      await pebble?.stop();
-      await petstore?.close();
-      await p?.close();
-      await dns?.stop();
-    });
+    after(() => closeAll(chromium, edge, issuer, pebble, petstore, p, dns));
 
     it('signs in through the form (labels, focus order) and shows the team, the user and the project', async () => {
       await page.goto(`${base}/`);

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { ApiClient, path } from '../api-client.ts';
 import type { CreatedToken, Session } from '../api-types.ts';
-import { defineCommand } from '../command.ts';
+import { defineCommand, positiveInteger } from '../command.ts';
 import { saveCredentials } from '../credentials.ts';
 import { CliError, EXIT } from '../errors.ts';
 import { ask, askHidden, readStdin } from '../prompt.ts';
@@ -23,19 +23,38 @@ export const loginCommand = defineCommand({
       type: 'boolean',
       description: 'Print the new token once on stdout (for KENNEL_TOKEN elsewhere); it is never shown again',
     },
+    'expires-in-days': {
+      type: 'string',
+      value: 'DAYS',
+      description: 'The token stops working after DAYS days (1 to 366; by default it never expires)',
+    },
+    'read-only': {
+      type: 'boolean',
+      description:
+        'A read-only token: it can list and show, and every change is refused (403 token_read_only)',
+    },
   },
   description: `Checks your email and password, creates a personal API token named "kennel CLI on <this host>" and saves it with the server address in credentials.json (mode 0600) under $KENNEL_CONFIG_DIR (default ~/.config/kennel). Signing in again replaces the saved token and revokes the old one.
 
-On a terminal, the email and password are asked for (the password without echo). In scripts, give --email and pipe the password with --password-stdin.`,
+On a terminal, the email and password are asked for (the password without echo). In scripts, give --email and pipe the password with --password-stdin.
+
+--expires-in-days and --read-only make a token that expires (then every command answers token_expired: sign in again) or only reads, for a dashboard or a CI job that only looks.`,
   examples: [
     'kennel login',
     'kennel login --server https://kennel.example.com --email me@example.com',
     'printf %s "$PASSWORD" | kennel login --email me@example.com --password-stdin',
+    'kennel login --email me@example.com --expires-in-days 30 --read-only --print-token',
   ],
   async run(call) {
     const { io, out, target } = call;
     const interactive = io.stdin.isTTY === true;
     const fromStdin = call.flag('password-stdin');
+    const days = call.string('expires-in-days');
+    const expiresInDays = days === undefined ? undefined : positiveInteger(call, '--expires-in-days', days);
+    if (expiresInDays !== undefined && expiresInDays > 366) {
+      throw call.usage(`--expires-in-days must be from 1 to 366 (got ${expiresInDays}).`);
+    }
+    const readOnly = call.flag('read-only');
     let email = call.string('email');
     if (email === undefined) {
       if (!interactive || fromStdin) throw call.usage('Give --email when the password comes from stdin.');
@@ -76,6 +95,9 @@ On a terminal, the email and password are asked for (the password without echo).
     const session = client.with({ headers: { cookie, 'x-csrf-token': signIn.body.csrfToken } });
     const created = await session.post<CreatedToken>('/api/v1/tokens', {
       name: `kennel CLI on ${hostname()}`.slice(0, 100),
+      // Sent only when asked for: a platform older than token scopes refuses fields it does not know.
+      ...(readOnly && { scope: 'read' }),
+      ...(expiresInDays !== undefined && { expiresInDays }),
     });
     // The dashboard session only served to create the token.
     await session.delete('/api/v1/session').catch(() => undefined);
@@ -95,7 +117,11 @@ On a terminal, the email and password are asked for (the password without echo).
 
     const { token, ...info } = created;
     const printToken = call.flag('print-token');
-    const summary = `Signed in to ${target.server} as ${signIn.body.email}${signIn.body.isAdmin ? ' (platform admin)' : ''}. The API token "${info.name}" (${info.prefix}…) is saved in ${file}.`;
+    const limits = [
+      info.scope === 'read' ? 'read-only' : '',
+      info.expiresAt ? `expires ${info.expiresAt}` : '',
+    ].filter(Boolean);
+    const summary = `Signed in to ${target.server} as ${signIn.body.email}${signIn.body.isAdmin ? ' (platform admin)' : ''}. The API token "${info.name}" (${info.prefix}…${limits.length > 0 ? `, ${limits.join(', ')}` : ''}) is saved in ${file}.`;
     out.result(
       {
         server: target.server,

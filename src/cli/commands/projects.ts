@@ -1,7 +1,15 @@
 import { path } from '../api-client.ts';
-import type { Deploy, Project } from '../api-types.ts';
+import type { Deploy, Project, ProjectDeletion } from '../api-types.ts';
 import { defineCommand, type GroupSpec, positiveInteger } from '../command.ts';
+import { EXIT } from '../errors.ts';
 import type { Output } from '../output.ts';
+import { confirm } from '../prompt.ts';
+
+/** "2 custom domains, 1 certificate and 3 deploys": what goes with a deleted project. */
+function holdings(d: ProjectDeletion): string {
+  const n = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
+  return `${n(d.domains, 'custom domain', 'custom domains')}, ${n(d.certificates, 'certificate', 'certificates')} and ${n(d.deploys, 'deploy', 'deploys')}`;
+}
 
 function printProject(out: Output, p: Project): void {
   out.fields([
@@ -118,6 +126,74 @@ export const projectsGroup: GroupSpec = {
         const project = await call.api().get<Project>(path`/api/v1/projects/${call.args.SLUG ?? ''}`);
         call.out.result(project, () => printProject(call.out, project));
         return 0;
+      },
+    }),
+    defineCommand({
+      name: 'projects rename',
+      summary: "Change a project's display name (its slug, the published address, stays)",
+      args: ['SLUG', 'NAME'],
+      examples: ['kennel projects rename petstore "Petstore v2"'],
+      async run(call) {
+        const slug = call.args.SLUG ?? '';
+        const { body: project } = await call
+          .api()
+          .request<Project>('PATCH', path`/api/v1/projects/${slug}`, { name: call.args.NAME });
+        call.out.result(project, () =>
+          call.out.line(`Project ${project.slug} is now called "${project.name}".`),
+        );
+        return EXIT.ok;
+      },
+    }),
+    defineCommand({
+      name: 'projects set-origin',
+      summary: "Move a project's API to another origin, checked as at creation",
+      args: ['SLUG', 'URL'],
+      description:
+        'The edge forwards to the new origin from the next request. A private address needs a platform admin’s grant to the team (origin_not_allowed). Past deploys keep the origin they were made with.',
+      examples: ['kennel projects set-origin petstore https://api2.example.com'],
+      async run(call) {
+        const slug = call.args.SLUG ?? '';
+        const { body: project } = await call
+          .api()
+          .request<Project>('PATCH', path`/api/v1/projects/${slug}`, { originUrl: call.args.URL });
+        call.out.result(project, () =>
+          call.out.line(`Requests to ${project.slug}'s API now go to ${project.originUrl}.`),
+        );
+        return EXIT.ok;
+      },
+    }),
+    defineCommand({
+      name: 'projects delete',
+      summary: 'Delete a project with its domains, certificates and deploys (team owners)',
+      args: ['SLUG'],
+      options: { yes: { type: 'boolean', short: 'y', description: 'Do not ask for confirmation' } },
+      description:
+        'Says what goes with the project and asks on a terminal; elsewhere --yes is required. Its addresses stop answering at once and the slug becomes free. There is no undo. Answering no exits with 1.',
+      examples: ['kennel projects delete petstore', 'kennel projects delete petstore --yes'],
+      async run(call) {
+        const slug = call.args.SLUG ?? '';
+        if (!call.flag('yes')) {
+          if (call.io.stdin.isTTY !== true) {
+            throw call.usage(
+              'Deleting a project removes its domains, certificates and deploys for good: confirm with --yes (there is no terminal to ask on).',
+            );
+          }
+          const going = await call.api().get<ProjectDeletion>(path`/api/v1/projects/${slug}/deletion`);
+          if (
+            !(await confirm(
+              call.io,
+              `Delete ${slug} with its ${holdings(going)}? Its addresses stop answering at once; there is no undo.`,
+            ))
+          ) {
+            call.out.note('Nothing was deleted.');
+            return EXIT.failed;
+          }
+        }
+        const removed = await call.api().delete<ProjectDeletion>(path`/api/v1/projects/${slug}`);
+        call.out.result(removed, () =>
+          call.out.line(`Deleted ${removed.slug}, with ${holdings(removed)}. The slug is free again.`),
+        );
+        return EXIT.ok;
       },
     }),
     defineCommand({

@@ -45,6 +45,34 @@ export const teamsGroup: GroupSpec = {
       },
     }),
     defineCommand({
+      name: 'teams rename',
+      summary: 'Rename a team (team owners)',
+      args: ['TEAM_ID', 'NAME'],
+      examples: ['kennel teams rename 3 "Shop floor"'],
+      async run(call) {
+        const id = positiveInteger(call, 'TEAM_ID', call.args.TEAM_ID ?? '');
+        const { body: team } = await call
+          .api()
+          .request<Team>('PATCH', path`/api/v1/teams/${id}`, { name: call.args.NAME });
+        call.out.result(team, () => call.out.line(`Team ${team.id} is now "${team.name}".`));
+        return 0;
+      },
+    }),
+    defineCommand({
+      name: 'teams delete',
+      summary: 'Delete a team that has no projects (team owners)',
+      args: ['TEAM_ID'],
+      description:
+        'Its memberships, invitations, webhook and origin grants go with it. A team with projects is refused (team_has_projects): delete or move them first.',
+      examples: ['kennel teams delete 3'],
+      async run(call) {
+        const id = positiveInteger(call, 'TEAM_ID', call.args.TEAM_ID ?? '');
+        await call.api().delete(path`/api/v1/teams/${id}`);
+        call.out.result({ deleted: id }, () => call.out.line(`Deleted team ${id}.`));
+        return 0;
+      },
+    }),
+    defineCommand({
       name: 'teams set-plan',
       summary: "Set a team's plan (platform admins only)",
       args: ['TEAM_ID', 'PLAN'],

@@ -161,6 +161,9 @@ function expandIPv6(address: string): string[] {
 /** Callers remembered per node before the memory is cleared (a flood of new keys costs a hash each). */
 const REMEMBERED_CALLERS = 10_000;
 
+/** Where a remembered caller came from: a credential's place, or the client's address. */
+type CallerPlace = CredentialSource['in'] | 'address';
+
 /**
  * Identifies callers with one keyed hash: the same credential (or network) of the same project
  * hashes alike on every node given the same key, and the hash tells nothing without the key. The
@@ -168,11 +171,13 @@ const REMEMBERED_CALLERS = 10_000;
  *
  * An HMAC costs as much as the rest of a proxied request's bookkeeping together, so the callers
  * seen last are remembered in memory (up to REMEMBERED_CALLERS, then forgotten all at once):
- * a returning caller costs a map lookup. Memory only; nothing of it is ever written.
+ * a returning caller costs three map lookups (project, place, the credential as sent), with no
+ * key string built per request. Memory only; nothing of it is ever written.
  */
 export class CallerIdentity {
   readonly #key: KeyObject;
-  #remembered = new Map<string, Caller>();
+  #remembered = new Map<number, Map<CallerPlace, Map<string, Caller>>>();
+  #count = 0;
 
   constructor(key: Buffer) {
     this.#key = createSecretKey(key);
@@ -186,31 +191,48 @@ export class CallerIdentity {
   ): Caller {
     for (const source of sources) {
       const secret = credentialOf(req, url, source);
-      if (secret !== undefined) return this.#caller(projectId, source, secret);
+      if (secret === undefined) continue;
+      const known = this.#recall(projectId, source.in, secret);
+      if (known !== undefined) return known;
+      const { hashed, label } = describeCredential(source, secret);
+      return this.#remember(projectId, source.in, secret, {
+        caller: this.hash(projectId, hashed),
+        label,
+        kind: 'key',
+      });
     }
     const address = req.socket.remoteAddress ?? '';
-    const key = `${projectId} address ${address}`;
-    const known = this.#remembered.get(key);
+    const known = this.#recall(projectId, 'address', address);
     if (known !== undefined) return known;
     const network = truncateAddress(address);
-    return this.#remember(key, {
+    return this.#remember(projectId, 'address', address, {
       caller: this.hash(projectId, `address ${network}`),
       label: network,
       kind: 'address',
     });
   }
 
-  #caller(projectId: number, source: CredentialSource, secret: string): Caller {
-    const key = `${projectId} ${source.in} ${secret}`;
-    const known = this.#remembered.get(key);
-    if (known !== undefined) return known;
-    const { hashed, label } = describeCredential(source, secret);
-    return this.#remember(key, { caller: this.hash(projectId, hashed), label, kind: 'key' });
+  #recall(projectId: number, place: CallerPlace, value: string): Caller | undefined {
+    return this.#remembered.get(projectId)?.get(place)?.get(value);
   }
 
-  #remember(key: string, caller: Caller): Caller {
-    if (this.#remembered.size >= REMEMBERED_CALLERS) this.#remembered = new Map();
-    this.#remembered.set(key, caller);
+  #remember(projectId: number, place: CallerPlace, value: string, caller: Caller): Caller {
+    if (this.#count >= REMEMBERED_CALLERS) {
+      this.#remembered = new Map();
+      this.#count = 0;
+    }
+    let places = this.#remembered.get(projectId);
+    if (places === undefined) {
+      places = new Map();
+      this.#remembered.set(projectId, places);
+    }
+    let values = places.get(place);
+    if (values === undefined) {
+      values = new Map();
+      places.set(place, values);
+    }
+    values.set(value, caller);
+    this.#count += 1;
     return caller;
   }
 

@@ -1,4 +1,4 @@
-import type { Clock } from '../../lib/clock.ts';
+import { type Clock, systemClock } from '../../lib/clock.ts';
 import { LatencySketch } from '../../lib/latency-sketch.ts';
 import {
   type CallerCounts,
@@ -46,11 +46,18 @@ interface Series {
   dirty: boolean;
 }
 
+/** One project's series in one minute: by operation, then by status. */
+interface ProjectMinute {
+  readonly operations: Map<string, Map<number, Series>>;
+  /** Operations counted apart so far (the cap's count; `other` is not one of them). */
+  distinct: number;
+}
+
 interface Minute {
   readonly start: number;
-  readonly series: Map<string, Series>;
-  /** Distinct operations seen per project, for the cap. */
-  readonly operations: Map<number, Set<string>>;
+  readonly projects: Map<number, ProjectMinute>;
+  /** Every series of the minute, in the order they began (what a flush walks). */
+  readonly series: Series[];
 }
 
 interface CallerEntry {
@@ -73,7 +80,7 @@ const OTHER_CALLER = { caller: TRAFFIC_OTHER, label: TRAFFIC_OTHER, kind: TRAFFI
 
 /**
  * An edge node's traffic, aggregated in memory and written in batches, so the database's work
- * grows with the number of series, not of requests (docs/decisions.md, "Traffic: batched").
+ * grows with the number of series, not of requests (docs/decisions/traffic.md, "Batches, one transaction per node").
  *
  * - Minutes: one series per project × operation × status, cumulative for its minute; a flush
  *   writes the series that changed since the last one, overwriting the node's own row (only this
@@ -86,11 +93,21 @@ const OTHER_CALLER = { caller: TRAFFIC_OTHER, label: TRAFFIC_OTHER, kind: TRAFFI
  * per window are capped, the overflow counted under `other`; statuses are 100–599.
  */
 export class TrafficRecorder {
-  readonly #clock: Clock;
+  /** Epoch ms: `Date.now` on the system clock (no Date per request), else the clock's. */
+  readonly #now: () => number;
   readonly #writer: TrafficWriter;
   readonly #limits: TrafficLimits;
   readonly #minutes = new Map<number, Minute>();
+  /** The minute the last request counted in (most requests count in the one before them). */
+  #minute: Minute | undefined;
   #callers = new Map<string, CallerEntry>();
+  /**
+   * A shortcut into `#callers` for this window: by the caller object (CallerIdentity hands out
+   * the same one for a returning caller) and operation, so a returning caller builds no key
+   * string. At most `maxCallers` shortcuts; emptied with the window.
+   */
+  #shortcuts = new Map<Caller, Map<string, CallerEntry>>();
+  #shortcutCount = 0;
   #logs = new Map<number, LogRing>();
   /** The UTC day of the last request and where it ends, so a request formats no date. */
   #day = '';
@@ -99,7 +116,8 @@ export class TrafficRecorder {
   #logging: Promise<void> = Promise.resolve();
 
   constructor(options: { clock: Clock; writer: TrafficWriter; limits: TrafficLimits }) {
-    this.#clock = options.clock;
+    const clock = options.clock;
+    this.#now = clock === systemClock ? Date.now : () => clock.now().getTime();
     this.#writer = options.writer;
     this.#limits = options.limits;
   }
@@ -112,12 +130,12 @@ export class TrafficRecorder {
   /** Series held in memory across minutes (for tests and the soak). */
   get seriesCount(): number {
     let n = 0;
-    for (const minute of this.#minutes.values()) n += minute.series.size;
+    for (const minute of this.#minutes.values()) n += minute.series.length;
     return n;
   }
 
   record(request: TrafficRequest): void {
-    const now = this.#clock.now().getTime();
+    const now = this.#now();
     const error = isErrorStatus(request.status);
     this.#countMinute(request, now, error);
     this.#countCaller(request, now, error);
@@ -132,25 +150,38 @@ export class TrafficRecorder {
     return this.#day;
   }
 
-  #countMinute(request: TrafficRequest, now: number, error: boolean): void {
+  #minuteOf(now: number): Minute {
     const start = now - (now % MINUTE_MS);
+    if (this.#minute !== undefined && this.#minute.start === start) return this.#minute;
     let minute = this.#minutes.get(start);
     if (minute === undefined) {
-      minute = { start, series: new Map(), operations: new Map() };
+      minute = { start, projects: new Map(), series: [] };
       this.#minutes.set(start, minute);
     }
-    let seen = minute.operations.get(request.projectId);
-    if (seen === undefined) {
-      seen = new Set();
-      minute.operations.set(request.projectId, seen);
+    this.#minute = minute;
+    return minute;
+  }
+
+  #countMinute(request: TrafficRequest, now: number, error: boolean): void {
+    const minute = this.#minuteOf(now);
+    let project = minute.projects.get(request.projectId);
+    if (project === undefined) {
+      project = { operations: new Map(), distinct: 0 };
+      minute.projects.set(request.projectId, project);
     }
     let operation = request.operation;
-    if (!seen.has(operation)) {
-      if (seen.size >= this.#limits.maxOperations) operation = TRAFFIC_OTHER;
-      else seen.add(operation);
+    let statuses = project.operations.get(operation);
+    if (statuses === undefined) {
+      if (project.distinct >= this.#limits.maxOperations) {
+        operation = TRAFFIC_OTHER;
+        statuses = project.operations.get(operation);
+      } else project.distinct += 1;
+      if (statuses === undefined) {
+        statuses = new Map();
+        project.operations.set(operation, statuses);
+      }
     }
-    const key = `${request.projectId} ${request.status} ${operation}`;
-    let series = minute.series.get(key);
+    let series = statuses.get(request.status);
     if (series === undefined) {
       series = {
         projectId: request.projectId,
@@ -163,7 +194,8 @@ export class TrafficRecorder {
         latency: new LatencySketch(),
         dirty: true,
       };
-      minute.series.set(key, series);
+      statuses.set(request.status, series);
+      minute.series.push(series);
     }
     series.requests += 1;
     if (error) series.errors += 1;
@@ -175,6 +207,14 @@ export class TrafficRecorder {
 
   #countCaller(request: TrafficRequest, now: number, error: boolean): void {
     const day = this.#dayOf(now);
+    const byOperation = this.#shortcuts.get(request.caller);
+    const known = byOperation?.get(request.operation);
+    if (known !== undefined && known.day === day && known.projectId === request.projectId) {
+      known.requests += 1;
+      if (error) known.errors += 1;
+      known.lastSeenAt = now;
+      return;
+    }
     let { caller, label } = request.caller;
     let kind: string = request.caller.kind;
     let key = `${request.projectId} ${day} ${caller} ${request.operation}`;
@@ -201,6 +241,12 @@ export class TrafficRecorder {
     entry.requests += 1;
     if (error) entry.errors += 1;
     entry.lastSeenAt = now;
+    if (this.#shortcutCount < this.#limits.maxCallers) {
+      if (byOperation === undefined)
+        this.#shortcuts.set(request.caller, new Map([[request.operation, entry]]));
+      else byOperation.set(request.operation, entry);
+      this.#shortcutCount += 1;
+    }
   }
 
   #log(request: TrafficRequest, now: number): void {
@@ -233,13 +279,13 @@ export class TrafficRecorder {
   }
 
   async #writeCounts(): Promise<void> {
-    const now = this.#clock.now().getTime();
+    const now = this.#now();
     const current = now - (now % MINUTE_MS);
     const written: Series[] = [];
     const minutes: MinuteCounts[] = [];
     for (const minute of this.#minutes.values()) {
       const at = new Date(minute.start).toISOString();
-      for (const series of minute.series.values()) {
+      for (const series of minute.series) {
         if (!series.dirty) continue;
         series.dirty = false;
         written.push(series);
@@ -258,6 +304,8 @@ export class TrafficRecorder {
     }
     const window = this.#callers;
     this.#callers = new Map();
+    this.#shortcuts = new Map();
+    this.#shortcutCount = 0;
     const callers: CallerCounts[] = [];
     for (const entry of window.values()) {
       callers.push({
@@ -282,7 +330,10 @@ export class TrafficRecorder {
     }
     // Minutes that are over and fully written are done: the table has their last counts.
     for (const [start, minute] of this.#minutes) {
-      if (start < current && ![...minute.series.values()].some((s) => s.dirty)) this.#minutes.delete(start);
+      if (start < current && !minute.series.some((s) => s.dirty)) {
+        this.#minutes.delete(start);
+        if (this.#minute === minute) this.#minute = undefined;
+      }
     }
   }
 
@@ -344,12 +395,13 @@ class LogRing {
   /** Appends the held entries, oldest first. */
   drain(into: RequestLogEntry[]): void {
     const size = this.#requests.length;
+    const iso = isoTimes();
     for (let i = 0; i < this.#count; i++) {
       const slot = (this.#next - this.#count + i + size) % size;
       const request = this.#requests[slot] as TrafficRequest;
       into.push({
         projectId: request.projectId,
-        at: new Date(this.#times[slot] as number).toISOString(),
+        at: iso(this.#times[slot] as number),
         method: request.method,
         operation: request.operation,
         path: request.path,
@@ -362,6 +414,27 @@ class LogRing {
       });
     }
   }
+}
+
+/** The last ms an ISO string of 24 characters can show (9999-12-31T23:59:59.999Z). */
+const LAST_SHORT_ISO_MS = 253_402_300_799_999;
+
+/**
+ * `new Date(ms).toISOString()` for many times in a row, with one Date per second: the times of a
+ * second share everything up to the milliseconds (a log flush formats up to REQUEST_LOG_SIZE).
+ */
+function isoTimes(): (ms: number) => string {
+  let second = Number.NaN;
+  let prefix = '';
+  return (ms) => {
+    if (!Number.isInteger(ms) || ms < 0 || ms > LAST_SHORT_ISO_MS) return new Date(ms).toISOString();
+    const at = ms % 1000;
+    if (ms - at !== second) {
+      second = ms - at;
+      prefix = new Date(second).toISOString().slice(0, 20);
+    }
+    return `${prefix}${at < 10 ? '00' : at < 100 ? '0' : ''}${at}Z`;
+  };
 }
 
 /**

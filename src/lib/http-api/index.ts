@@ -1,11 +1,6 @@
 export { type CommonErrorCode, commonErrors, implicitErrorCodes } from './common-errors.ts';
-export {
-  createJsonApi,
-  installErrorHandling,
-  registerOperations,
-  requestIdOf,
-  validatorCompiler,
-} from './fastify-kit.ts';
+export { installErrorHandling } from './error-handling.ts';
+export { createJsonApi } from './json-api.ts';
 export { buildOpenApiDocument, type DocumentInfo, errorCodesOf, KENNEL_LICENSE } from './openapi.ts';
 export {
   type AnyOperation,
@@ -19,4 +14,7 @@ export {
   type ParameterSpec,
   type ResponseSpec,
 } from './operation.ts';
+export { registerOperations } from './register-operations.ts';
+export { requestIdOf } from './request-id.ts';
 export { inlineRefs, ref } from './schema-refs.ts';
+export { validatorCompiler } from './validation.ts';

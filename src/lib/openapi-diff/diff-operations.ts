@@ -105,7 +105,7 @@ export function reportRemoved(op: Operation, now: Date, report: Reporter): void 
 
 /** Compares one operation found in both documents. */
 export function compareOperation(
-  comparison: Omit<SchemaComparison, 'visited' | 'emitted' | 'emit'>,
+  comparison: Sides,
   before: Operation,
   after: Operation,
   report: Reporter,
@@ -149,11 +149,7 @@ export function compareOperation(
 }
 
 /** Whether an operation is the same text on both sides and every ref it uses is stable. */
-function unchanged(
-  comparison: Omit<SchemaComparison, 'visited' | 'emitted' | 'emit'>,
-  before: Operation,
-  after: Operation,
-): boolean {
+function unchanged(comparison: Sides, before: Operation, after: Operation): boolean {
   const refs = new Set<string>();
   if (before.template !== after.template || before.parameters.length !== after.parameters.length)
     return false;
@@ -170,6 +166,9 @@ function unchanged(
 }
 
 type Say = (id: string, location: string, message: string) => void;
+
+/** The two documents being compared, without the state of one schema walk. */
+type Sides = Omit<SchemaComparison, 'visited' | 'emitted' | 'emit'>;
 
 /** The security alternatives in force: each a map of scheme → scopes; anonymous when one is empty. */
 function securityOf(
@@ -294,7 +293,7 @@ function parameterSchema(entry: ParameterEntry): Located | undefined {
 }
 
 function compareParameters(
-  comparison: Omit<SchemaComparison, 'visited' | 'emitted' | 'emit'>,
+  comparison: Sides,
   before: Operation,
   after: Operation,
   say: Say,
@@ -345,7 +344,7 @@ function contentOf(node: Json, at: string): Map<string, Located> {
 }
 
 function compareRequestBodies(
-  comparison: Omit<SchemaComparison, 'visited' | 'emitted' | 'emit'>,
+  comparison: Sides,
   before: Operation,
   after: Operation,
   say: Say,
@@ -380,12 +379,37 @@ function compareRequestBodies(
     say('request-body-became-required', r.pointer, 'The request body became required.');
   if (bNode.required === true && rNode.required !== true)
     say('request-body-became-optional', r.pointer, 'The request body became optional.');
-  const bc = contentOf(bNode, b.pointer);
-  const rc = contentOf(rNode, r.pointer);
-  for (const [type, media] of rc) {
-    const was = bc.get(type);
+  compareContent(contentOf(bNode, b.pointer), contentOf(rNode, r.pointer), say, schemas, {
+    prefix: 'request-body',
+    place: (type) => `the request body (${type})`,
+    added: ['request-body-media-type-added', (type) => `The request body can now be sent as ${type}.`],
+    removed: [
+      'request-body-media-type-removed',
+      (type) => `The request body can no longer be sent as ${type}.`,
+    ],
+  });
+}
+
+/**
+ * A body's media types on both sides: each one added or removed is said, and the schemas of the
+ * types on both sides are compared.
+ */
+function compareContent(
+  before: Map<string, Located>,
+  after: Map<string, Located>,
+  say: Say,
+  schemas: SchemaComparison,
+  words: {
+    prefix: 'request-body' | 'response-body';
+    place: (type: string) => string;
+    added: [id: string, message: (type: string) => string];
+    removed: [id: string, message: (type: string) => string];
+  },
+): void {
+  for (const [type, media] of after) {
+    const was = before.get(type);
     if (was === undefined) {
-      say('request-body-media-type-added', media.pointer, `The request body can now be sent as ${type}.`);
+      say(words.added[0], media.pointer, words.added[1](type));
       continue;
     }
     if (was.node !== undefined && media.node !== undefined)
@@ -393,22 +417,17 @@ function compareRequestBodies(
         schemas,
         { node: was.node, pointer: pointer(was.pointer, 'schema') },
         { node: media.node, pointer: pointer(media.pointer, 'schema') },
-        { prefix: 'request-body', place: `the request body (${type})`, path: '' },
+        { prefix: words.prefix, place: words.place(type), path: '' },
       );
   }
-  for (const [type, media] of bc)
-    if (!rc.has(type))
-      say(
-        'request-body-media-type-removed',
-        media.pointer,
-        `The request body can no longer be sent as ${type}.`,
-      );
+  for (const [type, media] of before)
+    if (!after.has(type)) say(words.removed[0], media.pointer, words.removed[1](type));
 }
 
 const isSuccess = (status: string) => /^[123]/.test(status);
 
 function compareResponses(
-  comparison: Omit<SchemaComparison, 'visited' | 'emitted' | 'emit'>,
+  comparison: Sides,
   before: Operation,
   after: Operation,
   say: Say,
@@ -439,25 +458,18 @@ function compareResponses(
     });
     if (!isObject(bResponse.node) || !isObject(rResponse.node)) continue;
     const label = status === 'default' ? 'the default response' : `the ${status} response`;
-    const bc = contentOf(bResponse.node, bResponse.pointer);
-    const rc = contentOf(rResponse.node, rResponse.pointer);
-    for (const [type, media] of rc) {
-      const was = bc.get(type);
-      if (was === undefined) {
-        say('response-media-type-added', media.pointer, `${capitalize(label)} can now be ${type}.`);
-        continue;
-      }
-      if (was.node !== undefined && media.node !== undefined)
-        compareSchemas(
-          schemas,
-          { node: was.node, pointer: pointer(was.pointer, 'schema') },
-          { node: media.node, pointer: pointer(media.pointer, 'schema') },
-          { prefix: 'response-body', place: `${label} (${type})`, path: '' },
-        );
-    }
-    for (const [type, media] of bc)
-      if (!rc.has(type))
-        say('response-media-type-removed', media.pointer, `${capitalize(label)} is no longer ${type}.`);
+    compareContent(
+      contentOf(bResponse.node, bResponse.pointer),
+      contentOf(rResponse.node, rResponse.pointer),
+      say,
+      schemas,
+      {
+        prefix: 'response-body',
+        place: (type) => `${label} (${type})`,
+        added: ['response-media-type-added', (type) => `${capitalize(label)} can now be ${type}.`],
+        removed: ['response-media-type-removed', (type) => `${capitalize(label)} is no longer ${type}.`],
+      },
+    );
     compareHeaders(comparison, bResponse as Located, rResponse as Located, label, say, schemas);
   }
   for (const [key, status] of bKeys) {
@@ -485,7 +497,7 @@ function headersOf(
 }
 
 function compareHeaders(
-  comparison: Omit<SchemaComparison, 'visited' | 'emitted' | 'emit'>,
+  comparison: Sides,
   before: Located,
   after: Located,
   label: string,

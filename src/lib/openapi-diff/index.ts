@@ -3,7 +3,7 @@
  * `$ref`s resolved here) and lists what changed, each change with a rule id, a level and a
  * sentence a person understands. One engine for the CLI (`kennel diff`), the deploy gate, the
  * changelog and the dashboard. The rules are ./rules.ts, documented in docs/changes.md; why it is
- * ours and not a library is in docs/decisions.md.
+ * ours and not a library is in docs/decisions/deploy-changes.md.
  */
 
 import type { Change } from './change.ts';

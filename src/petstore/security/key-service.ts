@@ -11,7 +11,7 @@ interface CacheEntry {
  * API keys with an in-memory cache in front of the database: a known key costs one Map lookup by
  * its text (no hash on the hot path). A key revoked through this process leaves the cache at
  * once; a key revoked through another process on the same database is dropped once its entry is
- * older than `cacheMs` (docs/decisions.md). Unknown keys are not cached, so a key created
+ * older than `cacheMs` (docs/decisions/petstore-access.md). Unknown keys are not cached, so a key created
  * elsewhere works at once.
  */
 export class KeyService {

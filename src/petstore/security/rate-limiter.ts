@@ -1,10 +1,7 @@
 import type { Clock } from '../../lib/clock.ts';
+import type { RateLimitPolicy } from '../limits.ts';
 
-/** `quota` requests per `windowSeconds`, the two numbers `RateLimit-Policy` announces. */
-export interface RateLimitPolicy {
-  readonly quota: number;
-  readonly windowSeconds: number;
-}
+export type { RateLimitPolicy };
 
 export interface RateLimitDecision {
   readonly allowed: boolean;
@@ -35,7 +32,7 @@ export function secondsToReset(window: number, windowMs: number, now: number): n
  * what the IETF `RateLimit` fields describe exactly (`r` left, `t` seconds to the reset), cost
  * one Map lookup per request, and forgetting every count at the window change keeps memory
  * bounded by the callers of one window. The price is a possible burst of 2×quota across a
- * window boundary, accepted (docs/decisions.md).
+ * window boundary, accepted (docs/decisions/petstore-access.md).
  */
 export class FixedWindowLimiter implements RateLimiter {
   readonly policy: RateLimitPolicy;

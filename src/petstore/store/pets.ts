@@ -35,6 +35,16 @@ const unknownCategory = (id: number) =>
     `categoryId ${id} names no category. Create it with POST /categories or pick one from GET /categories.`,
   );
 
+/** Refuses a categoryId that names no category; read in the transaction that then writes the pet. */
+async function requireCategory(trx: PetstoreTrx, categoryId: number): Promise<void> {
+  const category = await trx
+    .selectFrom('categories')
+    .select('id')
+    .where('id', '=', categoryId)
+    .executeTakeFirst();
+  if (!category) throw unknownCategory(categoryId);
+}
+
 /** Creates a pet and its inventory entry; the initial stock follows the requested status. */
 export async function createPet(ctx: StoreContext, input: NewPet, outer?: PetstoreTrx): Promise<Pet> {
   const requested = input.status ?? 'available';
@@ -47,12 +57,7 @@ export async function createPet(ctx: StoreContext, input: NewPet, outer?: Petsto
   }
   try {
     return await inTransaction(ctx, outer, async (trx) => {
-      const category = await trx
-        .selectFrom('categories')
-        .select('id')
-        .where('id', '=', input.categoryId)
-        .executeTakeFirst();
-      if (!category) throw unknownCategory(input.categoryId);
+      await requireCategory(trx, input.categoryId);
       const { id } = await trx
         .insertInto('pets')
         .values({
@@ -201,12 +206,7 @@ export async function updatePet(
           `Pet ${id} is ${locked.status}; status follows stock and open orders. Change stock with PUT /store/inventory/${id}, or leave status out.`,
         );
       }
-      const category = await trx
-        .selectFrom('categories')
-        .select('id')
-        .where('id', '=', input.categoryId)
-        .executeTakeFirst();
-      if (!category) throw unknownCategory(input.categoryId);
+      await requireCategory(trx, input.categoryId);
       const { version } = await trx
         .updateTable('pets')
         .set((eb) => ({ name: input.name, category_id: input.categoryId, version: eb('version', '+', 1) }))

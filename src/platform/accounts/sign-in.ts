@@ -7,6 +7,7 @@ import {
   PasswordHasher,
   type PasswordHasherOptions,
 } from './password-hasher.ts';
+import { PasswordResetRequests, type ResetRequestLimits } from './request-password-reset.ts';
 import { type SignInLimit, SignInLimiter, type SignInLimits } from './sign-in-limits.ts';
 import { authenticate, normaliseEmail } from './users.ts';
 
@@ -17,6 +18,8 @@ export interface SignInOptions {
   readonly hasher?: PasswordHasherOptions;
   /** Runs scrypt instead of the hasher's threads (tests count its calls). */
   readonly derive?: DeriveKey;
+  /** "Forgot password?" request limits (docs/security.md); each left out keeps its default. */
+  readonly resetRequests?: Partial<ResetRequestLimits>;
 }
 
 /** Seconds a sign-in refused for a full hashing queue is asked to wait. */
@@ -38,11 +41,14 @@ const LIMIT_MESSAGES: Record<SignInLimit, (wait: number) => string> = {
  */
 export class SignInGuard {
   readonly limiter: SignInLimiter;
+  /** "Forgot password?" requests: their limits and the mails under way. */
+  readonly resetRequests: PasswordResetRequests;
   readonly #hasher: PasswordHasher | undefined;
   readonly #derive: DeriveKey;
 
   constructor(options: SignInOptions = {}) {
     this.limiter = new SignInLimiter(options.limits);
+    this.resetRequests = new PasswordResetRequests(options.resetRequests);
     this.#hasher = options.derive ? undefined : new PasswordHasher(options.hasher);
     this.#derive = options.derive ?? (this.#hasher as PasswordHasher).derive;
   }
@@ -79,6 +85,7 @@ export class SignInGuard {
   }
 
   async close(): Promise<void> {
+    await this.resetRequests.settled();
     await this.#hasher?.close();
   }
 }

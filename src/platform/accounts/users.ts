@@ -1,5 +1,7 @@
+import type { Kysely } from 'kysely';
 import { isUniqueViolation } from '../../storage/index.ts';
 import type { Actor, PlatformContext } from '../context.ts';
+import type { PlatformTables } from '../db-schema.ts';
 import { platformErrors } from '../errors.ts';
 import type { DeriveKey } from './password-hasher.ts';
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from './secrets.ts';
@@ -13,7 +15,7 @@ export function normaliseEmail(email: string): string {
 /**
  * Makes an account. `emailProved` says whether its holder is known to own the email: true (the
  * default) for the operator's own word (the first admin, seeded accounts); sign-up and an
- * invitation link nobody mailed pass false (docs/decisions.md, "Proved emails").
+ * invitation link nobody mailed pass false (docs/decisions/accounts-and-sign-in.md, "Proved emails").
  */
 export async function createUser(
   ctx: PlatformContext,
@@ -80,4 +82,18 @@ export async function actorById(ctx: PlatformContext, userId: number): Promise<A
     .where('id', '=', userId)
     .executeTakeFirst();
   return row ? { userId: row.id, email: row.email, isAdmin: Boolean(row.is_admin) } : undefined;
+}
+
+/**
+ * Locks an account's row until the transaction ends (PostgreSQL; SQLite has one writer anyway):
+ * accepting an invitation and redeeming a reset link for one account take turns.
+ */
+export async function lockUser(
+  trx: Kysely<PlatformTables>,
+  dialect: PlatformContext['dialect'],
+  userId: number,
+) {
+  let row = trx.selectFrom('users').select('id').where('id', '=', userId);
+  if (dialect === 'postgres') row = row.forUpdate();
+  await row.executeTakeFirst();
 }

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   type AnyOperation,
   buildOpenApiDocument,
@@ -9,7 +9,6 @@ import {
   registerOperations,
 } from '../../lib/http-api/index.ts';
 import { isConnectionLost } from '../../storage/index.ts';
-import { registerDashboard } from '../../web/dashboard/index.ts';
 import { SignInGuard, type SignInOptions } from '../accounts/sign-in.ts';
 import { registerCliPackage } from '../cli-package/serve-cli-package.ts';
 import type { PlatformContext } from '../context.ts';
@@ -20,6 +19,7 @@ import { corsRoutes } from './routes/cors.ts';
 import { deployRoutes } from './routes/deploys.ts';
 import { domainRoutes } from './routes/domains.ts';
 import { originGrantRoutes } from './routes/origin-grants.ts';
+import { passwordResetRequestRoutes } from './routes/password-reset-requests.ts';
 import { peopleRoutes } from './routes/people.ts';
 import { previewRoutes } from './routes/previews.ts';
 import { projectRoutes } from './routes/projects.ts';
@@ -30,12 +30,17 @@ import { trafficRoutes } from './routes/traffic.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { platformSchemas } from './schemas.ts';
 
-/** The operations; `signIn` is the app's sign-in guard (a fresh one, unused, for the document). */
+/**
+ * The operations; `signIn` is the app's sign-in guard (a fresh one, unused, for the document).
+ * Every operation that needs a sign-in can meet an expired API token, and every change a
+ * read-only one (auth.ts): they declare both.
+ */
 export function managementOperations(
   signIn: SignInGuard = new SignInGuard(),
 ): AnyOperation<PlatformContext>[] {
-  return [
+  return withTokenErrors([
     ...sessionRoutes(signIn),
+    ...passwordResetRequestRoutes(signIn.resetRequests),
     ...tokenRoutes,
     ...teamRoutes,
     ...peopleRoutes(signIn),
@@ -47,7 +52,15 @@ export function managementOperations(
     ...webhookRoutes,
     ...originGrantRoutes,
     ...trafficRoutes,
-  ];
+  ]);
+}
+
+function withTokenErrors(operations: AnyOperation<PlatformContext>[]): AnyOperation<PlatformContext>[] {
+  return operations.map((op) => {
+    if (op.access === 'public') return op;
+    const codes = op.method === 'GET' ? ['token_expired'] : ['token_expired', 'token_read_only'];
+    return { ...op, errors: [...op.errors, ...codes.filter((c) => !op.errors.includes(c))] };
+  });
 }
 
 /** The management API's OpenAPI 3.0.3 document, built from the operations it registers. */
@@ -115,6 +128,20 @@ export function managementDocument(): Record<string, unknown> {
   return document;
 }
 
+/** Where the platform serves the management API's OpenAPI document. */
+export const MANAGEMENT_DOCUMENT_PATH = '/api/v1/openapi.json';
+
+/**
+ * Pages served beside the API (the dashboard, src/web): handed in by the assembly (src/main), so
+ * the control plane does not import the front end.
+ */
+export interface ManagementPages {
+  /** Registers the pages' routes and assets on the app. */
+  register(app: FastifyInstance): void;
+  /** A browser at an address that is no page gets this page (undefined: the JSON 404). */
+  notFound(request: FastifyRequest, reply: FastifyReply): FastifyReply | undefined;
+}
+
 const RETRY_AFTER = {
   description: 'Seconds to wait before trying again',
   schema: { type: 'integer', minimum: 1 },
@@ -128,9 +155,13 @@ export function buildManagementApp(
   ctx: PlatformContext,
   options: {
     logger?: boolean | { level: string };
+    /** Fastify's per-request log lines (default on); off behind the edge, which logs one line per request. */
+    requestLogging?: boolean;
     signIn?: SignInOptions;
     /** Sent as X-Kennel-Version (the CLI compares it with the version it was made for). */
     version?: string;
+    /** The dashboard (src/main/platform-app.ts hands it in); none: the API alone. */
+    pages?: ManagementPages;
   } = {},
 ): FastifyInstance {
   const version = options.version ?? KENNEL_VERSION;
@@ -138,6 +169,7 @@ export function buildManagementApp(
     bodyLimit: ctx.config.apiBodyLimitBytes,
     catalog: platformErrors,
     logger: options.logger,
+    requestLogging: options.requestLogging,
     timeouts: { headersMs: ctx.config.headersTimeoutMs, requestMs: ctx.config.receiveTimeoutMs },
   });
   const signIn = new SignInGuard(options.signIn);
@@ -147,14 +179,19 @@ export function buildManagementApp(
     bodyLimit: ctx.config.apiBodyLimitBytes,
     bodyLimitSetting: 'API_BODY_LIMIT',
     isDatabaseUnavailable: isConnectionLost,
+    documentPath: MANAGEMENT_DOCUMENT_PATH,
+    // A browser at an address that is no page gets the dashboard's 404 page, not JSON.
+    ...(options.pages && { notFoundPage: options.pages.notFound }),
   });
   registerOperations(app, operations, platformSchemas, ctx, authenticator(ctx), {
     // A deploy carries its whole document: big published ones are over the API's general limit.
     createDeploy: { bytes: ctx.config.deployBodyLimitBytes, setting: 'DEPLOY_BODY_LIMIT' },
   });
   const json = JSON.stringify(managementDocument(), null, 2);
-  app.get('/api/v1/openapi.json', (_req, reply) => reply.type('application/json; charset=utf-8').send(json));
-  registerDashboard(app);
+  app.get(MANAGEMENT_DOCUMENT_PATH, (_req, reply) =>
+    reply.type('application/json; charset=utf-8').send(json),
+  );
+  options.pages?.register(app);
   app.addHook('onSend', async (_request, reply) => {
     reply.header('x-kennel-version', version);
   });
@@ -163,6 +200,7 @@ export function buildManagementApp(
     root: fileURLToPath(new URL('../../..', import.meta.url)),
     dataDir: ctx.config.dataDir,
     version,
+    clock: ctx.clock,
   });
   return app;
 }

@@ -1,7 +1,7 @@
 import { parseCookie } from 'cookie';
 import type { FastifyRequest } from 'fastify';
 import type { AnyOperation } from '../../lib/http-api/index.ts';
-import { actorForToken, sessionFor } from '../accounts/credentials.ts';
+import { sessionFor, type TokenScope, tokenHolder } from '../accounts/credentials.ts';
 import type { Actor, PlatformContext } from '../context.ts';
 import { platformErrors } from '../errors.ts';
 
@@ -9,7 +9,7 @@ import { platformErrors } from '../errors.ts';
  * The dashboard session cookie. Over HTTPS it is `__Host-kennel_session` (Secure, Path=/, no
  * Domain: browsers then refuse it from any other origin, subdomains and plain HTTP included).
  * Browsers refuse a `__Host-` cookie without Secure, so over plain HTTP (local use) it is
- * `kennel_session` without Secure. Each scheme reads only its own name (docs/decisions.md).
+ * `kennel_session` without Secure. Each scheme reads only its own name (docs/decisions/accounts-and-sign-in.md).
  */
 export const SESSION_COOKIE = '__Host-kennel_session';
 export const PLAIN_HTTP_SESSION_COOKIE = 'kennel_session';
@@ -26,6 +26,8 @@ export function sessionCookieName(https: boolean): string {
   return https ? SESSION_COOKIE : PLAIN_HTTP_SESSION_COOKIE;
 }
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** What a read-scoped API token may send. */
+const READ_METHODS = new Set(['GET', 'HEAD']);
 
 /** Who may call an operation: anyone, any signed-in account, or platform admins. */
 export type Access = 'public' | 'user' | 'admin';
@@ -36,6 +38,8 @@ export interface Caller {
   readonly sessionCookie?: string;
   /** That session's CSRF token. */
   readonly csrfToken?: string;
+  /** The API token's scope, when the caller sent one. */
+  readonly scope?: TokenScope;
 }
 
 /**
@@ -58,12 +62,25 @@ export function authenticator(ctx: PlatformContext) {
     const authorization = request.headers.authorization;
     if (authorization !== undefined) {
       const match = /^Bearer\s+(\S+)$/i.exec(authorization);
-      const actor = match?.[1] ? await actorForToken(ctx, match[1]) : undefined;
-      if (!actor)
+      const holder = match?.[1] ? await tokenHolder(ctx, match[1]) : undefined;
+      if (holder && 'expired' in holder) {
+        throw platformErrors.error(
+          'token_expired',
+          `This API token expired at ${holder.expired}: create a new one (dashboard Account page, POST /api/v1/tokens, or kennel login) and use it instead.`,
+          { headers: { 'www-authenticate': 'Bearer realm="kennel", error="invalid_token"' } },
+        );
+      }
+      if (!holder)
         throw unauthenticated(
           'The API token is not valid (revoked, or mistyped): sign in again to create a new one.',
         );
-      caller = { actor };
+      if (holder.scope === 'read' && !READ_METHODS.has(request.method)) {
+        throw platformErrors.error(
+          'token_read_only',
+          `This API token is read-only: it may only read (GET). To ${request.method} ${operation.path}, use a token with full scope (create one on the dashboard Account page or with kennel login).`,
+        );
+      }
+      caller = { actor: holder.actor, scope: holder.scope };
     } else {
       const name = sessionCookieName(cameOverHttps(request));
       const cookie = request.headers.cookie ? parseCookie(request.headers.cookie)[name] : undefined;

@@ -71,21 +71,53 @@ export const platformSchemas: Record<string, JsonSchema> = {
       ),
     },
   },
+  SessionState: {
+    type: 'object',
+    required: ['signedIn'],
+    properties: {
+      signedIn: {
+        type: 'boolean',
+        description: 'Whether the request carried a live dashboard session cookie',
+      },
+      email: text('Signed-in account (signed in only)'),
+      isAdmin: { type: 'boolean', description: 'Platform admin (signed in only)' },
+      csrfToken: text("The session's CSRF token, for X-CSRF-Token on changes (signed in only)"),
+    },
+  },
   NewToken: {
     type: 'object',
     required: ['name'],
     additionalProperties: false,
-    properties: { name: text('What the token is for, e.g. "laptop CLI"', { minLength: 1, maxLength: 100 }) },
+    properties: {
+      name: text('What the token is for, e.g. "laptop CLI"', { minLength: 1, maxLength: 100 }),
+      expiresInDays: {
+        type: 'integer',
+        minimum: 1,
+        maximum: 366,
+        nullable: true,
+        description:
+          'Days until the token stops working (401 token_expired after); left out or null: it never expires',
+      },
+      scope: {
+        type: 'string',
+        enum: ['full', 'read'],
+        default: 'full',
+        description:
+          'full: everything your account may do; read: GET and HEAD only (any change answers 403 token_read_only)',
+      },
+    },
   },
   Token: {
     type: 'object',
-    required: ['id', 'name', 'prefix', 'createdAt'],
+    required: ['id', 'name', 'prefix', 'createdAt', 'expiresAt', 'scope'],
     properties: {
       id: id('Token id'),
       name: text('Token name'),
       prefix: text('The first characters of the token, to recognise it'),
       createdAt: text('Creation time', { format: 'date-time' }),
       lastUsedAt: nullableText('Last use'),
+      expiresAt: { ...nullableText('When it stops working (null: never)'), format: 'date-time' },
+      scope: { type: 'string', enum: ['full', 'read'], description: 'full, or read (GET and HEAD only)' },
     },
   },
   CreatedToken: {
@@ -187,6 +219,12 @@ export const platformSchemas: Record<string, JsonSchema> = {
     additionalProperties: false,
     properties: { name: text('Team name', { minLength: 1, maxLength: 100 }) },
   },
+  TeamChange: {
+    type: 'object',
+    required: ['name'],
+    additionalProperties: false,
+    properties: { name: text('The new team name', { minLength: 1, maxLength: 100 }) },
+  },
   PlanChange: {
     type: 'object',
     required: ['plan'],
@@ -264,6 +302,30 @@ export const platformSchemas: Record<string, JsonSchema> = {
       },
     ],
   },
+  InvitationToken: {
+    type: 'object',
+    required: ['token'],
+    additionalProperties: false,
+    properties: { token: text('The invitation token', { minLength: 1, maxLength: 200 }) },
+  },
+  InvitationDetails: {
+    type: 'object',
+    required: ['teamId', 'teamName', 'email', 'role', 'expiresAt', 'invitedBy'],
+    properties: {
+      teamId: id('The team to join'),
+      teamName: text('Its name'),
+      email: text('The invited email'),
+      role: { type: 'string', enum: ['owner', 'member'], description: 'The role to join with' },
+      expiresAt: text('Until when the link works', { format: 'date-time' }),
+      invitedBy: {
+        type: 'object',
+        nullable: true,
+        required: ['name', 'email'],
+        description: 'The owner who invited (null when that account is gone)',
+        properties: { name: nullableText('Their name'), email: text('Their email') },
+      },
+    },
+  },
   InvitationAcceptance: {
     type: 'object',
     required: ['token', 'password'],
@@ -307,6 +369,28 @@ export const platformSchemas: Record<string, JsonSchema> = {
       name: text('Your name'),
       teamId: id('The team made for you, which you own'),
     },
+  },
+  PasswordResetPolicy: {
+    type: 'object',
+    required: ['byMail'],
+    properties: {
+      byMail: {
+        type: 'boolean',
+        description:
+          'Whether POST /api/v1/password-reset/request mails reset links (SMTP_URL is set); otherwise ask a team owner or the operator',
+      },
+    },
+  },
+  PasswordResetRequest: {
+    type: 'object',
+    required: ['email'],
+    additionalProperties: false,
+    properties: { email: text('Your account email', { minLength: 3, maxLength: 254 }) },
+  },
+  PasswordResetRequested: {
+    type: 'object',
+    required: ['message'],
+    properties: { message: text('The same for every email: what happens next') },
   },
   SignUpPolicy: {
     type: 'object',
@@ -398,6 +482,29 @@ export const platformSchemas: Record<string, JsonSchema> = {
       origin: text('The origin as compared (URL.origin), or KENNEL_ORIGIN_ALLOWLIST'),
       grantedBy: nullableText("The granting admin's email; null for the first start's grant"),
       createdAt: text('When it was granted', { format: 'date-time' }),
+    },
+  },
+  ProjectChange: {
+    type: 'object',
+    additionalProperties: false,
+    minProperties: 1,
+    description: 'What to change; the slug never changes (it is the published host)',
+    properties: {
+      name: text('New display name', { minLength: 1, maxLength: 100 }),
+      originUrl: text(
+        'New origin: checked as at creation (http or https, no user name or password, a public address unless the team has a grant)',
+        { minLength: 1, maxLength: 2048 },
+      ),
+    },
+  },
+  ProjectDeletion: {
+    type: 'object',
+    required: ['slug', 'domains', 'certificates', 'deploys'],
+    properties: {
+      slug: text('Project slug'),
+      domains: { type: 'integer', minimum: 0, description: 'Custom domains (not already removed)' },
+      certificates: { type: 'integer', minimum: 0, description: "Certificates of the project's domains" },
+      deploys: { type: 'integer', minimum: 0, description: 'Deploys, previews included' },
     },
   },
   Project: {
@@ -714,7 +821,7 @@ export const platformSchemas: Record<string, JsonSchema> = {
         type: 'string',
         enum: ['unverified', 'verified', 'issuing', 'live', 'failed'],
         description:
-          'What to show: unverified (waiting for DNS), verified (no certificate ordered yet), issuing (certificate being issued), live (served with a certificate), failed (see failure). The mapping from state, reason and certificate is in docs/decisions.md.',
+          'What to show: unverified (waiting for DNS), verified (no certificate ordered yet), issuing (certificate being issued), live (served with a certificate), failed (see failure). The mapping from state, reason and certificate is in docs/decisions/dashboard.md.',
       },
       failure: {
         type: 'object',

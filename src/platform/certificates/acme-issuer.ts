@@ -2,7 +2,16 @@ import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { getCACertificates } from 'node:tls';
 import { type Authorization, crypto as acmeCrypto, Client } from 'acme-client';
 import { Agent, type Dispatcher, request } from 'undici';
-import { type ChallengeStore, type IssuedCertificate, type Issuer, IssuerError } from './issuer.ts';
+import { checkCaa, type DnsResolver } from '../dns/dns-check.ts';
+import {
+  type CertificateRequest,
+  type ChallengeStore,
+  type IssuedChain,
+  type Issuer,
+  IssuerError,
+  type RenewalWindow,
+} from './issuer.ts';
+import { renewalCertId } from './renewal.ts';
 
 /**
  * The ACME issuer (RFC 8555) over http-01: Let's Encrypt in production, Pebble in tests.
@@ -48,10 +57,18 @@ export interface AcmeIssuerOptions {
   };
   /** Per HTTP request to the CA (default 30 s). */
   readonly requestTimeoutMs?: number;
+  /**
+   * The issuer domains this CA is known by in CAA records (RFC 8659), e.g. `letsencrypt.org`:
+   * before each order the domain's CAA records must allow one of them (`preCheck`), as Pebble
+   * checks no CAA at all and Let's Encrypt's refusal would count against its limits. Empty or left
+   * out: nothing is checked.
+   */
+  readonly caaIdentities?: readonly string[];
 }
 
 const DEFAULT_POLLING = { attempts: 12, minDelayMs: 250, maxDelayMs: 4_000 };
 const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+const DIRECTORY_CACHE_MS = 3_600_000;
 const USER_AGENT = 'kennel-acme-issuer (acme-client)';
 const ERROR_PREFIX = 'urn:ietf:params:acme:error:';
 
@@ -85,6 +102,7 @@ export class AcmeIssuer implements Issuer {
   readonly #agent: Agent;
   readonly #polling: { attempts: number; minDelayMs: number; maxDelayMs: number };
   #accountKey: Promise<string> | undefined;
+  #renewalInfo: { url: string | undefined; at: number } | undefined;
 
   constructor(options: AcmeIssuerOptions) {
     new URL(options.directoryUrl); // throws on a malformed URL, at boot rather than at the first order
@@ -102,18 +120,76 @@ export class AcmeIssuer implements Issuer {
   }
 
   /**
-   * One order for one hostname. Every call registers the account anew: newAccount with a known key
-   * just returns the existing account (RFC 8555 §7.3.1), so a CA that lost or never had the
-   * account (a restarted Pebble, another directory) needs no special path. Safe to call
-   * concurrently: each call has its own acme-client Client.
+   * CAA: the records at the name (or the nearest above it) must allow one of `caaIdentities`.
+   * A refusal is `caa_forbids`, not retried (the records must change first); DNS not answering is
+   * retried.
    */
-  async issue(hostname: string, challenges: ChallengeStore): Promise<IssuedCertificate> {
+  async preCheck(hostname: string, resolver: DnsResolver): Promise<void> {
+    const identities = this.#options.caaIdentities ?? [];
+    let refusal: { message: string; retryable: boolean } | undefined;
+    for (const identity of identities) {
+      const outcome = await checkCaa(resolver, hostname, identity);
+      if (outcome.ok) return;
+      refusal ??= { message: outcome.message, retryable: outcome.retryable };
+    }
+    if (refusal === undefined) return;
+    throw new IssuerError(`${hostname}: ${refusal.message}`, {
+      retryable: refusal.retryable,
+      ...(refusal.retryable ? {} : { reason: 'caa_forbids' }),
+    });
+  }
+
+  /**
+   * One order for one hostname, finalized with the manager's CSR. Every call registers the account
+   * anew: newAccount with a known key just returns the existing account (RFC 8555 §7.3.1), so a CA
+   * that lost or never had the account (a restarted Pebble, another directory) needs no special
+   * path. Safe to call concurrently: each call has its own acme-client Client.
+   */
+  async issue(request: CertificateRequest, challenges: ChallengeStore): Promise<IssuedChain> {
     const trace: Trace = { last: undefined };
     try {
-      return await this.#issue(hostname, challenges, trace);
+      return await this.#issue(request, challenges, trace);
     } catch (error) {
-      throw toIssuerError(hostname, error, trace.last);
+      throw toIssuerError(request.hostname, error, trace.last);
     }
+  }
+
+  /**
+   * ACME Renewal Information (RFC 9773): the window the CA suggests for renewing `certificatePem`,
+   * or undefined when its directory has no `renewalInfo` (Pebble 2.4). An unauthenticated GET of
+   * `<renewalInfo>/<certID>`.
+   */
+  async renewalWindow(certificatePem: string): Promise<RenewalWindow | undefined> {
+    const base = await this.#renewalInfoUrl();
+    if (base === undefined) return undefined;
+    const url = `${base.replace(/\/$/, '')}/${renewalCertId(certificatePem)}`;
+    const answer = await this.#get(url);
+    const window = isObject(answer.data) ? answer.data.suggestedWindow : undefined;
+    const start = isObject(window) && typeof window.start === 'string' ? new Date(window.start) : undefined;
+    const end = isObject(window) && typeof window.end === 'string' ? new Date(window.end) : undefined;
+    if (
+      answer.status !== 200 ||
+      start === undefined ||
+      end === undefined ||
+      Number.isNaN(start.getTime()) ||
+      Number.isNaN(end.getTime()) ||
+      end.getTime() <= start.getTime()
+    ) {
+      throw new IssuerError(
+        `the ACME CA's renewal information for this certificate was not usable (${answer.status})`,
+        {
+          retryable: true,
+          ...(answer.retryAfterMs !== undefined && { retryAfterMs: answer.retryAfterMs }),
+        },
+      );
+    }
+    const explanation = isObject(answer.data) ? answer.data.explanationURL : undefined;
+    return {
+      start,
+      end,
+      retryAfterMs: answer.retryAfterMs,
+      explanationUrl: typeof explanation === 'string' ? explanation : undefined,
+    };
   }
 
   /** Closes the connections to the CA. */
@@ -121,7 +197,8 @@ export class AcmeIssuer implements Issuer {
     await this.#agent.close();
   }
 
-  async #issue(hostname: string, challenges: ChallengeStore, trace: Trace): Promise<IssuedCertificate> {
+  async #issue(request: CertificateRequest, challenges: ChallengeStore, trace: Trace): Promise<IssuedChain> {
+    const { hostname } = request;
     if (hostname.startsWith('*.')) {
       throw new IssuerError(`${hostname}: a wildcard needs dns-01, and this issuer answers http-01 only`, {
         retryable: false,
@@ -165,16 +242,46 @@ export class AcmeIssuer implements Issuer {
       });
     }
 
-    // An ECDSA P-256 key, PKCS#8 PEM (acme-client's createPrivateEcdsaKey), and a CSR naming only
-    // this hostname. The CN is left out past 64 characters, the most X.509 allows in it.
-    const privateKeyPem = (await acmeCrypto.createPrivateEcdsaKey('P-256')).toString();
-    const [, csr] = await acmeCrypto.createCsr(
-      hostname.length <= 64 ? { commonName: hostname, altNames: [hostname] } : { altNames: [hostname] },
-      privateKeyPem,
-    );
-    const finalized = await client.finalizeOrder(order, csr);
+    // The manager's CSR (certificate-request.ts): the key stays with the manager.
+    const finalized = await client.finalizeOrder(order, request.csrPem);
     const chain = await client.getCertificate(finalized);
-    return certificateFrom(hostname, chain, privateKeyPem);
+    return chainFrom(hostname, chain);
+  }
+
+  /** The directory's `renewalInfo`, read at most once an hour (a pass may look at many certificates). */
+  async #renewalInfoUrl(): Promise<string | undefined> {
+    const cached = this.#renewalInfo;
+    if (cached !== undefined && Date.now() - cached.at < DIRECTORY_CACHE_MS) return cached.url;
+    const directory = await this.#get(this.#options.directoryUrl);
+    if (directory.status !== 200 || !isObject(directory.data)) {
+      throw new IssuerError(`the ACME CA's directory answered ${directory.status}`, {
+        retryable: true,
+        ...(directory.retryAfterMs !== undefined && { retryAfterMs: directory.retryAfterMs }),
+      });
+    }
+    const url = typeof directory.data.renewalInfo === 'string' ? directory.data.renewalInfo : undefined;
+    this.#renewalInfo = { url, at: Date.now() };
+    return url;
+  }
+
+  /** A plain GET to the CA (directory, renewal information): no JWS, this issuer's trust. */
+  async #get(url: string): Promise<{ status: number; data: unknown; retryAfterMs: number | undefined }> {
+    try {
+      const response = await request(url, {
+        headers: { 'user-agent': USER_AGENT },
+        dispatcher: this.#agent,
+        signal: AbortSignal.timeout(this.#options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),
+      });
+      const headers = flattenHeaders(response.headers);
+      const text = await response.body.text();
+      return {
+        status: response.statusCode,
+        data: parseBody(headers['content-type'], text),
+        retryAfterMs: parseRetryAfter(headers['retry-after']),
+      };
+    } catch (error) {
+      throw unreachable(url, error);
+    }
   }
 
   async #authorize(
@@ -434,8 +541,8 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
 
-/** The chain as the contract wants it (leaf first, PEM), with the leaf checked against the order. */
-function certificateFrom(hostname: string, chain: string, privateKeyPem: string): IssuedCertificate {
+/** The chain as the contract wants it (leaf first, PEM); the manager checks it against its key. */
+function chainFrom(hostname: string, chain: string): IssuedChain {
   const pems = chain.match(PEM_CERTIFICATE) ?? [];
   const [leafPem] = pems;
   if (leafPem === undefined) {
@@ -444,19 +551,8 @@ function certificateFrom(hostname: string, chain: string, privateKeyPem: string)
     });
   }
   const leaf = new X509Certificate(leafPem);
-  if (!leaf.checkPrivateKey(createPrivateKey(privateKeyPem))) {
-    throw new IssuerError(`${hostname}: the CA's certificate is not for the key in the CSR`, {
-      retryable: false,
-    });
-  }
-  if (leaf.checkHost(hostname, { subject: 'never' }) === undefined) {
-    throw new IssuerError(`${hostname}: the CA's certificate does not name ${hostname}`, {
-      retryable: false,
-    });
-  }
   return {
     certificatePem: `${pems.join('\n')}\n`,
-    privateKeyPem,
     notBefore: leaf.validFromDate,
     notAfter: leaf.validToDate,
     issuer: 'acme',

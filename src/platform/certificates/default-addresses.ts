@@ -10,7 +10,7 @@ import type { IssuedCertificate } from './issuer.ts';
  * address gets one: a client sending random SNI names makes the edge read the database (one
  * indexed lookup, cached per name by the edge), never mint certificates. Not stored: any node
  * issues its own in a few milliseconds from the shared root, and nothing needs renewing in the
- * database (see docs/decisions.md, "Default addresses over HTTPS").
+ * database (see docs/decisions/edge-and-certificates.md, "Default addresses: one certificate per name").
  */
 export class DefaultAddressCertificates {
   readonly #db: PlatformDb;

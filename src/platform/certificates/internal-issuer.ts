@@ -2,7 +2,15 @@
 import 'reflect-metadata';
 import { randomBytes, webcrypto, X509Certificate } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
-import type { ChallengeStore, IssuedCertificate, Issuer } from './issuer.ts';
+import { obtainCertificate } from './certificate-request.ts';
+import {
+  type CertificateRequest,
+  type ChallengeStore,
+  type IssuedCertificate,
+  type IssuedChain,
+  type Issuer,
+  IssuerError,
+} from './issuer.ts';
 
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[1]);
 
@@ -52,9 +60,12 @@ export async function createInternalCa(name = 'Kennel Local CA', now = new Date(
   };
 }
 
+const SUBJECT_ALT_NAME = '2.5.29.17';
+
 /**
- * Issues certificates from a local root: no network, no challenge. Users trust the root (exported
- * by `kennel ca` / GET /api/v1/ca.pem) to get a browser's padlock on local domains.
+ * Issues certificates from a local root: no network, no challenge, no CAA (no CA identity to
+ * check). Users trust the root (exported by `kennel ca` / GET /api/v1/ca.pem) to get a browser's
+ * padlock on local domains. Offers no renewal information: renewal comes at a third remaining.
  */
 export class InternalIssuer implements Issuer {
   readonly name = 'internal';
@@ -68,12 +79,41 @@ export class InternalIssuer implements Issuer {
     this.#now = options.now ?? (() => new Date());
   }
 
-  async issue(hostname: string, _challenges?: ChallengeStore): Promise<IssuedCertificate> {
+  /**
+   * With a hostname: a certificate and its key in one step, through the manager's own path
+   * (certificate-request.ts) — for the platform's in-memory default certificate and for tests.
+   * With a request: signs the manager's CSR, which must be signed by its key and name exactly
+   * the requested hostname.
+   */
+  issue(hostname: string): Promise<IssuedCertificate>;
+  issue(request: CertificateRequest, challenges?: ChallengeStore): Promise<IssuedChain>;
+  async issue(
+    what: string | CertificateRequest,
+    _challenges?: ChallengeStore,
+  ): Promise<IssuedChain | IssuedCertificate> {
+    if (typeof what === 'string') return obtainCertificate(this, what, NO_CHALLENGES);
+    return this.#sign(what);
+  }
+
+  async #sign({ hostname, csrPem }: CertificateRequest): Promise<IssuedChain> {
+    const csr = new x509.Pkcs10CertificateRequest(csrPem);
+    const san = csr.getExtension(SUBJECT_ALT_NAME);
+    const names =
+      san === null
+        ? []
+        : new x509.SubjectAlternativeNameExtension(san.rawData).names.items.map((n) => n.value);
+    if (!(await csr.verify()) || names.length !== 1 || names[0] !== hostname) {
+      throw new IssuerError(
+        `${hostname}: the CSR is not signed by its key or does not name exactly ${hostname}`,
+        {
+          retryable: false,
+        },
+      );
+    }
     const caCert = new x509.X509Certificate(this.#ca.certificatePem);
     const caKey = await webcrypto.subtle.importKey('pkcs8', der(this.#ca.privateKeyPem), ALGORITHM, false, [
       'sign',
     ]);
-    const keys = await webcrypto.subtle.generateKey(ALGORITHM, true, ['sign', 'verify']);
     const now = this.#now();
     const notBefore = new Date(now.getTime() - 60_000);
     const notAfter = new Date(now.getTime() + this.#lifetimeMs);
@@ -84,7 +124,7 @@ export class InternalIssuer implements Issuer {
       notBefore,
       notAfter,
       signingAlgorithm: ALGORITHM,
-      publicKey: keys.publicKey,
+      publicKey: csr.publicKey,
       signingKey: caKey,
       extensions: [
         new x509.BasicConstraintsExtension(false, undefined, true),
@@ -99,10 +139,15 @@ export class InternalIssuer implements Issuer {
     const parsed = new X509Certificate(certificatePem);
     return {
       certificatePem,
-      privateKeyPem: pem('PRIVATE KEY', await webcrypto.subtle.exportKey('pkcs8', keys.privateKey)),
       notBefore: new Date(parsed.validFrom),
       notAfter: new Date(parsed.validTo),
       issuer: this.name,
     };
   }
 }
+
+/** The internal CA asks no challenge. */
+const NO_CHALLENGES: ChallengeStore = {
+  put: async () => {},
+  remove: async () => {},
+};

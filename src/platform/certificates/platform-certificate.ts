@@ -2,9 +2,11 @@ import { backoffDelay } from '../../lib/backoff.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { ChangeFeed } from '../changes.ts';
 import type { PlatformDb } from '../context.ts';
-import { CERTIFICATE_BACKOFF } from './certificate-job.ts';
+import { obtainCertificate } from './certificate-request.ts';
+import { CERTIFICATE_BACKOFF } from './certificate-states.ts';
 import type { CertificateStore } from './certificate-store.ts';
 import { type ChallengeStore, type Issuer, IssuerError } from './issuer.ts';
+import { planRenewal } from './renewal.ts';
 
 export interface PlatformCertificateDeps {
   readonly db: PlatformDb;
@@ -25,8 +27,8 @@ export interface PlatformCertificateDeps {
 const LEASE = 'platform_certificate_lease';
 
 /**
- * The platform domain's own certificate from the ACME issuer: ordered at start, renewed when a
- * third of its lifetime remains, stored like a custom domain's (so the edge serves it by SNI and
+ * The platform domain's own certificate from the ACME issuer: ordered at start, renewed in the
+ * CA's renewal window (RFC 9773) or else when a third of its lifetime remains, stored like a custom domain's (so the edge serves it by SNI and
  * as the fallback, and every node shares it). The platform domain has no row in `domains`, so it
  * has no certificate job: this is its job, with a lease in `platform_keys` (one order across
  * nodes) and the job's back-off after a failure, kept in memory (a restart retries at once).
@@ -57,7 +59,7 @@ export class PlatformCertificate {
     if (now < this.#nextAttemptAt) return this.#attempts > 0 ? 'waiting' : 'current';
     const stored = await store.load(hostname);
     if (stored && stored.issuer === issuer.name) {
-      const renewAt = renewalOf(stored);
+      const renewAt = (await planRenewal(issuer, stored, clock.now(), Math.random)).renewAt.getTime();
       if (now < renewAt) {
         this.#attempts = 0;
         this.#nextAttemptAt = renewAt;
@@ -67,10 +69,12 @@ export class PlatformCertificate {
     const lease = await this.#claim(now);
     if (lease === undefined) return 'leased';
     try {
-      const certificate = await issuer.issue(hostname, this.#deps.challenges);
+      const certificate = await obtainCertificate(issuer, hostname, this.#deps.challenges);
       await store.save(hostname, certificate, clock.now());
       this.#attempts = 0;
-      this.#nextAttemptAt = renewalOf(certificate);
+      this.#nextAttemptAt = (
+        await planRenewal(issuer, certificate, clock.now(), Math.random)
+      ).renewAt.getTime();
       // Every node's edge reloads: SNI for the platform domain and the fallback certificate.
       this.#deps.changes.publish({ kind: 'certificates', projectId: 0 });
       return 'issued';
@@ -125,9 +129,4 @@ export class PlatformCertificate {
       .executeTakeFirst();
     return mine?.value === value ? value : undefined;
   }
-}
-
-function renewalOf(certificate: { notBefore: Date; notAfter: Date }): number {
-  const lifetime = certificate.notAfter.getTime() - certificate.notBefore.getTime();
-  return certificate.notAfter.getTime() - lifetime / 3;
 }

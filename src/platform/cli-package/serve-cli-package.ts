@@ -1,7 +1,8 @@
 import { join, resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { type Clock, systemClock } from '../../lib/clock.ts';
 import { platformErrors } from '../errors.ts';
-import { buildCliPackage, type CliPackage } from './build-cli-package.ts';
+import { buildCliPackage, type CliPackage, type CliPackageOptions } from './build-cli-package.ts';
 
 /** Where the platform serves its CLI: the stable address, and the tarball named by its version. */
 export const CLI_PACKAGE_PATH = '/cli/kennel-cli.tgz';
@@ -17,24 +18,50 @@ export interface CliPackageRoute {
   /** The data directory: the tarball is written to its cli/. */
   readonly dataDir: string;
   readonly version: string;
+  /** Reads the time for the failed-build window (default: the system clock). */
+  readonly clock?: Clock;
+  /** Builds the package (default buildCliPackage); tests wrap it to count builds. */
+  readonly build?: (options: CliPackageOptions) => Promise<CliPackage>;
 }
+
+/**
+ * How long a failed build is kept: meanwhile every request gets the Error at once instead of
+ * spawning `npm pack` again (a broken checkout would otherwise cost a build per install attempt).
+ */
+export const CLI_BUILD_RETRY_MS = 60_000;
 
 /**
  * GET /cli/kennel-cli.tgz (and /cli/kennel-cli-<version>.tgz): the CLI package, built on the first
  * request (a few seconds, once per process) and then answered from memory, with a content ETag.
+ * A failed build is answered as an Error (500, Retry-After) for CLI_BUILD_RETRY_MS, then tried again.
  */
 export function registerCliPackage(app: FastifyInstance, options: CliPackageRoute): void {
+  const clock = options.clock ?? systemClock;
+  const buildPackage = options.build ?? buildCliPackage;
   let built: Promise<CliPackage> | undefined;
+  /** Until when (epoch ms) the last failed build stands. */
+  let failedUntil: number | undefined;
   const build = () => {
-    built ??= buildCliPackage({
+    if (failedUntil !== undefined && clock.now().getTime() >= failedUntil) {
+      failedUntil = undefined;
+      built = undefined;
+    }
+    built ??= buildPackage({
       root: options.root,
       outDir: join(resolve(options.dataDir), 'cli'),
       version: options.version,
     }).catch((error: unknown) => {
-      built = undefined;
+      failedUntil = clock.now().getTime() + CLI_BUILD_RETRY_MS;
       throw error;
     });
-    return built;
+    return built.catch((error: unknown) => {
+      const seconds = Math.max(1, Math.ceil(((failedUntil ?? 0) - clock.now().getTime()) / 1000));
+      throw platformErrors.error(
+        'internal_error',
+        `This platform could not build its CLI package; its log has the cause. It tries again in ${seconds} s: install then, or ask its operator to read the log.`,
+        { headers: { 'retry-after': String(seconds) }, cause: error },
+      );
+    });
   };
   const versioned = `kennel-cli-${options.version}.tgz`;
   app.get<{ Params: { file: string } }>('/cli/:file', async (request, reply) => {

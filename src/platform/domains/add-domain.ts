@@ -4,10 +4,10 @@ import { type HostnameWarning, type ParsedHostname, parseHostname } from '../../
 import { isUniqueViolation, transact } from '../../storage/index.ts';
 import type { Actor, PlatformContext } from '../context.ts';
 import type { PlatformTables } from '../db-schema.ts';
+import { checkApex, checkCaa, checkSubdomain, type DnsCheckOutcome } from '../dns/dns-check.ts';
 import { platformErrors } from '../errors.ts';
 import { PLANS } from '../plans.ts';
 import { type Project, projectFor } from '../projects/projects.ts';
-import { checkApex, checkCaa, checkSubdomain, type DnsCheckOutcome } from './dns-check.ts';
 import { type DomainRow, type DomainView, recordEvent, servedStates, toView } from './domain-store.ts';
 
 /** What DNS shows right now, before anyone clicks Verify. */

@@ -1,12 +1,12 @@
 import type { CertificateStatus } from '../certificates/certificate-status.ts';
-import { DNS_CHECK_REASONS, type DnsCheckReason } from './dns-check.ts';
+import { DNS_CHECK_REASONS, type DnsCheckReason } from '../dns/dns-check.ts';
 import type { DomainState } from './lifecycle.ts';
 
 /**
  * The one word the dashboard (and the CLI) shows for a domain (issue 6: unverified, verified,
  * certificate being issued, live, failed), derived from the lifecycle state, the last check's
  * reason and the certificate. The lifecycle keeps its own, finer states; this is what a person
- * needs to know: wait, act, or nothing to do. docs/decisions.md has the same table.
+ * needs to know: wait, act, or nothing to do. docs/decisions/dashboard.md has the same table.
  */
 export type DomainStatus = 'unverified' | 'verified' | 'issuing' | 'live' | 'failed';
 

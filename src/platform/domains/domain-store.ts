@@ -1,13 +1,13 @@
 import { type Selectable, sql, type Transaction } from 'kysely';
 import { displayHostname, parseHostname } from '../../lib/hostname.ts';
 import type { CertificateStatus } from '../certificates/certificate-status.ts';
-import type { Actor, PlatformContext, PlatformDb } from '../context.ts';
+import type { PlatformContext, PlatformDb } from '../context.ts';
 import type { PlatformTables } from '../db-schema.ts';
+import { DNS_CHECK_REASONS, type DnsCheckReason } from '../dns/dns-check.ts';
 import { platformErrors } from '../errors.ts';
 import { PLANS } from '../plans.ts';
 import type { Project } from '../projects/projects.ts';
 import { platformOutbox } from '../webhooks/webhook-events.ts';
-import { DNS_CHECK_REASONS, type DnsCheckReason } from './dns-check.ts';
 import { type DomainFailure, type DomainStatus, domainFailure, domainStatus } from './domain-status.ts';
 import { type DomainState, SERVED_STATES } from './lifecycle.ts';
 import { type DnsRecordToCreate, recordsToCreate } from './records.ts';
@@ -183,32 +183,7 @@ export async function liveDomain(
   return row as DomainRow;
 }
 
-export function actorName(actor: Actor | 'system'): string {
-  return actor === 'system' ? 'system' : `user:${actor.email}`;
-}
-
-/** Appends to a domain's history: who, what, when, outcome. */
-export async function recordEvent(
-  db: PlatformDb | Transaction<PlatformTables>,
-  at: Date,
-  domainId: number,
-  actor: Actor | 'system',
-  action: string,
-  outcome: string,
-  detail?: Record<string, unknown>,
-): Promise<void> {
-  await db
-    .insertInto('domain_events')
-    .values({
-      domain_id: domainId,
-      actor: actorName(actor),
-      action,
-      outcome,
-      detail: detail ? JSON.stringify(detail) : null,
-      at: at.toISOString(),
-    })
-    .execute();
-}
+export { actorName, recordEvent } from '../domain-rows.ts';
 
 export interface DomainEventView {
   at: string;

@@ -1,6 +1,10 @@
+import type { DomainState } from '../domain-rows.ts';
+
+export { type DomainState, SERVED_STATES } from '../domain-rows.ts';
+
 /**
  * The custom-domain lifecycle as one table (seed 001, "States and transitions"; names decided in
- * docs/decisions.md). Every change of a domain's state goes through `transition()`, and
+ * docs/decisions/domains.md). Every change of a domain's state goes through `transition()`, and
  * test/platform/domain-lifecycle.test.ts walks the table row by row.
  *
  * States:
@@ -11,8 +15,9 @@
  * - `misconfigured`: was verified, but a periodic re-check found DNS no longer pointing here. It
  *   keeps serving (DNS blips happen) but certificates would fail to renew, so it is flagged.
  * - `removed`: terminal; serving stops at once.
+ *
+ * The type and the served states live in ../domain-rows.ts, where the certificate job reads them.
  */
-export type DomainState = 'unverified' | 'verified' | 'misconfigured' | 'removed';
 
 export type DomainEvent =
   /** Verify (the button, the CLI, the API) or a background check of an unverified domain. */
@@ -99,6 +104,3 @@ export function transition(from: DomainState, event: DomainEvent): Transition {
   if (!row) throw new IllegalTransition(from, event);
   return row;
 }
-
-/** States in which the edge serves the hostname for its project. */
-export const SERVED_STATES: readonly DomainState[] = ['verified', 'misconfigured'];

@@ -8,11 +8,11 @@ import {
   requestCertificate,
 } from '../certificates/certificate-job.ts';
 import type { Actor, PlatformContext } from '../context.ts';
+import type { DnsCheckOutcome } from '../dns/dns-check.ts';
 import { platformErrors } from '../errors.ts';
 import { type Project, projectFor } from '../projects/projects.ts';
 import { domainSubject, emitEvent, type PlatformEventType } from '../webhooks/webhook-events.ts';
 import { checkDns, requireDomainPrerequisites } from './add-domain.ts';
-import type { DnsCheckOutcome } from './dns-check.ts';
 import {
   type DomainRow,
   type DomainView,

@@ -1,7 +1,7 @@
 /**
  * The address of a preview deploy: `<slug>--<deployId>.<platform domain>`, one DNS label under the
- * platform domain, like the project's default address beside it (docs/decisions.md, "Preview
- * addresses"). New slugs cannot contain `--` (projects.ts), so no project's default address has
+ * platform domain, like the project's default address beside it (docs/decisions/previews.md, "Previews: the
+ * address"). New slugs cannot contain `--` (projects.ts), so no project's default address has
  * this shape; the few older slugs that do keep their address, which wins over a preview's
  * (src/platform/publishing/routes.ts). The deploy id is unique on the platform, so it alone
  * names the preview; the slug is there for people reading the address.

@@ -9,7 +9,7 @@
  *
  * Ours rather than the OpenAPI validator's own check (@seriousme/openapi-schema-validator), which
  * keeps one `$dynamicAnchor` namespace for the whole document, follows `$ref`s inside vendor
- * extensions, and stops at the first problem (docs/decisions.md).
+ * extensions, and stops at the first problem (docs/decisions/openapi-documents.md).
  */
 
 export interface PointedProblem {

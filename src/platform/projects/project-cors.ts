@@ -1,5 +1,6 @@
 import { type CorsPolicy, DEFAULT_CORS_POLICY, validateCorsPolicy } from '../../lib/cors-policy.ts';
 import type { Actor, PlatformContext, PlatformDb } from '../context.ts';
+import type { PlatformTables } from '../db-schema.ts';
 import { platformErrors } from '../errors.ts';
 import { projectFor } from './projects.ts';
 
@@ -8,16 +9,7 @@ import { projectFor } from './projects.ts';
  * domains are), served by the edge with the project's route (src/platform/publishing/routes.ts).
  */
 
-type CorsRow = {
-  project_id: number;
-  enabled: number;
-  allowed_origins: string;
-  allowed_methods: string;
-  allowed_headers: string;
-  expose_headers: string;
-  allow_credentials: number;
-  max_age_seconds: number;
-};
+type CorsRow = Omit<PlatformTables['project_cors'], 'updated_at'>;
 
 function toPolicy(row: CorsRow): CorsPolicy {
   return {

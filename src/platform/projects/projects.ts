@@ -1,6 +1,8 @@
+import type { Selectable } from 'kysely';
 import { isUniqueViolation } from '../../storage/index.ts';
 import { teamFor } from '../accounts/teams.ts';
 import type { Actor, PlatformContext } from '../context.ts';
+import type { PlatformTables } from '../db-schema.ts';
 import { platformErrors } from '../errors.ts';
 import type { PlanName } from '../plans.ts';
 import { readOriginAccess } from './origin-grants.ts';
@@ -22,7 +24,7 @@ export interface Project {
 export const SLUG_PATTERN = '^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$';
 const RESERVED_SLUGS = new Set(['www', 'api', 'admin', 'dashboard', 'app', 'static', 'assets', 'kennel']);
 
-const notFound = (slug: string) =>
+export const projectNotFound = (slug: string) =>
   platformErrors.error(
     'project_not_found',
     `No project "${slug}" is visible to you: check the slug against the list of your projects.`,
@@ -163,16 +165,7 @@ function projectQuery(ctx: PlatformContext, actor: Actor) {
 
 function toProject(
   ctx: PlatformContext,
-  row: {
-    id: number;
-    team_id: number;
-    slug: string;
-    name: string;
-    origin_url: string;
-    active_deploy_id: number | null;
-    primary_domain: string | null;
-    plan: string;
-  },
+  row: Omit<Selectable<PlatformTables['projects']>, 'created_at'> & { plan: string },
 ): Project {
   return {
     id: row.id,
@@ -195,6 +188,6 @@ export async function listProjects(ctx: PlatformContext, actor: Actor): Promise<
 /** The project if the actor's team owns it; otherwise "not found", revealing nothing. */
 export async function projectFor(ctx: PlatformContext, actor: Actor, slug: string): Promise<Project> {
   const row = await projectQuery(ctx, actor).where('projects.slug', '=', slug).executeTakeFirst();
-  if (!row) throw notFound(slug);
+  if (!row) throw projectNotFound(slug);
   return toProject(ctx, row);
 }

@@ -14,7 +14,7 @@ export interface ProjectRoute {
   readonly deployId: number;
   /**
    * Set on the default address only, once the project's primary custom domain is live: its pages
-   * redirect there (308), its API under `/api/` stays served (see docs/decisions.md).
+   * redirect there (308), its API under `/api/` stays served (see docs/decisions/edge-and-certificates.md).
    */
   readonly primaryHost?: string;
   /**

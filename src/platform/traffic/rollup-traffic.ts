@@ -1,6 +1,7 @@
 import { LatencySketch } from '../../lib/latency-sketch.ts';
 import { transact } from '../../storage/index.ts';
 import type { PlatformContext } from '../context.ts';
+import type { TrafficSeriesRow } from '../db-schema.ts';
 
 /** Minutes are kept this long, then rolled into hours. */
 export const MINUTES_KEPT_MS = 48 * 3_600_000;
@@ -81,20 +82,7 @@ async function rollHour(ctx: Pick<PlatformContext, 'db' | 'dialect'>, hour: stri
       .$if(ctx.dialect === 'postgres', (q) => q.forUpdate())
       .execute();
     if (minutes.length === 0) return 0;
-    const sums = new Map<
-      string,
-      {
-        node_id: string;
-        project_id: number;
-        operation: string;
-        status: number;
-        requests: number;
-        errors: number;
-        bytes_in: number;
-        bytes_out: number;
-        latency: LatencySketch;
-      }
-    >();
+    const sums = new Map<string, Omit<TrafficSeriesRow, 'latency'> & { latency: LatencySketch }>();
     const keyOf = (r: { node_id: string; project_id: number; operation: string; status: number }) =>
       JSON.stringify([r.node_id, Number(r.project_id), r.operation, Number(r.status)]);
     for (const row of minutes) {

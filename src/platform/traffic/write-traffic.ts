@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { compileRowsOnce, transact } from '../../storage/index.ts';
+import { compileOnce, compileRowsOnce, transact } from '../../storage/index.ts';
 import type { PlatformDb } from '../context.ts';
 
 /** A series' counts for one minute on one node: cumulative since the minute began. */
@@ -123,6 +123,26 @@ export function trafficWriter(db: PlatformDb, nodeId: string): TrafficWriter {
       e.requestId,
     ],
   );
+  // The last `keep` rows of a project this node wrote stay, older ones go: one DELETE below the
+  // id `keep` rows down the (node_id, project_id, id) index, found by the same statement.
+  const pruneLogs = compileOnce(
+    (node: string, projectId: number, sameNode: string, sameProject: number, one: number, keep: number) =>
+      db
+        .deleteFrom('request_logs')
+        .where('node_id', '=', node)
+        .where('project_id', '=', projectId)
+        .where('id', '<=', (eb) =>
+          eb
+            .selectFrom('request_logs')
+            .select('id')
+            .where('node_id', '=', sameNode)
+            .where('project_id', '=', sameProject)
+            .orderBy('id', 'desc')
+            .limit(one)
+            .offset(keep),
+        ),
+    [nodeId, 0, nodeId, 0, 1, 0],
+  );
   return {
     async writeCounts({ minutes, callers }) {
       if (minutes.length === 0 && callers.length === 0) return;
@@ -192,24 +212,8 @@ export function trafficWriter(db: PlatformDb, nodeId: string): TrafficWriter {
         for (let i = 0; i < entries.length; i += LOG_CHUNK) {
           await trx.executeQuery(insertLogs(entries.slice(i, i + LOG_CHUNK)));
         }
-        // The last `keep` rows of each project this node wrote stay; older ones go.
         for (const projectId of projects) {
-          const boundary = await trx
-            .selectFrom('request_logs')
-            .select('id')
-            .where('node_id', '=', nodeId)
-            .where('project_id', '=', projectId)
-            .orderBy('id', 'desc')
-            .limit(1)
-            .offset(keep)
-            .executeTakeFirst();
-          if (boundary === undefined) continue;
-          await trx
-            .deleteFrom('request_logs')
-            .where('node_id', '=', nodeId)
-            .where('project_id', '=', projectId)
-            .where('id', '<=', boundary.id)
-            .execute();
+          await trx.executeQuery(pruneLogs(nodeId, projectId, nodeId, projectId, 1, keep));
         }
       });
     },

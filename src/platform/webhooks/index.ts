@@ -8,6 +8,7 @@ export {
 export {
   endpointResolver,
   getWebhookEndpoint,
+  listWebhookEndpoints,
   removeWebhookEndpoint,
   rotateWebhookSecret,
   setWebhookEndpoint,

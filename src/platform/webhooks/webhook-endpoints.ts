@@ -77,6 +77,17 @@ export async function getWebhookEndpoint(
   return view(ctx, row);
 }
 
+/** The team's endpoints as a list: none or one (a team has at most one), never a 404 for none. */
+export async function listWebhookEndpoints(
+  ctx: PlatformContext,
+  actor: Actor,
+  teamId: number,
+): Promise<WebhookEndpointView[]> {
+  await ownedTeam(ctx, actor, teamId);
+  const row = await endpointRow(ctx.db, teamId);
+  return row ? [view(ctx, row)] : [];
+}
+
 /**
  * Sets the team's endpoint URL. The first time, a signing secret is generated and returned —
  * the only time it is shown; later calls change the URL and keep the secret.

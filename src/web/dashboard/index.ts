@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 /**
  * The dashboard: plain browser ES modules and CSS from ./public, served by the control plane at the
- * platform's own address (docs/decisions.md, "Dashboard"). The files are read once at start, so a
+ * platform's own address (docs/decisions/dashboard.md, "Dashboard"). The files are read once at start, so a
  * request never touches the disk. Assets live under /assets/<content hash>/ and are cached for a
  * year (a new version has a new address); the page itself is revalidated on every load.
  */
@@ -18,7 +18,7 @@ const uplot = dirname(createRequire(import.meta.url).resolve('uplot/package.json
 
 /**
  * Libraries served among the dashboard's assets from node_modules (nothing loads from elsewhere),
- * by the name the page imports them with. uPlot draws the Traffic tab's charts (docs/decisions.md,
+ * by the name the page imports them with. uPlot draws the Traffic tab's charts (docs/decisions/traffic.md,
  * "Traffic charts"): its minified build defines `var uPlot`, so one line makes it an ES module.
  */
 const LIBRARIES: Record<string, () => Buffer> = {
@@ -37,13 +37,17 @@ export const DASHBOARD_ROUTES = [
   '/sign-up',
   '/invitations/accept',
   '/reset-password',
+  '/forgot-password',
   '/account',
+  '/teams',
+  '/teams/new',
   '/teams/:teamId/people',
   '/projects/:slug',
   '/projects/:slug/deploys',
   '/projects/:slug/traffic',
   '/projects/:slug/settings/domains',
   '/projects/:slug/settings/cors',
+  '/projects/:slug/settings',
   '/new',
   '/teams/:teamId/settings',
 ] as const;
@@ -92,15 +96,17 @@ const SECURITY_HEADERS = {
   'cross-origin-opener-policy': 'same-origin',
 };
 
-function send(request: FastifyRequest, reply: FastifyReply, file: Asset, cacheControl: string) {
-  reply.headers({
+/** Sends a file; a 200 carries its ETag (and answers 304 to a match), any other status none. */
+function send(request: FastifyRequest, reply: FastifyReply, file: Asset, cacheControl: string, status = 200) {
+  reply.code(status).headers({
     ...SECURITY_HEADERS,
     'content-type': file.type,
     'cache-control': cacheControl,
-    etag: file.etag,
-    vary: 'accept-encoding',
+    ...(status === 200 && { etag: file.etag }),
+    // The 404 page goes to browsers only: the answer depends on Accept as well.
+    vary: status === 200 ? 'accept-encoding' : 'accept, accept-encoding',
   });
-  if (request.headers['if-none-match'] === file.etag) return reply.code(304).send();
+  if (status === 200 && request.headers['if-none-match'] === file.etag) return reply.code(304).send();
   if (/\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''))) {
     return reply.header('content-encoding', 'gzip').send(file.gzip);
   }
@@ -111,12 +117,14 @@ export interface DashboardFiles {
   /** The content hash in asset addresses. */
   readonly version: string;
   readonly page: Asset;
+  /** The 404 page a browser gets for an address that is no page (not-found.html). */
+  readonly notFound: Asset;
   readonly assets: ReadonlyMap<string, Asset>;
 }
 
 export function loadDashboard(dir = PUBLIC_DIR): DashboardFiles {
   const names = readdirSync(dir)
-    .filter((n) => n !== 'index.html' && TYPES[extname(n)] !== undefined)
+    .filter((n) => extname(n) !== '.html' && TYPES[extname(n)] !== undefined)
     .sort();
   const hash = createHash('sha256');
   const bodies = new Map<string, Buffer>();
@@ -131,15 +139,36 @@ export function loadDashboard(dir = PUBLIC_DIR): DashboardFiles {
     hash.update(name).update('\0').update(body);
   }
   const version = hash.digest('hex').slice(0, 12);
-  const html = readFileSync(join(dir, 'index.html'), 'utf8').replaceAll('%ASSETS%', `/assets/${version}`);
+  const html = (name: string) =>
+    asset(
+      TYPES['.html'] as string,
+      Buffer.from(readFileSync(join(dir, name), 'utf8').replaceAll('%ASSETS%', `/assets/${version}`)),
+    );
   return {
     version,
-    page: asset(TYPES['.html'] as string, Buffer.from(html)),
+    page: html('index.html'),
+    notFound: html('not-found.html'),
     assets: new Map([...bodies].map(([name, body]) => [name, asset(TYPES[extname(name)] as string, body)])),
   };
 }
 
 let loaded: DashboardFiles | undefined;
+
+/**
+ * A browser asking for an address that is no page (GET or HEAD, accepting HTML, outside the API
+ * and the assets) gets the dashboard's 404 page with a link home; anything else is left to the
+ * API's route_not_found Error body. Pass it to installErrorHandling as `notFoundPage`.
+ */
+export function dashboardNotFound(given?: DashboardFiles) {
+  return (request: FastifyRequest, reply: FastifyReply): FastifyReply | undefined => {
+    if (request.method !== 'GET' && request.method !== 'HEAD') return undefined;
+    const path = request.url.split('?')[0] ?? '/';
+    if (path.startsWith('/api/') || path.startsWith('/assets/')) return undefined;
+    if (!/\btext\/html\b/.test(String(request.headers.accept ?? ''))) return undefined;
+    loaded ??= loadDashboard();
+    return send(request, reply, (given ?? loaded).notFound, 'no-cache', 404);
+  };
+}
 
 /** Registers the dashboard's page and assets on the control plane's app. */
 export function registerDashboard(app: FastifyInstance, given?: DashboardFiles): void {

@@ -3,7 +3,7 @@ import { defineOperation, ref } from '../../../lib/http-api/index.ts';
 import type { PlatformContext } from '../../context.ts';
 import { readProjectCors, setProjectCors } from '../../projects/project-cors.ts';
 import { actorOf } from '../auth.ts';
-import { slugParam } from './projects.ts';
+import { slugParam } from './parameters.ts';
 
 const path = '/api/v1/projects/{slug}/cors';
 

@@ -11,15 +11,10 @@ import {
 import { checkTenantOriginUrl, projectFor } from '../../projects/projects.ts';
 import { promoteDeploy } from '../../projects/promote-deploy.ts';
 import { actorOf } from '../auth.ts';
-import { slugParam } from './projects.ts';
+import { idParam, slugParam } from './parameters.ts';
 
 const TAG = ['Projects'];
-const deployIdParam = {
-  name: 'deployId',
-  in: 'path' as const,
-  description: 'Deploy id',
-  schema: { type: 'integer', minimum: 1 },
-};
+const deployIdParam = idParam('deployId', 'Deploy id');
 
 export const deployRoutes = [
   defineOperation<PlatformContext, { slug: string }, unknown, DeployInput & { dryRun?: boolean }>({

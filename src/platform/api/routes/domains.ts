@@ -6,7 +6,7 @@ import { inspectDomain, listDomains } from '../../domains/read-domains.ts';
 import { removeDomain } from '../../domains/remove-domain.ts';
 import { reverifyDomain, verifyDomain } from '../../domains/verify-domain.ts';
 import { actorOf } from '../auth.ts';
-import { slugParam } from './projects.ts';
+import { slugParam } from './parameters.ts';
 
 const TAG = ['Domains'];
 const hostnameParam = {

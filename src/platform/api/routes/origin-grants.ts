@@ -2,6 +2,7 @@ import { defineOperation, ref } from '../../../lib/http-api/index.ts';
 import type { PlatformContext } from '../../context.ts';
 import { grantOrigin, listOriginGrants, revokeOriginGrant } from '../../projects/origin-grants.ts';
 import { actorOf } from '../auth.ts';
+import { idParam } from './parameters.ts';
 
 const TAG = ['Origin grants'];
 
@@ -51,9 +52,7 @@ export const originGrantRoutes = [
     description:
       "Platform admins only. The team's projects on that origin stop being forwarded at once, on every edge node, and may not be pointed at it again.",
     access: 'admin',
-    parameters: [
-      { name: 'grantId', in: 'path', description: 'Grant id', schema: { type: 'integer', minimum: 1 } },
-    ],
+    parameters: [idParam('grantId', 'Grant id')],
     responses: { 204: { description: 'Revoked' } },
     errors: ['unauthenticated', 'csrf_failed', 'forbidden', 'origin_grant_not_found'],
     async handler({ caller, params }, reply, ctx) {

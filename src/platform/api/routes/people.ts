@@ -1,35 +1,37 @@
-import { defineOperation, ref } from '../../../lib/http-api/index.ts';
-import {
-  acceptInvitation,
-  createPasswordReset,
-  inviteMember,
-  listInvitations,
-  listMembers,
-  redeemPasswordReset,
-  removeMember,
-  revokeInvitation,
-  setMemberRole,
-  setPassword,
-  signUp,
-} from '../../accounts/people.ts';
+import type { FastifyReply } from 'fastify';
+import { defineOperation, type OperationRequest, ref } from '../../../lib/http-api/index.ts';
+import { acceptInvitation, inspectInvitation } from '../../accounts/accept-invitation.ts';
+import { inviteMember, listInvitations, revokeInvitation } from '../../accounts/invitations.ts';
+import { listMembers, removeMember, setMemberRole } from '../../accounts/members.ts';
+import { createPasswordReset, redeemPasswordReset } from '../../accounts/password-resets.ts';
+import { setPassword } from '../../accounts/passwords.ts';
 import { hashSecret } from '../../accounts/secrets.ts';
 import type { SignInGuard } from '../../accounts/sign-in.ts';
+import { signUp } from '../../accounts/sign-up.ts';
 import type { Role } from '../../accounts/teams.ts';
 import type { PlatformContext } from '../../context.ts';
 import { platformErrors } from '../../errors.ts';
 import { actorOf, type Caller } from '../auth.ts';
 import { platformAddress } from '../platform-address.ts';
+import { idParam, teamIdParam, teamOwnerChangeErrors, teamOwnerErrors } from './parameters.ts';
 
 const TEAMS = ['Teams'];
 const ACCOUNT = ['Account'];
-const pathId = (name: string, description: string) => ({
-  name,
-  in: 'path' as const,
-  description,
-  schema: { type: 'integer', minimum: 1 },
-});
-const teamId = pathId('teamId', 'Team id');
-const userId = pathId('userId', 'User id of the member');
+const userId = idParam('userId', 'User id of the member');
+
+/** What inviting can answer, by either route (POST …/invitations, and …/members with a role). */
+export const inviteErrors = [...teamOwnerChangeErrors, 'validation_failed', 'already_member'];
+
+/** Both invitation routes' handler: 201 with the invitation (its link when it was not mailed). */
+export async function invite(
+  { caller, params, body }: OperationRequest<{ teamId: number }, unknown, { email: string; role?: Role }>,
+  reply: FastifyReply,
+  ctx: PlatformContext,
+) {
+  reply.code(201);
+  const platformUrl = platformAddress(reply.request, ctx.config.platformDomain);
+  return inviteMember(ctx, actorOf(caller), params.teamId, body.email, platformUrl, body.role);
+}
 
 /**
  * Members, invitations, sign-up and passwords. Passwords are checked through `guard` (the
@@ -44,7 +46,7 @@ export const peopleRoutes = (guard: SignInGuard) => [
     tags: TEAMS,
     summary: 'List members',
     description: 'Every member of a team you belong to, with their role.',
-    parameters: [teamId],
+    parameters: [teamIdParam],
     responses: { 200: { description: 'Members', schema: { type: 'array', items: ref('TeamMember') } } },
     errors: ['unauthenticated', 'team_not_found'],
     handler: ({ caller, params }, _reply, ctx) => listMembers(ctx, actorOf(caller), params.teamId),
@@ -56,17 +58,10 @@ export const peopleRoutes = (guard: SignInGuard) => [
     tags: TEAMS,
     summary: "Change a member's role",
     description: 'Team owners only. The last owner cannot be made a member.',
-    parameters: [teamId, userId],
+    parameters: [teamIdParam, userId],
     requestBody: { description: 'The role', schema: ref('RoleChange') },
     responses: { 200: { description: 'The membership', schema: ref('TeamMember') } },
-    errors: [
-      'unauthenticated',
-      'csrf_failed',
-      'forbidden',
-      'team_not_found',
-      'member_not_found',
-      'last_owner',
-    ],
+    errors: [...teamOwnerChangeErrors, 'member_not_found', 'last_owner'],
     handler: ({ caller, params, body }, _reply, ctx) =>
       setMemberRole(ctx, actorOf(caller), params.teamId, params.userId, body.role),
   }),
@@ -78,16 +73,9 @@ export const peopleRoutes = (guard: SignInGuard) => [
     summary: 'Remove a member',
     description:
       'Team owners remove anyone; every member may remove themself (leave the team). The last owner cannot go.',
-    parameters: [teamId, userId],
+    parameters: [teamIdParam, userId],
     responses: { 204: { description: 'Removed' } },
-    errors: [
-      'unauthenticated',
-      'csrf_failed',
-      'forbidden',
-      'team_not_found',
-      'member_not_found',
-      'last_owner',
-    ],
+    errors: [...teamOwnerChangeErrors, 'member_not_found', 'last_owner'],
     async handler({ caller, params }, reply, ctx) {
       await removeMember(ctx, actorOf(caller), params.teamId, params.userId);
       return reply.code(204).send();
@@ -100,7 +88,7 @@ export const peopleRoutes = (guard: SignInGuard) => [
     tags: TEAMS,
     summary: 'Leave a team',
     description: 'Ends your own membership. The last owner cannot leave.',
-    parameters: [teamId],
+    parameters: [teamIdParam],
     responses: { 204: { description: 'Left' } },
     errors: ['unauthenticated', 'csrf_failed', 'team_not_found', 'member_not_found', 'last_owner'],
     async handler({ caller, params }, reply, ctx) {
@@ -117,22 +105,11 @@ export const peopleRoutes = (guard: SignInGuard) => [
     summary: 'Invite someone',
     description:
       'Team owners invite an email to join as a member; the answer is the same whether or not the email has an account. With SMTP_URL set the link is mailed (`mailed: true`) and is not in the answer: accepting it proves the email. Otherwise (no SMTP_URL, or the SMTP server refused it) the answer holds the invitation token once (stored only as a hash) and `url`, the dashboard link that accepts it (the token in its fragment): pass it on over a channel you trust; it proves nothing about the email, so it cannot add an existing account whose email was never proved. It works once, until `expiresAt` (INVITATION_LIFETIME, 7 days by default), unless revoked; it is accepted in the dashboard or with POST /api/v1/invitations/accept.',
-    parameters: [teamId],
+    parameters: [teamIdParam],
     requestBody: { description: 'Who', schema: ref('NewInvitation') },
     responses: { 201: { description: 'The invitation, with its token', schema: ref('CreatedInvitation') } },
-    errors: [
-      'unauthenticated',
-      'csrf_failed',
-      'validation_failed',
-      'forbidden',
-      'team_not_found',
-      'already_member',
-    ],
-    async handler({ caller, params, body }, reply, ctx) {
-      reply.code(201);
-      const platformUrl = platformAddress(reply.request, ctx.config.platformDomain);
-      return inviteMember(ctx, actorOf(caller), params.teamId, body.email, platformUrl);
-    },
+    errors: inviteErrors,
+    handler: invite,
   }),
   defineOperation<PlatformContext, { teamId: number }>({
     operationId: 'listTeamInvitations',
@@ -141,11 +118,11 @@ export const peopleRoutes = (guard: SignInGuard) => [
     tags: TEAMS,
     summary: 'List invitations',
     description: "Team owners only: the team's invitations, newest first, with their status (never a token).",
-    parameters: [teamId],
+    parameters: [teamIdParam],
     responses: {
       200: { description: 'Invitations', schema: { type: 'array', items: ref('Invitation') } },
     },
-    errors: ['unauthenticated', 'forbidden', 'team_not_found'],
+    errors: teamOwnerErrors,
     handler: ({ caller, params }, _reply, ctx) => listInvitations(ctx, actorOf(caller), params.teamId),
   }),
   defineOperation<PlatformContext, { teamId: number; invitationId: number }>({
@@ -155,13 +132,27 @@ export const peopleRoutes = (guard: SignInGuard) => [
     tags: TEAMS,
     summary: 'Revoke an invitation',
     description: 'Team owners only: the invitation link stops working at once.',
-    parameters: [teamId, pathId('invitationId', 'Invitation id')],
+    parameters: [teamIdParam, idParam('invitationId', 'Invitation id')],
     responses: { 204: { description: 'Revoked' } },
-    errors: ['unauthenticated', 'csrf_failed', 'forbidden', 'team_not_found', 'invitation_not_found'],
+    errors: [...teamOwnerChangeErrors, 'invitation_not_found'],
     async handler({ caller, params }, reply, ctx) {
       await revokeInvitation(ctx, actorOf(caller), params.teamId, params.invitationId);
       return reply.code(204).send();
     },
+  }),
+  defineOperation<PlatformContext, unknown, unknown, { token: string }>({
+    operationId: 'inspectInvitation',
+    method: 'POST',
+    path: '/api/v1/invitations/inspect',
+    tags: ACCOUNT,
+    summary: 'Read an invitation',
+    description:
+      'No sign-in: the token is the proof. What a live invitation is for: the team, who invited, the invited email and role, and until when it works; nothing changes. A POST, so the token travels in the body and stays out of URLs and logs. A used, revoked, replaced or expired token is 404 invitation_not_valid, as accepting it would be.',
+    access: 'public',
+    requestBody: { description: 'The token', schema: ref('InvitationToken') },
+    responses: { 200: { description: 'The invitation', schema: ref('InvitationDetails') } },
+    errors: ['invitation_not_valid'],
+    handler: ({ body }, _reply, ctx) => inspectInvitation(ctx, body.token),
   }),
   defineOperation<PlatformContext, unknown, unknown, { token: string; name?: string; password: string }>({
     operationId: 'acceptInvitation',
@@ -265,9 +256,9 @@ export const peopleRoutes = (guard: SignInGuard) => [
     summary: "Create a member's password reset link",
     description:
       'Team owners (and platform admins) create a one-time reset token for a member, valid 24 hours, in this answer only (stored as a hash), with `url`, the dashboard link that uses it (the token in its fragment); the member opens it, or sets a new password with POST /api/v1/password-reset. An owner cannot reset a platform admin, nor an account that also belongs to a team they do not own.',
-    parameters: [teamId, userId],
+    parameters: [teamIdParam, userId],
     responses: { 201: { description: 'The reset token', schema: ref('PasswordResetLink') } },
-    errors: ['unauthenticated', 'csrf_failed', 'forbidden', 'team_not_found', 'member_not_found'],
+    errors: [...teamOwnerChangeErrors, 'member_not_found'],
     async handler({ caller, params }, reply, ctx) {
       reply.code(201);
       const platformUrl = platformAddress(reply.request, ctx.config.platformDomain);

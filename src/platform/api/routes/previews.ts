@@ -11,21 +11,11 @@ import {
 } from '../../previews/index.ts';
 import { actorOf } from '../auth.ts';
 import { platformAddress } from '../platform-address.ts';
-import { slugParam } from './projects.ts';
+import { idParam, slugParam } from './parameters.ts';
 
 const TAG = ['Projects'];
-const deployIdParam = {
-  name: 'deployId',
-  in: 'path' as const,
-  description: 'Deploy id of a preview',
-  schema: { type: 'integer', minimum: 1 },
-};
-const linkIdParam = {
-  name: 'linkId',
-  in: 'path' as const,
-  description: 'Share link id',
-  schema: { type: 'integer', minimum: 1 },
-};
+const deployIdParam = idParam('deployId', 'Deploy id of a preview');
+const linkIdParam = idParam('linkId', 'Share link id');
 const PREVIEW_ERRORS = ['unauthenticated', 'project_not_found', 'deploy_not_found', 'deploy_not_preview'];
 
 /** Preview deploys' private addresses: the members' hand-off and share links (docs/platform-api.md). */

@@ -1,16 +1,13 @@
 import { defineOperation, ref } from '../../../lib/http-api/index.ts';
 import { teamFor } from '../../accounts/teams.ts';
 import type { PlatformContext } from '../../context.ts';
+import { deleteProject, previewProjectDeletion } from '../../projects/delete-project.ts';
 import { checkTenantOriginUrl, createProject, listProjects, projectFor } from '../../projects/projects.ts';
+import { type ProjectChange, updateProject } from '../../projects/update-project.ts';
 import { actorOf } from '../auth.ts';
+import { slugParam } from './parameters.ts';
 
 const TAG = ['Projects'];
-export const slugParam = {
-  name: 'slug',
-  in: 'path' as const,
-  description: 'Project slug',
-  schema: { type: 'string', minLength: 1, maxLength: 63 },
-};
 
 export const projectRoutes = [
   defineOperation<PlatformContext>({
@@ -60,5 +57,46 @@ export const projectRoutes = [
     responses: { 200: { description: 'The project', schema: ref('Project') } },
     errors: ['unauthenticated', 'project_not_found'],
     handler: ({ caller, params }, _reply, ctx) => projectFor(ctx, actorOf(caller), params.slug),
+  }),
+  defineOperation<PlatformContext, { slug: string }, unknown, ProjectChange>({
+    operationId: 'updateProject',
+    method: 'PATCH',
+    path: '/api/v1/projects/{slug}',
+    tags: TAG,
+    summary: 'Rename a project or change its origin',
+    description:
+      "Changes the project's display name, its origin, or both; any member of its team may. The slug stays: it is the published host. A new origin is checked as at creation (origin_not_allowed for a private address without the team's grant) and the edge uses it from the next request; past deploys keep the origin they were made with.",
+    parameters: [slugParam],
+    requestBody: { description: 'The changes', schema: ref('ProjectChange') },
+    responses: { 200: { description: 'The project as changed', schema: ref('Project') } },
+    errors: ['unauthenticated', 'csrf_failed', 'project_not_found', 'origin_not_allowed'],
+    handler: ({ caller, params, body }, _reply, ctx) =>
+      updateProject(ctx, actorOf(caller), params.slug, body),
+  }),
+  defineOperation<PlatformContext, { slug: string }>({
+    operationId: 'getProjectDeletion',
+    method: 'GET',
+    path: '/api/v1/projects/{slug}/deletion',
+    tags: TAG,
+    summary: 'What deleting a project would remove',
+    description:
+      'Counts what goes with the project if it is deleted now: its custom domains, their certificates and its deploys. Any member of its team may ask.',
+    parameters: [slugParam],
+    responses: { 200: { description: 'What would go', schema: ref('ProjectDeletion') } },
+    errors: ['unauthenticated', 'project_not_found'],
+    handler: ({ caller, params }, _reply, ctx) => previewProjectDeletion(ctx, actorOf(caller), params.slug),
+  }),
+  defineOperation<PlatformContext, { slug: string }>({
+    operationId: 'deleteProject',
+    method: 'DELETE',
+    path: '/api/v1/projects/{slug}',
+    tags: TAG,
+    summary: 'Delete a project',
+    description:
+      'Deletes the project with its domains, their certificates, its deploys (previews and share links too), its changelog, CORS policy and traffic, in one transaction; the edge stops serving all of its addresses at once. Team owners and platform admins only. Answers what was removed; the slug is free again. There is no undo.',
+    parameters: [slugParam],
+    responses: { 200: { description: 'What was removed', schema: ref('ProjectDeletion') } },
+    errors: ['unauthenticated', 'csrf_failed', 'project_not_found', 'forbidden'],
+    handler: ({ caller, params }, _reply, ctx) => deleteProject(ctx, actorOf(caller), params.slug),
   }),
 ];

@@ -1,6 +1,6 @@
-import { stringifySetCookie } from 'cookie';
+import { parseCookie, stringifySetCookie } from 'cookie';
 import { defineOperation, ref } from '../../../lib/http-api/index.ts';
-import { createSession, endSession } from '../../accounts/credentials.ts';
+import { createSession, endSession, sessionFor } from '../../accounts/credentials.ts';
 import type { SignInGuard } from '../../accounts/sign-in.ts';
 import { DEFAULT_SIGN_IN_LIMITS as LIMITS } from '../../accounts/sign-in-limits.ts';
 import type { PlatformContext } from '../../context.ts';
@@ -83,6 +83,32 @@ export const sessionRoutes = (guard: SignInGuard) => [
         }),
       );
       return reply.code(204).send();
+    },
+  }),
+  defineOperation<PlatformContext>({
+    operationId: 'getSession',
+    method: 'GET',
+    path: '/api/v1/session',
+    tags: TAG,
+    summary: 'Is this browser signed in',
+    description:
+      'Whether the request carries a live dashboard session cookie: 200 either way, `{"signedIn": false}` without one, else the account and the session\'s CSRF token. The dashboard asks this on load, so a signed-out visitor\'s page makes no failing request. Only the cookie counts (an API token caller reads GET /api/v1/me).',
+    access: 'public',
+    responses: { 200: { description: 'Signed in or not', schema: ref('SessionState') } },
+    // Like every path, a bad percent-escape in the URL is 400 (this operation has no other 4xx).
+    errors: ['malformed_url'],
+    async handler(_input, reply, ctx) {
+      const request = reply.request;
+      const name = sessionCookieName(cameOverHttps(request));
+      const cookie = request.headers.cookie ? parseCookie(request.headers.cookie)[name] : undefined;
+      const session = cookie ? await sessionFor(ctx, cookie) : undefined;
+      if (!session) return { signedIn: false };
+      return {
+        signedIn: true,
+        email: session.actor.email,
+        isAdmin: session.actor.isAdmin,
+        csrfToken: session.csrfToken,
+      };
     },
   }),
   defineOperation<PlatformContext>({

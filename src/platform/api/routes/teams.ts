@@ -1,17 +1,19 @@
 import { defineOperation, ref } from '../../../lib/http-api/index.ts';
-import { inviteMember } from '../../accounts/people.ts';
-import { createTeam, listTeams, type Role, setPlan, teamFor } from '../../accounts/teams.ts';
+import {
+  createTeam,
+  deleteTeam,
+  listTeams,
+  type Role,
+  renameTeam,
+  setPlan,
+  teamFor,
+} from '../../accounts/teams.ts';
 import type { PlatformContext } from '../../context.ts';
 import { actorOf } from '../auth.ts';
-import { platformAddress } from '../platform-address.ts';
+import { teamIdParam, teamOwnerChangeErrors } from './parameters.ts';
+import { invite, inviteErrors } from './people.ts';
 
 const TAG = ['Teams'];
-const teamId = {
-  name: 'teamId',
-  in: 'path' as const,
-  description: 'Team id',
-  schema: { type: 'integer', minimum: 1 },
-};
 
 export const teamRoutes = [
   defineOperation<PlatformContext>({
@@ -47,10 +49,40 @@ export const teamRoutes = [
     tags: TAG,
     summary: 'Read a team',
     description: 'A team you belong to.',
-    parameters: [teamId],
+    parameters: [teamIdParam],
     responses: { 200: { description: 'The team', schema: ref('Team') } },
     errors: ['unauthenticated', 'team_not_found'],
     handler: ({ caller, params }, _reply, ctx) => teamFor(ctx, actorOf(caller), params.teamId),
+  }),
+  defineOperation<PlatformContext, { teamId: number }, unknown, { name: string }>({
+    operationId: 'renameTeam',
+    method: 'PATCH',
+    path: '/api/v1/teams/{teamId}',
+    tags: TAG,
+    summary: 'Rename a team',
+    description: 'Team owners (and platform admins). The name is trimmed and cannot be blank.',
+    parameters: [teamIdParam],
+    requestBody: { description: 'The new name', schema: ref('TeamChange') },
+    responses: { 200: { description: 'The team', schema: ref('Team') } },
+    errors: [...teamOwnerChangeErrors, 'validation_failed'],
+    handler: ({ caller, params, body }, _reply, ctx) =>
+      renameTeam(ctx, actorOf(caller), params.teamId, body.name),
+  }),
+  defineOperation<PlatformContext, { teamId: number }>({
+    operationId: 'deleteTeam',
+    method: 'DELETE',
+    path: '/api/v1/teams/{teamId}',
+    tags: TAG,
+    summary: 'Delete a team',
+    description:
+      'Team owners (and platform admins), once the team has no projects (409 team_has_projects names them: delete them or move them first). Its memberships, invitations, webhook endpoint and origin grants go with it.',
+    parameters: [teamIdParam],
+    responses: { 204: { description: 'Deleted' } },
+    errors: [...teamOwnerChangeErrors, 'team_has_projects'],
+    async handler({ caller, params }, reply, ctx) {
+      await deleteTeam(ctx, actorOf(caller), params.teamId);
+      return reply.code(204).send();
+    },
   }),
   defineOperation<PlatformContext, { teamId: number }, unknown, { plan: string }>({
     operationId: 'setTeamPlan',
@@ -60,10 +92,10 @@ export const teamRoutes = [
     summary: "Set a team's plan",
     description: 'Platform admins only (there is no billing). Custom domains need Pro or above.',
     access: 'admin',
-    parameters: [teamId],
+    parameters: [teamIdParam],
     requestBody: { description: 'The plan', schema: ref('PlanChange') },
     responses: { 200: { description: 'The team', schema: ref('Team') } },
-    errors: ['unauthenticated', 'csrf_failed', 'forbidden', 'team_not_found'],
+    errors: teamOwnerChangeErrors,
     handler: ({ caller, params, body }, _reply, ctx) =>
       setPlan(ctx, actorOf(caller), params.teamId, body.plan),
   }),
@@ -75,28 +107,10 @@ export const teamRoutes = [
     summary: 'Add a member (by invitation)',
     description:
       'Team owners invite an email to join as owner or member: as POST /api/v1/teams/{teamId}/invitations, with a role. Nobody is added without accepting, and the answer is the same whether or not the email has an account.',
-    parameters: [teamId],
+    parameters: [teamIdParam],
     requestBody: { description: 'Who, and their role', schema: ref('NewMember') },
     responses: { 201: { description: 'The invitation', schema: ref('CreatedInvitation') } },
-    errors: [
-      'unauthenticated',
-      'csrf_failed',
-      'validation_failed',
-      'forbidden',
-      'team_not_found',
-      'already_member',
-    ],
-    async handler({ caller, params, body }, reply, ctx) {
-      reply.code(201);
-      const platformUrl = platformAddress(reply.request, ctx.config.platformDomain);
-      return inviteMember(
-        ctx,
-        actorOf(caller),
-        params.teamId,
-        body.email,
-        platformUrl,
-        body.role ?? 'member',
-      );
-    },
+    errors: inviteErrors,
+    handler: invite,
   }),
 ];

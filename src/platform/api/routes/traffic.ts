@@ -6,7 +6,7 @@ import { openRequestLogStream, pumpRequestLogs } from '../../traffic/read-reques
 import { DEFAULT_LOG_LIMIT, listRequestLogs, MAX_LOG_LIMIT } from '../../traffic/read-request-logs.ts';
 import { readProjectTraffic, type TrafficGrouping } from '../../traffic/read-traffic.ts';
 import { actorOf } from '../auth.ts';
-import { slugParam } from './projects.ts';
+import { slugParam } from './parameters.ts';
 
 const TAG = ['Traffic'];
 const ERRORS = ['unauthenticated', 'project_not_found'];

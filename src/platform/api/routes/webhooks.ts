@@ -3,6 +3,7 @@ import type { PlatformContext } from '../../context.ts';
 import {
   getWebhookEndpoint,
   listDeliveries,
+  listWebhookEndpoints,
   redeliverMessage,
   removeWebhookEndpoint,
   rotateWebhookSecret,
@@ -10,17 +11,10 @@ import {
   setWebhookEndpoint,
 } from '../../webhooks/index.ts';
 import { actorOf } from '../auth.ts';
+import { teamIdParam, teamOwnerErrors } from './parameters.ts';
 
 const TAG = ['Webhooks'];
-const teamId = {
-  name: 'teamId',
-  in: 'path' as const,
-  description: 'Team id',
-  schema: { type: 'integer', minimum: 1 },
-};
 const base = '/api/v1/teams/{teamId}/webhook';
-/** Team owners only: a member is forbidden, another team's id is not found. */
-const ownerErrors = ['unauthenticated', 'forbidden', 'team_not_found'];
 
 export const webhookRoutes = [
   defineOperation<PlatformContext, { teamId: number }>({
@@ -30,10 +24,25 @@ export const webhookRoutes = [
     tags: TAG,
     summary: "Read the team's webhook endpoint",
     description: 'The URL and a hint of the signing secret (never the secret). Team owners only.',
-    parameters: [teamId],
+    parameters: [teamIdParam],
     responses: { 200: { description: 'The endpoint', schema: ref('WebhookEndpoint') } },
-    errors: [...ownerErrors, 'webhook_not_found'],
+    errors: [...teamOwnerErrors, 'webhook_not_found'],
     handler: ({ caller, params }, _reply, ctx) => getWebhookEndpoint(ctx, actorOf(caller), params.teamId),
+  }),
+  defineOperation<PlatformContext, { teamId: number }>({
+    operationId: 'listWebhookEndpoints',
+    method: 'GET',
+    path: '/api/v1/teams/{teamId}/webhook-endpoints',
+    tags: TAG,
+    summary: "List the team's webhook endpoints",
+    description:
+      'The endpoint as a list: empty when none is set, else the one endpoint (a team has at most one), so that asking is never a 404. Team owners only.',
+    parameters: [teamIdParam],
+    responses: {
+      200: { description: 'None or one', schema: { type: 'array', items: ref('WebhookEndpoint') } },
+    },
+    errors: teamOwnerErrors,
+    handler: ({ caller, params }, _reply, ctx) => listWebhookEndpoints(ctx, actorOf(caller), params.teamId),
   }),
   defineOperation<PlatformContext, { teamId: number }, unknown, { url: string }>({
     operationId: 'setWebhookEndpoint',
@@ -43,13 +52,13 @@ export const webhookRoutes = [
     summary: "Set the team's webhook endpoint",
     description:
       'Creates the endpoint (201, with its signing secret shown this once) or changes its URL (200, the secret is kept). Domain and certificate events of every project of the team are sent to it. Team owners only.',
-    parameters: [teamId],
+    parameters: [teamIdParam],
     requestBody: { description: 'The URL', schema: ref('WebhookEndpointChange') },
     responses: {
       200: { description: 'The URL changed', schema: ref('WebhookEndpointSet') },
       201: { description: 'Created, with the secret', schema: ref('WebhookEndpointSet') },
     },
-    errors: [...ownerErrors, 'csrf_failed', 'invalid_webhook_url'],
+    errors: [...teamOwnerErrors, 'csrf_failed', 'invalid_webhook_url'],
     async handler({ caller, params, body }, reply, ctx) {
       const result = await setWebhookEndpoint(ctx, actorOf(caller), params.teamId, body.url);
       reply.code(result.created ? 201 : 200);
@@ -63,9 +72,9 @@ export const webhookRoutes = [
     tags: TAG,
     summary: "Remove the team's webhook endpoint",
     description: 'Events stop; messages not yet delivered fail at their next attempt. Team owners only.',
-    parameters: [teamId],
+    parameters: [teamIdParam],
     responses: { 204: { description: 'Removed' } },
-    errors: [...ownerErrors, 'csrf_failed', 'webhook_not_found'],
+    errors: [...teamOwnerErrors, 'csrf_failed', 'webhook_not_found'],
     async handler({ caller, params }, reply, ctx) {
       await removeWebhookEndpoint(ctx, actorOf(caller), params.teamId);
       return reply.code(204).send();
@@ -79,9 +88,9 @@ export const webhookRoutes = [
     summary: 'Rotate the signing secret',
     description:
       'A new signing secret, shown this once; the old one stops signing at once. Team owners only.',
-    parameters: [teamId],
+    parameters: [teamIdParam],
     responses: { 200: { description: 'The endpoint and its new secret', schema: ref('WebhookEndpointSet') } },
-    errors: [...ownerErrors, 'csrf_failed', 'webhook_not_found'],
+    errors: [...teamOwnerErrors, 'csrf_failed', 'webhook_not_found'],
     handler: ({ caller, params }, _reply, ctx) => rotateWebhookSecret(ctx, actorOf(caller), params.teamId),
   }),
   defineOperation<PlatformContext, { teamId: number }>({
@@ -92,9 +101,9 @@ export const webhookRoutes = [
     summary: 'Send a test event',
     description:
       'Queues a `webhook.test` event for the endpoint, delivered (and retried) like any other; follow it in the delivery log. Team owners only.',
-    parameters: [teamId],
+    parameters: [teamIdParam],
     responses: { 202: { description: 'The queued message', schema: ref('WebhookDelivery') } },
-    errors: [...ownerErrors, 'csrf_failed', 'webhook_not_found'],
+    errors: [...teamOwnerErrors, 'csrf_failed', 'webhook_not_found'],
     async handler({ caller, params }, reply, ctx) {
       reply.code(202);
       return sendTestEvent(ctx, actorOf(caller), params.teamId);
@@ -109,7 +118,7 @@ export const webhookRoutes = [
     description:
       "The team's webhook messages, newest first, each with every attempt (time, status code, duration, error). Team owners only.",
     parameters: [
-      teamId,
+      teamIdParam,
       {
         name: 'limit',
         in: 'query',
@@ -118,7 +127,7 @@ export const webhookRoutes = [
       },
     ],
     responses: { 200: { description: 'Messages', schema: { type: 'array', items: ref('WebhookDelivery') } } },
-    errors: ownerErrors,
+    errors: teamOwnerErrors,
     handler: ({ caller, params, query }, _reply, ctx) =>
       listDeliveries(ctx, actorOf(caller), params.teamId, query.limit ?? 50),
   }),
@@ -131,7 +140,7 @@ export const webhookRoutes = [
     description:
       'Sends a message again now, with a fresh retry schedule (same webhook-id, so receivers can deduplicate). Team owners only.',
     parameters: [
-      teamId,
+      teamIdParam,
       {
         name: 'messageId',
         in: 'path',
@@ -140,7 +149,7 @@ export const webhookRoutes = [
       },
     ],
     responses: { 202: { description: 'The message, pending again', schema: ref('WebhookDelivery') } },
-    errors: [...ownerErrors, 'csrf_failed', 'delivery_not_found', 'webhook_not_found'],
+    errors: [...teamOwnerErrors, 'csrf_failed', 'delivery_not_found', 'webhook_not_found'],
     async handler({ caller, params }, reply, ctx) {
       reply.code(202);
       return redeliverMessage(ctx, actorOf(caller), params.teamId, params.messageId);

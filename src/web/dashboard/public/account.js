@@ -10,7 +10,7 @@ import {
   dataTable,
   emptyState,
   field,
-  inlineForm,
+  formField,
   loadInto,
   newPasswordField,
   oneTimeSecret,
@@ -18,9 +18,18 @@ import {
 } from './widgets.js';
 
 /**
- * Your account: change your password, and your API tokens (create: the secret shown once; list;
- * revoke). The CLI docs send people here for a token.
+ * Your account: change your password, and your API tokens (create, with an expiry and a scope:
+ * the secret shown once; list; revoke). The CLI docs send people here for a token.
  */
+
+/** The expiries offered for a new token, in days ('' never expires). */
+const TOKEN_EXPIRIES = [
+  ['', 'Never'],
+  ['7', '7 days'],
+  ['30', '30 days'],
+  ['90', '90 days'],
+  ['365', '1 year'],
+];
 
 /** @typedef {import('./types.js').Token} Token */
 
@@ -97,33 +106,79 @@ function passwordSection() {
 function tokenSection() {
   const created = h('div', { class: 'slot' });
   const listSlot = h('div', {});
-  const errorSlot = h('div', { class: 'slot' });
-  const { form, input: nameInput } = inlineForm({
-    id: 'token-name',
-    label: 'Token name',
-    attributes: { name: 'token-name', type: 'text', maxlength: 100, placeholder: 'laptop CLI' },
-    hint: 'What it is for, so you know which to revoke. Send it as Authorization: Bearer <token>, or set it as KENNEL_TOKEN for the kennel CLI.',
-    submitLabel: 'Create token',
-    busy: 'Creating…',
-    errorSlot,
-    async work(input) {
-      /** @type {import('./types.js').CreatedToken} */
-      const token = await api('POST', '/api/v1/tokens', { name: input.value.trim() });
-      input.value = '';
-      replaceChildren(
-        created,
-        oneTimeSecret({
-          title: `Token “${token.name}” created`,
-          label: 'token',
-          value: token.token,
-          note: h('strong', {}, 'Copy it now: you will not see this again. Kennel keeps only a hash of it.'),
-          testid: 'new-token',
-        }),
-      );
-      await load();
-    },
-    failure: 'The token was not created',
+  const errorSlot = h('div', { class: 'slot', id: 'token-result' });
+  const name = field(
+    'token-name',
+    'Token name',
+    { type: 'text', required: true, autocomplete: 'off', maxlength: 100, placeholder: 'laptop CLI' },
+    'What it is for, so you know which to revoke. Send it as Authorization: Bearer <token>, or set it as KENNEL_TOKEN for the kennel CLI.',
+  );
+  const expiry = formField({
+    id: 'token-expiry',
+    label: 'Expires',
+    control: h(
+      'select',
+      { name: 'token-expiry' },
+      TOKEN_EXPIRIES.map(([value, label]) => h('option', { value }, label)),
+    ),
+    hint: 'After that it answers 401 token_expired: make a new one.',
   });
+  const scope = formField({
+    id: 'token-scope',
+    label: 'Scope',
+    control: h(
+      'select',
+      { name: 'token-scope' },
+      h('option', { value: 'full' }, 'Full access'),
+      h('option', { value: 'read' }, 'Read-only'),
+    ),
+    hint: 'A read-only token can look (GET) but change nothing.',
+  });
+  const expiryControl = /** @type {HTMLSelectElement} */ (expiry.control);
+  const scopeControl = /** @type {HTMLSelectElement} */ (scope.control);
+  const nameInput = name.input;
+  const submit = h('button', { type: 'submit', class: 'button button-primary' }, 'Create token');
+  const form = h(
+    'form',
+    {
+      class: 'stack form-grid',
+      'aria-describedby': 'token-result',
+      onsubmit: onSubmit(
+        submit,
+        errorSlot,
+        'Creating…',
+        async () => {
+          /** @type {import('./types.js').CreatedToken} */
+          const token = await api('POST', '/api/v1/tokens', {
+            name: nameInput.value.trim(),
+            scope: scopeControl.value,
+            ...(expiryControl.value ? { expiresInDays: Number(expiryControl.value) } : {}),
+          });
+          form.reset();
+          replaceChildren(
+            created,
+            oneTimeSecret({
+              title: `Token “${token.name}” created`,
+              label: 'token',
+              value: token.token,
+              note: h(
+                'strong',
+                {},
+                'Copy it now: you will not see this again. Kennel keeps only a hash of it.',
+              ),
+              testid: 'new-token',
+            }),
+          );
+          await load();
+        },
+        () => 'The token was not created',
+      ),
+    },
+    h('div', { class: 'form-grid-wide' }, name.element),
+    expiry.element,
+    scope.element,
+    h('div', {}, submit),
+  );
 
   async function load() {
     /** @type {Token[] | null} */
@@ -135,7 +190,7 @@ function tokenSection() {
         ? emptyState('No API tokens', 'Create one above for the kennel CLI or a script.')
         : dataTable({
             caption: 'Your API tokens',
-            columns: ['Name', 'Starts with', 'Created', 'Last used', ''],
+            columns: ['Name', 'Starts with', 'Scope', 'Created', 'Expires', 'Last used', ''],
             rows: tokens.map(tokenRow),
           }),
     );
@@ -168,7 +223,9 @@ function tokenSection() {
       { 'data-token': token.name },
       cell('Name', h('span', { class: 'break' }, token.name)),
       cell('Starts', h('code', {}, `${token.prefix}…`)),
+      cell('Scope', token.scope === 'read' ? 'Read-only' : 'Full access'),
       cell('Created', time(token.createdAt)),
+      cell('Expires', expiryOf(token)),
       cell('Last used', token.lastUsedAt ? time(token.lastUsedAt) : 'Never'),
       h('td', { class: 'row-actions' }, revoke),
     );
@@ -190,6 +247,17 @@ function tokenSection() {
     ),
     load,
   };
+}
+
+/**
+ * When a token stops working: never, a date, or "Expired" and the date once past it.
+ * @param {Token} token
+ */
+function expiryOf(token) {
+  if (!token.expiresAt) return 'Never';
+  return Date.parse(token.expiresAt) <= Date.now()
+    ? h('span', { class: 'expired' }, 'Expired ', time(token.expiresAt))
+    : time(token.expiresAt);
 }
 
 /**

@@ -7,10 +7,17 @@ import { h, replaceChildren } from './dom.js';
 import { renderDomains } from './domains.js';
 import { renderNewProject } from './new-project.js';
 import { renderTeamPeople } from './people.js';
+import { renderProjectSettings } from './project-settings.js';
 import { renderTeamSettings } from './team-settings.js';
+import { renderNewTeam, renderTeams } from './teams.js';
 import { renderTraffic } from './traffic.js';
 import { renderOverview, renderProjects, renderSignIn } from './views.js';
-import { renderAcceptInvitation, renderResetPassword, renderSignUp } from './welcome.js';
+import {
+  renderAcceptInvitation,
+  renderForgotPassword,
+  renderResetPassword,
+  renderSignUp,
+} from './welcome.js';
 
 /**
  * The dashboard's shell: who is signed in, the header, and a small router over the History API.
@@ -38,8 +45,11 @@ const routes = [
   { pattern: /^\/sign-up$/, view: renderSignUp, public: true, guest: true },
   { pattern: /^\/invitations\/accept$/, view: renderAcceptInvitation, public: true },
   { pattern: /^\/reset-password$/, view: renderResetPassword, public: true },
+  { pattern: /^\/forgot-password$/, view: renderForgotPassword, public: true, guest: true },
   { pattern: /^\/$/, view: renderProjects },
   { pattern: /^\/account$/, view: renderAccount },
+  { pattern: /^\/teams$/, view: renderTeams },
+  { pattern: /^\/teams\/new$/, view: renderNewTeam },
   { pattern: /^\/teams\/(\d+)\/people$/, view: renderTeamPeople },
   { pattern: /^\/projects\/([^/]+)$/, view: renderOverview },
   { pattern: /^\/new$/, view: renderNewProject },
@@ -48,6 +58,7 @@ const routes = [
   { pattern: /^\/teams\/(\d+)\/settings$/, view: renderTeamSettings },
   { pattern: /^\/projects\/([^/]+)\/settings\/domains$/, view: renderDomains },
   { pattern: /^\/projects\/([^/]+)\/settings\/cors$/, view: renderCorsSettings },
+  { pattern: /^\/projects\/([^/]+)\/settings$/, view: renderProjectSettings },
 ];
 
 /**
@@ -117,16 +128,17 @@ async function signOut() {
   navigate('/sign-in');
 }
 
+/** Who is signed in: GET /api/v1/session answers 200 either way (a signed-out page fails no request). */
 async function loadAccount() {
-  try {
-    const me = await api('GET', '/api/v1/me');
-    setCsrfToken(me.csrfToken);
-    state.me = me;
-    state.teams = await api('GET', '/api/v1/teams');
-  } catch (error) {
-    if (/** @type {{ status?: number }} */ (error).status !== 401) throw error;
+  /** @type {import('./types.js').SessionState} */
+  const session = await api('GET', '/api/v1/session');
+  if (!session.signedIn) {
     state.me = null;
+    return;
   }
+  setCsrfToken(session.csrfToken);
+  state.me = { email: session.email ?? '', isAdmin: session.isAdmin === true };
+  state.teams = await api('GET', '/api/v1/teams');
 }
 
 async function reloadTeams() {

@@ -1,5 +1,6 @@
 // @ts-check
-import { errorBanner, h, replaceChildren } from './dom.js';
+import { h } from './dom.js';
+import { confirmAction } from './widgets.js';
 
 /**
  * A deploy's changes as the change engine lists them (src/lib/openapi-diff): each with its level,
@@ -95,57 +96,28 @@ export function changeDetails(changes) {
 export function confirmBreaking({ title, intro, changes, confirm, busy, action, trigger }) {
   const breaking = breakingOf(changes);
   const others = changes.length - breaking.length;
-  const errorSlot = h('div', { class: 'slot' });
-  const cancelButton = h('button', { type: 'button', class: 'button', autofocus: true }, 'Cancel');
-  const confirmButton = h('button', { type: 'button', class: 'button button-danger' }, confirm);
-  const dialog = h(
-    'dialog',
-    {
-      class: 'dialog dialog-wide',
-      'aria-labelledby': 'breaking-title',
-      'aria-describedby': 'breaking-intro',
-      'data-testid': 'breaking-dialog',
-    },
-    h('h2', { id: 'breaking-title' }, title),
-    h('p', { id: 'breaking-intro' }, intro),
-    h(
-      'div',
-      { class: 'dialog-scroll', tabindex: '0', role: 'region', 'aria-label': 'What breaks' },
-      changeList(breaking),
-    ),
-    others > 0
-      ? h(
-          'p',
-          { class: 'muted' },
-          others === 1 ? '1 other change comes with it.' : `${others} other changes come with it.`,
-        )
-      : null,
-    errorSlot,
-    h('div', { class: 'dialog-actions' }, cancelButton, confirmButton),
-  );
-  document.body.append(dialog);
-  return new Promise((resolve) => {
-    let done = false;
-    cancelButton.addEventListener('click', () => dialog.close());
-    dialog.addEventListener('close', () => {
-      dialog.remove();
-      if (trigger?.isConnected) trigger.focus();
-      resolve(done);
-    });
-    confirmButton.addEventListener('click', async () => {
-      confirmButton.disabled = true;
-      confirmButton.textContent = busy;
-      replaceChildren(errorSlot);
-      try {
-        await action();
-        done = true;
-        dialog.close();
-      } catch (error) {
-        replaceChildren(errorSlot, errorBanner(error, `Could not ${confirm.toLowerCase()}`));
-        confirmButton.disabled = false;
-        confirmButton.textContent = confirm;
-      }
-    });
-    dialog.showModal();
+  return confirmAction({
+    title,
+    body: intro,
+    confirm,
+    busy,
+    action,
+    trigger,
+    wide: true,
+    testid: 'breaking-dialog',
+    details: [
+      h(
+        'div',
+        { class: 'dialog-scroll', tabindex: '0', role: 'region', 'aria-label': 'What breaks' },
+        changeList(breaking),
+      ),
+      others > 0
+        ? h(
+            'p',
+            { class: 'muted' },
+            others === 1 ? '1 other change comes with it.' : `${others} other changes come with it.`,
+          )
+        : null,
+    ],
   });
 }

@@ -1,6 +1,7 @@
 // @ts-check
 import { ApiError, api, slugPath } from './api.js';
 import { announce, errorBanner, h, replaceChildren } from './dom.js';
+import { showDialog } from './widgets.js';
 
 /**
  * A deploy's stored document (getDeployDocument): shown in a dialog, downloaded as JSON or YAML,
@@ -110,13 +111,7 @@ export async function showDocument(slug, deploy, trigger) {
     errorSlot,
     h('div', { class: 'dialog-actions' }, downloadButton('json'), downloadButton('yaml'), close),
   );
-  close.addEventListener('click', () => dialog.close());
-  dialog.addEventListener('close', () => {
-    dialog.remove();
-    if (trigger?.isConnected) trigger.focus();
-  });
-  document.body.append(dialog);
-  dialog.showModal();
+  showDialog(dialog, close, trigger);
   try {
     const text = await documentText(slug, deploy.id, 'json');
     replaceChildren(

@@ -1,7 +1,15 @@
 // @ts-check
 import { api, slugPath } from './api.js';
-import { announce, errorBanner, h, replaceChildren, time } from './dom.js';
-import { buttonText, cell, confirmAction, dataTable, formField, oneTimeSecret } from './widgets.js';
+import { announce, errorBanner, formatDate, h, replaceChildren, time } from './dom.js';
+import {
+  buttonText,
+  cell,
+  confirmAction,
+  dataTable,
+  formField,
+  oneTimeSecret,
+  showDialog,
+} from './widgets.js';
 
 /**
  * A preview's share links (createPreviewLink, listPreviewLinks, revokePreviewLink): whoever holds
@@ -111,7 +119,7 @@ export async function shareDialog(slug, deploy, trigger) {
           ? h(
               'button',
               { type: 'button', class: 'button button-small button-danger' },
-              ...buttonText('Revoke', `the link made ${new Date(link.createdAt).toLocaleString()}`),
+              ...buttonText('Revoke', `the link made ${formatDate(link.createdAt)}`),
             )
           : null;
         revoke?.addEventListener('click', async () => {
@@ -171,13 +179,7 @@ export async function shareDialog(slug, deploy, trigger) {
       make.removeAttribute('disabled');
     }
   });
-  close.addEventListener('click', () => dialog.close());
-  dialog.addEventListener('close', () => {
-    dialog.remove();
-    if (trigger?.isConnected) trigger.focus();
-  });
-  document.body.append(dialog);
-  dialog.showModal();
+  showDialog(dialog, close, trigger);
   lifetime.focus();
   await refresh();
 }

@@ -66,13 +66,41 @@ export function announce(message) {
   }, 50);
 }
 
-const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+/** The formatters of one locale and time zone ('' for the browser's own), made once. */
+/** @type {Map<string, { dated: Intl.DateTimeFormat, zone: Intl.DateTimeFormat }>} */
+const formats = new Map();
 
-/** @param {string | null | undefined} iso */
-export function formatDate(iso) {
+/**
+ * @param {string | undefined} locale
+ * @param {string | undefined} timeZone
+ */
+function formatsOf(locale, timeZone) {
+  const key = `${locale ?? ''} ${timeZone ?? ''}`;
+  let found = formats.get(key);
+  if (!found) {
+    // dateStyle cannot be combined with timeZoneName: the zone is read from a second formatter.
+    found = {
+      dated: new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short', timeZone }),
+      zone: new Intl.DateTimeFormat(locale, { timeZoneName: 'short', timeZone }),
+    };
+    formats.set(key, found);
+  }
+  return found;
+}
+
+/**
+ * Every date and time the dashboard shows, with its time zone: "27 Nov 2026, 14:03 UTC" (the
+ * browser's locale and zone; tests pass both). "—" for none; a text that is no date as it is.
+ * @param {string | null | undefined} iso
+ * @param {{ locale?: string, timeZone?: string }} [options]
+ */
+export function formatDate(iso, { locale, timeZone } = {}) {
   if (!iso) return '—';
   const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? iso : dateFormat.format(date);
+  if (Number.isNaN(date.getTime())) return iso;
+  const { dated, zone } = formatsOf(locale, timeZone);
+  const tz = zone.formatToParts(date).find((p) => p.type === 'timeZoneName')?.value ?? '';
+  return `${dated.format(date)} ${tz}`.trim();
 }
 
 /** @param {string} iso */

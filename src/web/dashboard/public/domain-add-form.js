@@ -155,19 +155,63 @@ function blockedNote(project, me, upgraded) {
       h(
         'p',
         {},
-        'This project’s team is on the Free plan. As a platform admin you can change its plan here: moving the team to Pro opens custom domains for all of its projects.',
+        'This project’s team is on the Free plan. As a platform admin you can change its plan here: moving the team to Pro opens custom domains for all of its projects. Enterprise is set on the team’s ',
+        planLink(project),
+        '.',
       ),
       h('div', { class: 'actions' }, upgrade),
       errorSlot,
     );
   } else {
+    // Who to ask, by name, once the team's members are read (a member sees them; the API
+    // decides). Until then, or if they cannot be read, the sentence names the role.
+    const who = h(
+      'p',
+      { dataset: { testid: 'plan-who' } },
+      'The team’s owners can arrange it with a platform admin.',
+    );
     note.append(
       h(
         'p',
         {},
         'This project’s team is on the Free plan, and only a platform admin can change a team’s plan. Ask one to move the team to Pro; this form opens once it has.',
       ),
+      who,
+      h('p', {}, 'The plan is shown on the team’s ', planLink(project), '.'),
     );
+    void whoToAsk(project.teamId)
+      .then((text) => replaceChildren(who, text))
+      .catch(() => {});
   }
   return note;
+}
+
+/**
+ * The link to the team's Plan page (team settings: plan and webhook).
+ * @param {Project} project
+ */
+function planLink(project) {
+  return h('a', { href: `/teams/${project.teamId}/settings`, 'data-link': true }, 'Plan page');
+}
+
+/**
+ * Who can get the plan changed, from where the viewer stands: a team owner asks whoever runs
+ * this Kennel (a platform admin); a member asks the team's owners, named.
+ * @param {number} teamId
+ * @returns {Promise<string>}
+ */
+async function whoToAsk(teamId) {
+  /** @type {[import('./types.js').Team, import('./types.js').Member[]]} */
+  const [team, members] = await Promise.all([
+    api('GET', `/api/v1/teams/${teamId}`),
+    api('GET', `/api/v1/teams/${teamId}/members`),
+  ]);
+  if (team.role === 'owner')
+    return `You own team ${team.name}: ask whoever runs this Kennel (a platform admin) to move it to Pro.`;
+  const names = members
+    .filter((m) => m.role === 'owner')
+    .map((m) => (m.name ? `${m.name} (${m.email})` : m.email));
+  const owners =
+    names.length <= 1 ? (names[0] ?? 'an owner') : `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
+  return `Team ${team.name}’s owners can arrange it with a platform admin: ask ${owners}.`;
 }

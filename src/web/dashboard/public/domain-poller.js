@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * Polling with back-off (docs/decisions.md, "Live updates"): quick after a change or an action,
+ * Polling with back-off (docs/decisions/dashboard.md, "Live updates"): quick after a change or an action,
  * slower while nothing moves, paused while the tab is hidden.
  */
 

@@ -1,6 +1,6 @@
 // @ts-check
 import { announce, errorBanner, h, replaceChildren } from './dom.js';
-import { REDIRECT_STATUS_LABELS, redirectLabel } from './domain-words.js';
+import { REDIRECT_STATUS_LABELS, redirectLabel, redirectProblem } from './domain-words.js';
 
 /** @typedef {import('./domains-api.js').Domain} Domain */
 /** @typedef {import('./domains-api.js').DomainConfig} DomainConfig */
@@ -140,20 +140,12 @@ export function domainSettingsForm({ defaultHost, save }) {
     if (focused) document.getElementById(focused)?.focus();
   }
 
-  /**
-   * The configuration refuses a redirect to a domain that itself redirects (no chains).
-   * @returns {string | null}
-   */
+  /** The draft's chain or loop, in words naming its hosts (domain-words.js), or null. */
   function chainProblem() {
-    for (const [from, r] of draft.redirects) {
-      const next = draft.redirects.get(r.to);
-      if (next) {
-        const name = (/** @type {string} */ host) =>
-          domains.find((d) => d.hostname === host)?.unicode ?? host;
-        return `${name(from)} would redirect to ${name(r.to)}, which itself redirects to ${name(next.to)}: point ${name(from)} straight at ${name(next.to)}.`;
-      }
-    }
-    return null;
+    return redirectProblem(
+      [...draft.redirects].map(([from, r]) => [from, r.to]),
+      (host) => domains.find((d) => d.hostname === host)?.unicode ?? host,
+    );
   }
 
   /** @param {SubmitEvent} event */

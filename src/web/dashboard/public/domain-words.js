@@ -80,6 +80,43 @@ export function redirectLabel(to, status) {
   return `Redirects to ${to} (${status})`;
 }
 
+/**
+ * Why a draft of redirects cannot be saved, naming the hosts involved, or null when it can. The
+ * configuration refuses chains (a redirect to a host that itself redirects) and loops, as the
+ * server does (src/platform/domains/domain-config.ts); a loop is told as one, since "point A
+ * straight at" the end of a loop would point A at itself.
+ * @param {Iterable<[string, string]>} redirects from → to, in the order the form shows them
+ * @param {(host: string) => string} [name] how a hostname is shown (its Unicode form)
+ * @returns {string | null}
+ */
+export function redirectProblem(redirects, name = (host) => host) {
+  const to = new Map(redirects);
+  // Loops first: a chain that ends in a loop is fixed by breaking the loop.
+  for (const from of to.keys()) {
+    /** @type {string[]} */
+    const path = [from];
+    let next = to.get(from);
+    while (next !== undefined && !path.includes(next)) {
+      path.push(next);
+      next = to.get(next);
+    }
+    if (next === undefined) continue;
+    const loop = path.slice(path.indexOf(next)).map(name);
+    if (loop.length === 1) return `${loop[0]} would redirect to itself: let it serve the project.`;
+    if (loop.length === 2)
+      return `${loop[0]} and ${loop[1]} would redirect to each other, a loop: let one of them serve the project (“Serves the project”), and the other redirect to it.`;
+    return `${[...loop, loop[0]].join(' → ')} is a redirect loop: let one of them serve the project (“Serves the project”), and the others redirect to it.`;
+  }
+  for (const [from, target] of to) {
+    const next = to.get(target);
+    if (next === undefined) continue;
+    let end = next;
+    for (let hop = to.get(end); hop !== undefined; hop = to.get(end)) end = hop;
+    return `${name(from)} would redirect to ${name(target)}, which itself redirects to ${name(next)}: point ${name(from)} straight at ${name(end)}.`;
+  }
+  return null;
+}
+
 /** @param {number} count @param {string} one @param {string} many */
 export const plural = (count, one, many) => (count === 1 ? one : many);
 

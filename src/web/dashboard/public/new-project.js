@@ -1,6 +1,7 @@
 // @ts-check
 import { api } from './api.js';
 import { announce, errorBanner, h, replaceChildren } from './dom.js';
+import { originGrantLink } from './team-origin-grants.js';
 import { breadcrumbs, heading, pageTitle } from './views.js';
 import { emptyState, formField, originUrlInput } from './widgets.js';
 
@@ -47,7 +48,7 @@ function suggestSlug(name) {
 }
 
 /** @param {ViewContext} context */
-export function renderNewProject({ main, teams, navigate }) {
+export function renderNewProject({ main, me, teams, navigate }) {
   pageTitle('New project');
   const trail = breadcrumbs('New project');
   if (teams.length === 0) {
@@ -177,6 +178,8 @@ export function renderNewProject({ main, teams, navigate }) {
       const key = fieldOfError(apiError);
       if (key) {
         fields[key].showError(apiError);
+        const grant = originGrantLink(apiError, me, Number(teamId.control.value), originUrl.control.value);
+        if (key === 'originUrl' && grant) originUrl.element.querySelector('.field-error')?.append(grant);
         fields[key].control.focus();
       } else {
         replaceChildren(formError, errorBanner(error, 'The project was not created'));

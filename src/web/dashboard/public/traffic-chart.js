@@ -4,7 +4,7 @@ import { formatCount, formatMs, formatRate } from './traffic-format.js';
 
 /**
  * The Traffic tab's two charts (requests and error rate; latency p50/p95/p99) drawn with uPlot,
- * which the platform serves from node_modules among the dashboard's assets (docs/decisions.md,
+ * which the platform serves from node_modules among the dashboard's assets (docs/decisions/traffic.md,
  * "Traffic charts"). A canvas says nothing to a screen reader, so each chart is an image named by
  * a summary in words, with the figures behind it as a table one click away.
  */

@@ -1,5 +1,5 @@
 // @ts-check
-import { h } from './dom.js';
+import { formatDate, h } from './dom.js';
 
 /** How the Traffic tab writes its figures: counts, rates, latencies, times with their time zone. */
 
@@ -36,11 +36,6 @@ const clock = new Intl.DateTimeFormat(undefined, {
   second: '2-digit',
   timeZoneName: 'short',
 });
-const dated = new Intl.DateTimeFormat(undefined, {
-  dateStyle: 'medium',
-  timeStyle: 'short',
-});
-const zone = new Intl.DateTimeFormat(undefined, { timeZoneName: 'short' });
 
 /**
  * A moment with its time zone: today's as a clock time ("14:03:07 UTC"), older ones with their
@@ -52,8 +47,7 @@ export function formatMoment(iso, now = new Date()) {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
   if (date.toDateString() === now.toDateString()) return clock.format(date);
-  const tz = zone.formatToParts(date).find((p) => p.type === 'timeZoneName')?.value ?? '';
-  return `${dated.format(date)} ${tz}`.trim();
+  return formatDate(iso);
 }
 
 /**

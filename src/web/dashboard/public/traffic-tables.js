@@ -78,21 +78,31 @@ export function operationTable(groups, empty, now = new Date()) {
             name.note ? h('span', { class: 'muted small block' }, name.note) : null,
           ),
         ),
-        cell('Calls', h('span', { class: 'num', 'data-field': 'calls' }, formatCount(g.requests))),
-        cell(
-          'Errors',
-          h(
-            'span',
-            { class: `num${g.errors > 0 ? ' has-errors' : ''}`, 'data-field': 'errors' },
-            formatCount(g.errors),
-          ),
-        ),
+        ...countCells(g),
         cell('Error rate', h('span', { class: 'num' }, formatRate(g.errors, g.requests))),
         cell('p99', h('span', { class: 'num' }, formatMs(g.p99))),
         cell('Lifecycle', lifecycle(g, now)),
       );
     }),
   });
+}
+
+/**
+ * A group's Calls and Errors cells (errors stand out when there are any).
+ * @param {TrafficGroup} g
+ */
+function countCells(g) {
+  return [
+    cell('Calls', h('span', { class: 'num', 'data-field': 'calls' }, formatCount(g.requests))),
+    cell(
+      'Errors',
+      h(
+        'span',
+        { class: `num${g.errors > 0 ? ' has-errors' : ''}`, 'data-field': 'errors' },
+        formatCount(g.errors),
+      ),
+    ),
+  ];
 }
 
 /** @type {Record<import('./types.js').CallerKind, string>} */
@@ -121,15 +131,7 @@ export function callerTable(groups, empty) {
         { 'data-caller': label },
         cell('Caller', h('code', { class: 'caller-label' }, operationName(label).text)),
         cell('Kind', kindWords(g.callerKind)),
-        cell('Calls', h('span', { class: 'num', 'data-field': 'calls' }, formatCount(g.requests))),
-        cell(
-          'Errors',
-          h(
-            'span',
-            { class: `num${g.errors > 0 ? ' has-errors' : ''}`, 'data-field': 'errors' },
-            formatCount(g.errors),
-          ),
-        ),
+        ...countCells(g),
         cell('Last seen', g.lastSeenAt ? moment(g.lastSeenAt) : '—'),
       );
     }),

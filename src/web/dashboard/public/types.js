@@ -6,6 +6,7 @@
 
 /** @typedef {{ email: string, isAdmin: boolean, csrfToken?: string }} Me */
 /** @typedef {{ email: string, isAdmin: boolean, csrfToken: string, expiresAt: string }} Session */
+/** @typedef {{ signedIn: boolean, email?: string, isAdmin?: boolean, csrfToken?: string }} SessionState */
 /** @typedef {'owner' | 'member'} Role */
 /** @typedef {'free' | 'pro' | 'enterprise'} PlanName */
 /** @typedef {{ id: number, name: string, plan: PlanName, role: Role | null }} Team */
@@ -15,11 +16,15 @@
  *   expiresAt: string, status: 'pending' | 'accepted' | 'revoked' | 'expired' }} Invitation
  */
 /** @typedef {Invitation & { token?: string, url?: string, mailed: boolean }} CreatedInvitation */
+/**
+ * @typedef {{ teamId: number, teamName: string, email: string, role: Role, expiresAt: string,
+ *   invitedBy: { name: string | null, email: string } | null }} InvitationDetails
+ */
 /** @typedef {{ email: string, sessionsEnded: number, tokensRevoked: number }} PasswordResetDone */
 /** @typedef {{ userId: number, email: string, token: string, url: string, expiresAt: string }} PasswordResetLink */
 /**
  * @typedef {{ id: number, name: string, prefix: string, createdAt: string,
- *   lastUsedAt?: string | null }} Token
+ *   lastUsedAt?: string | null, expiresAt: string | null, scope: 'full' | 'read' }} Token
  */
 /** @typedef {Token & { token: string }} CreatedToken */
 /**

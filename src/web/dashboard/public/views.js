@@ -61,7 +61,7 @@ export function teamHeader(team, current, subtitle) {
       'nav',
       { class: 'tabs', 'aria-label': 'Team' },
       tab(`/teams/${team.id}/people`, 'People', 'people'),
-      tab(`/teams/${team.id}/settings`, 'Plan and webhook', 'settings'),
+      tab(`/teams/${team.id}/settings`, 'Settings', 'settings'),
     ),
   ];
 }
@@ -84,6 +84,7 @@ export function projectHeader(project, current) {
       tab(`/projects/${encodeURIComponent(project.slug)}/traffic`, 'Traffic', 'traffic'),
       tab(`/projects/${encodeURIComponent(project.slug)}/settings/domains`, 'Settings · Domains', 'domains'),
       tab(`/projects/${encodeURIComponent(project.slug)}/settings/cors`, 'Settings · CORS', 'cors'),
+      tab(`/projects/${encodeURIComponent(project.slug)}/settings`, 'Settings · General', 'settings'),
     ),
   ];
 }
@@ -173,6 +174,11 @@ export function renderSignIn({ main, signedIn, flash }) {
       heading('Sign in to Kennel'),
       h('p', { class: 'lead' }, 'Manage your projects, deploys and custom domains.'),
       form,
+      h(
+        'p',
+        { class: 'muted center' },
+        h('a', { href: '/forgot-password', 'data-link': true }, 'Forgot password?'),
+      ),
       signUp,
     ),
   );
@@ -197,7 +203,7 @@ export function renderSignIn({ main, signedIn, flash }) {
 }
 
 /** @param {ViewContext} context */
-export async function renderProjects({ main, teams }) {
+export async function renderProjects({ main, teams, flash }) {
   pageTitle('Projects');
   /** @type {Project[]} */
   let projects;
@@ -208,8 +214,16 @@ export async function renderProjects({ main, teams }) {
     return;
   }
   const teamName = new Map(teams.map((t) => [t.id, t.name]));
-  const list =
-    projects.length === 0
+  // In no team (left the last one, say), a project has nowhere to go: a team comes first.
+  const noTeam = teams.length === 0 && projects.length === 0;
+  const list = noTeam
+    ? emptyState(
+        'You are not in a team yet',
+        'Projects belong to a team. ',
+        h('a', { href: '/teams/new', 'data-link': true }, 'Create a team'),
+        ' to start one of your own, or ask a team owner to invite you to theirs.',
+      )
+    : projects.length === 0
       ? emptyState(
           'No projects yet',
           h('a', { href: '/new', 'data-link': true }, 'Create a project'),
@@ -238,10 +252,20 @@ export async function renderProjects({ main, teams }) {
             ),
           ),
         );
-  const create = h('a', { href: '/new', 'data-link': true, class: 'button button-primary' }, 'New project');
+  const create = noTeam
+    ? h('a', { href: '/teams/new', 'data-link': true, class: 'button button-primary' }, 'New team')
+    : h('a', { href: '/new', 'data-link': true, class: 'button button-primary' }, 'New project');
   replaceChildren(
     main,
     heading('Projects', h('div', { class: 'page-actions' }, create)),
+    // What the previous page did (a project deleted from its settings), said once.
+    flash
+      ? h(
+          'div',
+          { class: 'banner banner-success', role: 'status', 'data-testid': 'flash' },
+          h('p', {}, flash.message),
+        )
+      : null,
     list,
     teamLinks(teams),
   );
@@ -267,9 +291,16 @@ function teamLinks(teams) {
           h('a', { href: `/teams/${t.id}/people`, 'data-link': true }, t.name, ': people and invitations'),
           h('span', { class: 'plan' }, t.plan),
           ' · ',
-          h('a', { href: `/teams/${t.id}/settings`, 'data-link': true }, 'plan and webhook'),
+          h('a', { href: `/teams/${t.id}/settings`, 'data-link': true }, 'settings'),
         ),
       ),
+    ),
+    h(
+      'p',
+      {},
+      h('a', { href: '/teams', 'data-link': true }, 'All your teams'),
+      ' · ',
+      h('a', { href: '/teams/new', 'data-link': true }, 'New team'),
     ),
   );
 }

@@ -1,13 +1,13 @@
 // @ts-check
 import { api } from './api.js';
-import { h, replaceChildren } from './dom.js';
+import { errorBanner, h, replaceChildren, time } from './dom.js';
 import { heading, pageTitle } from './views.js';
 import { field, nameField, newPasswordField, onSubmit } from './widgets.js';
 
 /**
  * The pages reached without an account: accepting an invitation, setting a password from a reset
  * link, and open sign-up. Links carry their token in the URL fragment (#token=…), which the browser
- * never sends to the server nor in a Referer (docs/decisions.md); it is read here and sent only in
+ * never sends to the server nor in a Referer (docs/decisions/dashboard.md); it is read here and sent only in
  * the POST body.
  */
 
@@ -77,17 +77,70 @@ function incompleteLink(main, title, what) {
 }
 
 /**
+ * What the invitation is for, before anyone accepts: the team, who invited, which email and role.
+ * @param {import('./types.js').InvitationDetails} details
+ */
+function invitationFacts(details) {
+  const inviter = details.invitedBy
+    ? details.invitedBy.name
+      ? `${details.invitedBy.name} (${details.invitedBy.email})`
+      : details.invitedBy.email
+    : 'A team owner';
+  /**
+   * @param {string} label
+   * @param {import('./dom.js').Child} value
+   * @param {string} testid
+   */
+  const fact = (label, value, testid) =>
+    h('div', { class: 'fact' }, h('dt', {}, label), h('dd', { 'data-testid': testid }, value));
+  return h(
+    'section',
+    { class: 'card', 'aria-labelledby': 'invitation-title' },
+    h('h2', { id: 'invitation-title' }, `${inviter} invites you to the team “${details.teamName}”`),
+    h(
+      'dl',
+      { class: 'facts' },
+      fact('Team', details.teamName, 'invitation-team'),
+      fact('Invited by', inviter, 'invitation-inviter'),
+      fact('Invited email', h('span', { class: 'break' }, details.email), 'invitation-email'),
+      fact('Role', details.role === 'owner' ? 'Owner' : 'Member', 'invitation-role'),
+      fact('Link works until', time(details.expiresAt), 'invitation-expires'),
+    ),
+  );
+}
+
+/**
  * Accepts an invitation: a new account (name and password) or, when the email already has an
  * account, that account's password. The API decides which: a wrong password for an existing
  * account answers invalid_credentials, and the form then asks for that account's password. Then
- * the person is signed in and taken to the team.
+ * the person is signed in and taken to the team. The page first reads what the link is for (the
+ * team, who invited, which email); a link that no longer works says so instead of offering a form.
  * @param {ViewContext} context
  */
-export function renderAcceptInvitation({ main, signedIn, navigate, setFlash }) {
+export async function renderAcceptInvitation({ main, signedIn, navigate, setFlash }) {
   const title = 'Join a team on Kennel';
   const token = tokenFromFragment('kin_');
   if (!token) {
     incompleteLink(main, title, 'invitation');
+    return;
+  }
+  /** @type {import('./types.js').InvitationDetails} */
+  let details;
+  try {
+    details = await api('POST', '/api/v1/invitations/inspect', { token });
+  } catch (error) {
+    const code = /** @type {{ code?: string }} */ (error).code;
+    page(
+      main,
+      title,
+      code === 'invitation_not_valid'
+        ? 'This invitation link cannot be used.'
+        : 'The invitation could not be read.',
+      errorBanner(
+        error,
+        code === 'invitation_not_valid' ? 'This invitation link does not work' : 'Something went wrong',
+      ),
+    );
     return;
   }
   const existing = h('input', { id: 'has-account', type: 'checkbox' });
@@ -164,7 +217,8 @@ export function renderAcceptInvitation({ main, signedIn, navigate, setFlash }) {
   page(
     main,
     title,
-    'You were invited to a team. Create your account to join it, or use the one you have.',
+    `Create your account for ${details.email} to join “${details.teamName}”, or use the one you have.`,
+    invitationFacts(details),
     form,
   );
   name.input.focus();
@@ -214,7 +268,7 @@ export function renderResetPassword({ main, navigate, setFlash }) {
     },
     password.element,
   );
-  page(main, title, 'A team owner made this link for you. It works once.', form);
+  page(main, title, 'This link works once: a team owner made it for you, or you asked for it by mail.', form);
   password.input.focus();
 }
 
@@ -265,5 +319,92 @@ export function renderSignUp({ main, signedIn }) {
       h('a', { href: '/sign-in', 'data-link': true }, 'Sign in'),
     ),
   );
+  email.input.focus();
+}
+
+/**
+ * "Forgot password?": with mail (SMTP_URL) a form that mails a reset link, answered the same for
+ * any email; without, who to ask instead (a team owner's reset link, or the operator's command).
+ * @param {ViewContext} context
+ */
+export async function renderForgotPassword({ main }) {
+  const title = 'Forgot password?';
+  const back = h(
+    'p',
+    { class: 'muted center' },
+    h('a', { href: '/sign-in', 'data-link': true }, 'Back to sign in'),
+  );
+  /** @type {{ byMail: boolean }} */
+  let policy;
+  try {
+    policy = await api('GET', '/api/v1/password-reset/policy');
+  } catch (error) {
+    page(
+      main,
+      title,
+      'The platform could not be asked how to reset a password.',
+      errorBanner(error, 'Try again later'),
+      back,
+    );
+    return;
+  }
+  if (!policy.byMail) {
+    page(
+      main,
+      title,
+      'This Kennel sends no mail, so it cannot mail you a reset link.',
+      h(
+        'div',
+        { class: 'card stack', 'data-testid': 'ask-for-reset' },
+        h(
+          'p',
+          {},
+          'Ask an owner of your team: on the team’s People page they can make a password reset link for you.',
+        ),
+        h(
+          'p',
+          {},
+          'No team owner can help (you are the platform admin, say)? The operator runs ',
+          h('code', {}, 'npm run reset-password -- <your email>'),
+          ' on the server.',
+        ),
+      ),
+      back,
+    );
+    return;
+  }
+  const email = field('email', 'Email', {
+    type: 'email',
+    autocomplete: 'username',
+    required: true,
+    maxlength: 254,
+  });
+  const done = h('div', { class: 'slot', role: 'status' });
+  const form = cardForm(
+    {
+      errorId: 'forgot-error',
+      submitLabel: 'Mail me a reset link',
+      busy: 'Sending…',
+      work: async () => {
+        /** @type {{ message: string }} */
+        const answer = await api('POST', '/api/v1/password-reset/request', {
+          email: email.input.value.trim(),
+        });
+        replaceChildren(
+          done,
+          h(
+            'div',
+            { class: 'banner banner-success' },
+            h('p', { class: 'banner-title' }, 'Check your mail'),
+            h('p', {}, answer.message),
+          ),
+        );
+      },
+      onError: (error) =>
+        error.code === 'too_many_reset_requests' ? 'Too many requests' : 'No link was sent',
+    },
+    email.element,
+  );
+  page(main, title, 'We mail a link that sets a new password to your account’s email.', done, form, back);
   email.input.focus();
 }

@@ -51,6 +51,43 @@ export function formField({ id, label, control, hint, extra }) {
 }
 
 /**
+ * A form of one field, its submit button beside it and a status line under it (what was done).
+ * `work` runs with the button busy and the field's error cleared; an error it throws shows under
+ * the field, which gets focus back.
+ * @param {{ id: string, label: string, control: HTMLInputElement | HTMLSelectElement, hint: string,
+ *   submitLabel: string, busy: string, work: (done: HTMLElement) => Promise<void> }} options
+ */
+export function fieldForm({ id, label, control, hint, submitLabel, busy, work }) {
+  const submit = h('button', { type: 'submit', class: 'button button-primary' }, submitLabel);
+  const field = formField({ id, label, control, extra: submit, hint });
+  const done = h('p', { class: 'hint', role: 'status' });
+  const form = h(
+    'form',
+    {
+      class: 'stack-form',
+      novalidate: true,
+      onsubmit: onSubmit(
+        submit,
+        done,
+        busy,
+        () => {
+          field.clear();
+          return work(done);
+        },
+        (error) => {
+          field.showError(error);
+          control.focus();
+          return null;
+        },
+      ),
+    },
+    field.element,
+    done,
+  );
+  return { form, field };
+}
+
+/**
  * A labelled input with an optional hint: formField around a new <input>.
  * @param {string} id
  * @param {string} label
@@ -260,13 +297,32 @@ export function oneTimeSecret({ title, label, value, note, expiresAt, testid }) 
 }
 
 /**
+ * Shows a modal dialog built by the caller: `close` (or Escape) closes it, which removes it and
+ * puts focus back on `trigger` when that is still on the page.
+ * @param {HTMLDialogElement} dialog
+ * @param {HTMLElement} close
+ * @param {HTMLElement | null | undefined} trigger
+ */
+export function showDialog(dialog, close, trigger) {
+  close.addEventListener('click', () => dialog.close());
+  dialog.addEventListener('close', () => {
+    dialog.remove();
+    if (trigger?.isConnected) trigger.focus();
+  });
+  document.body.append(dialog);
+  dialog.showModal();
+}
+
+/**
  * Asks before an action that cannot be undone. The action runs on Confirm; its error (a 409
  * last_owner, say) is shown inside the dialog, which stays open. Answers whether it ran. Focus
  * goes back to `trigger`, or wherever `focusAfter` says (the trigger may have been redrawn, or
- * gone with what was removed); `signal` closes the dialog when the page is left.
+ * gone with what was removed); `signal` closes the dialog when the page is left. `details` come
+ * after the body (a list of what breaks, say), in a `wide` dialog where they need the room.
  * @param {{ title: string, body: import('./dom.js').Child, confirm: string, busy: string,
  *   danger?: boolean, action: () => Promise<void>, failure?: string, trigger?: HTMLElement | null,
- *   focusAfter?: (done: boolean) => HTMLElement | null | undefined, signal?: AbortSignal }} options
+ *   focusAfter?: (done: boolean) => HTMLElement | null | undefined, signal?: AbortSignal,
+ *   details?: import('./dom.js').Child, wide?: boolean, testid?: string }} options
  * @returns {Promise<boolean>}
  */
 export function confirmAction({
@@ -280,6 +336,9 @@ export function confirmAction({
   trigger,
   focusAfter = () => (trigger?.isConnected ? trigger : null),
   signal,
+  details = null,
+  wide = false,
+  testid,
 }) {
   const errorSlot = h('div', { class: 'slot' });
   const cancelButton = h('button', { type: 'button', class: 'button', autofocus: true }, 'Cancel');
@@ -290,9 +349,15 @@ export function confirmAction({
   );
   const dialog = h(
     'dialog',
-    { class: 'dialog', 'aria-labelledby': 'confirm-title', 'aria-describedby': 'confirm-body' },
+    {
+      class: wide ? 'dialog dialog-wide' : 'dialog',
+      'aria-labelledby': 'confirm-title',
+      'aria-describedby': 'confirm-body',
+      'data-testid': testid,
+    },
     h('h2', { id: 'confirm-title' }, title),
     h('p', { id: 'confirm-body' }, body),
+    details,
     errorSlot,
     h('div', { class: 'dialog-actions' }, cancelButton, confirmButton),
   );
