@@ -3,7 +3,11 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { type ClientError, unreadableRequestError, writeOnSocket } from '../lib/http-api/receive-deadlines.ts';
+import {
+  type ClientError,
+  unreadableRequestError,
+  writeOnSocket,
+} from '../lib/http-api/receive-deadlines.ts';
 import type { PlatformContext } from '../platform/context.ts';
 import type { CertificateCache } from './certificate-cache.ts';
 import { createEdgeHandler, type EdgeHooks, hostOf } from './edge-server.ts';
