@@ -7,8 +7,7 @@ const urlOf = (host: string, port: number) => `http://${host.includes(':') ? `[$
 
 /**
  * The "Kennel listening" log line, then one block on the terminal (the secrets shown once, never
- * logged). The logger writes asynchronously: its lines go out first, so the block comes after
- * them (no flush without a logger: LOG_LEVEL=silent).
+ * logged), written through the logger's own destination so it comes after the queued lines.
  */
 async function announce(config: ReturnType<typeof loadPlatformConfig>, node: StartedPlatform): Promise<void> {
   const port = node.httpPort;
@@ -25,10 +24,8 @@ async function announce(config: ReturnType<typeof loadPlatformConfig>, node: Sta
     },
     `Kennel listening on ${address}: dashboard and API at http://${config.platformDomain}:${port}, projects at http://<slug>.${config.platformDomain}:${port}`,
   );
-  const log = node.log as { flush?: (done: () => void) => void };
-  await new Promise<void>((done) => (log.flush ? log.flush(() => done()) : done()));
   const { first, petstoreKey } = node;
-  process.stdout.write(
+  logStream(node.log).write(
     startBanner({
       dashboard,
       cliInstall: cliInstallLine(dashboard.replace(/\/$/, '')),
@@ -43,6 +40,20 @@ async function announce(config: ReturnType<typeof loadPlatformConfig>, node: Sta
       ...(petstoreKey && { petstoreKey: petstoreKey.secret }),
     }),
   );
+}
+
+/**
+ * Where the logger writes: pino's destination writes asynchronously (sonic-boom) and its flush
+ * does not wait for a write under way, so the block goes through the same destination, after the
+ * lines already queued there; stdout itself without a logger (LOG_LEVEL=silent).
+ */
+function logStream(log: object): { write(text: string): unknown } {
+  for (let level: object | null = log; level; level = Object.getPrototypeOf(level)) {
+    const symbol = Object.getOwnPropertySymbols(level).find((s) => s.description === 'pino.stream');
+    const stream = symbol && (level as Record<symbol, { write?: unknown }>)[symbol];
+    if (stream && typeof stream.write === 'function') return stream as { write(text: string): unknown };
+  }
+  return process.stdout;
 }
 
 /** `npm start`: the platform, with the Petstore API running as its first project's origin. */
