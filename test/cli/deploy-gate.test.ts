@@ -1,14 +1,12 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import { run } from '../../src/cli/main.ts';
 import { createToken } from '../../src/platform/accounts/credentials.ts';
 import { createTeam } from '../../src/platform/accounts/teams.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
 import { testDialects } from '../support/databases.ts';
-import { type CliServer, startCliServer, tempDir } from './harness.ts';
+import { type CliResult, type CliServer, kennelIn, startCliServer, tempDir } from './harness.ts';
 
 const get = (description: string) => ({ get: { responses: { '200': { description } } } });
 const doc = (paths: Record<string, unknown>) =>
@@ -18,28 +16,7 @@ const V1 = doc({ '/pets': get('pets'), '/pets/{petId}': get('a pet') });
 const V2 = doc({ '/pets': get('pets'), '/toys': get('toys') });
 const INVALID = JSON.stringify({ openapi: '3.0.3', info: { title: 'x' }, paths: {} });
 
-interface Ran {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** `kennel …` in this process, through the CLI's own entry `run(argv, io)`. */
-function kennelIn(env: Record<string, string>) {
-  return async (...argv: string[]): Promise<Ran> => {
-    let stdout = '';
-    let stderr = '';
-    const code = await run(argv, {
-      stdout: { write: (text: string) => (stdout += text) },
-      stderr: { write: (text: string) => (stderr += text) },
-      stdin: Readable.from([]) as unknown as NodeJS.ReadableStream,
-      env,
-    });
-    return { code, stdout, stderr };
-  };
-}
-
-const show = (r: Ran) => `exit ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
+const show = (r: CliResult) => `exit ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
 
 for (const dialect of testDialects()) {
   describe(`kennel deploy --dry-run / --allow-breaking / --preview and kennel deploys promote (${dialect})`, () => {

@@ -1,15 +1,13 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import { run } from '../../src/cli/main.ts';
 import { createToken } from '../../src/platform/accounts/credentials.ts';
 import { createTeam } from '../../src/platform/accounts/teams.ts';
 import { deployProject } from '../../src/platform/projects/deploys.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
 import { testDialects } from '../support/databases.ts';
-import { type CliServer, startCliServer, tempDir } from './harness.ts';
+import { type CliResult, type CliServer, kennelIn, startCliServer, tempDir } from './harness.ts';
 
 const pet = (required: string[]) => ({
   type: 'object',
@@ -76,27 +74,7 @@ const INVALID = json({
   paths: { '/a': { get: { responses: { 200: { content: 'nope' } } } } },
 });
 
-interface Ran {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** `kennel …` in this process, through the CLI's own entry `run(argv, io)`. */
-function kennelIn(env: Record<string, string>, tty = false) {
-  return async (...argv: string[]): Promise<Ran> => {
-    let stdout = '';
-    let stderr = '';
-    const code = await run(argv, {
-      stdout: { write: (text: string) => (stdout += text), isTTY: tty },
-      stderr: { write: (text: string) => (stderr += text) },
-      stdin: Readable.from([]) as unknown as NodeJS.ReadableStream,
-      env,
-    });
-    return { code, stdout, stderr };
-  };
-}
-const show = (r: Ran) => `exit ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
+const show = (r: CliResult) => `exit ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
 
 describe('kennel diff BASE REVISION (offline)', () => {
   const files = tempDir('kennel-diff-');
@@ -217,9 +195,9 @@ describe('kennel diff BASE REVISION (offline)', () => {
 
   it('colours the levels on a terminal only, never with NO_COLOR', async () => {
     const args = ['diff', file('base.json', BASE), file('revision.yaml', BREAKING_YAML)];
-    const tty = await kennelIn({ KENNEL_CONFIG_DIR: files.path }, true)(...args);
+    const tty = await kennelIn({ KENNEL_CONFIG_DIR: files.path }, { tty: true })(...args);
     assert.ok(tty.stdout.includes('\x1b[1;31mBreaking (2)\x1b[0m'), tty.stdout);
-    const noColor = await kennelIn({ KENNEL_CONFIG_DIR: files.path, NO_COLOR: '1' }, true)(...args);
+    const noColor = await kennelIn({ KENNEL_CONFIG_DIR: files.path, NO_COLOR: '1' }, { tty: true })(...args);
     assert.ok(!noColor.stdout.includes('\x1b['), noColor.stdout);
     const piped = await kennel(...args);
     assert.ok(!piped.stdout.includes('\x1b['), piped.stdout);

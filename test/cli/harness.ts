@@ -31,6 +31,8 @@ export interface CliOptions {
   /** Called with stdout as it grows (to act on what a following command printed). */
   onStdout?: (soFar: string, child: ChildProcess | undefined) => void;
   timeoutMs?: number;
+  /** In process only: stdout says it is a terminal (for colours). */
+  tty?: boolean;
 }
 
 /**
@@ -41,12 +43,15 @@ export interface CliOptions {
 export async function kennel(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
-  const stream = (onText: (text: string) => void) => ({ write: (text: string) => onText(String(text)) });
+  const stream = (onText: (text: string) => void, isTTY = false) => ({
+    write: (text: string) => onText(String(text)),
+    isTTY,
+  });
   const io: CliIo = {
     stdout: stream((text) => {
       stdout += text;
       options.onStdout?.(stdout, undefined);
-    }),
+    }, options.tty),
     stderr: stream((text) => {
       stderr += text;
       options.onStderr?.(stderr, undefined);
@@ -67,6 +72,11 @@ export async function kennel(args: readonly string[], options: CliOptions = {}):
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** `kennel …` in process with `env`, as a function of its words: `const k = kennelIn(env); await k('whoami')`. */
+export function kennelIn(env: Record<string, string>, options: Omit<CliOptions, 'env'> = {}) {
+  return (...argv: string[]) => kennel(argv, { ...options, env });
 }
 
 /**

@@ -1,34 +1,11 @@
 import assert from 'node:assert/strict';
-import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import { run } from '../../src/cli/main.ts';
 import { createToken } from '../../src/platform/accounts/credentials.ts';
 import { createTeam } from '../../src/platform/accounts/teams.ts';
 import { deployProject } from '../../src/platform/projects/deploys.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
 import { SHOP_DOCUMENT, seedTraffic } from '../support/traffic.ts';
-import { type CliServer, kennelProcess, startCliServer, tempDir } from './harness.ts';
-
-interface Ran {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** `kennel …` in this process, through the CLI's own entry `run(argv, io)`. */
-function kennelIn(env: Record<string, string>) {
-  return async (...argv: string[]): Promise<Ran> => {
-    let stdout = '';
-    let stderr = '';
-    const code = await run(argv, {
-      stdout: { write: (text: string) => (stdout += text) },
-      stderr: { write: (text: string) => (stderr += text) },
-      stdin: Readable.from([]) as unknown as NodeJS.ReadableStream,
-      env,
-    });
-    return { code, stdout, stderr };
-  };
-}
+import { type CliServer, kennelIn, kennelProcess, startCliServer, tempDir } from './harness.ts';
 
 const show = (r: { code: number | null; stdout: string; stderr: string }) =>
   `exit ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
