@@ -287,36 +287,67 @@ export async function runEdgeHttp2Suite(
   }
 }
 
-interface H2loadRun {
+export interface H2loadRun {
   readonly requestsPerSecond: number;
   readonly succeeded: number;
   readonly p99Ms: number;
   readonly problem: string | null;
 }
 
+/** What one h2load run is asked: `connections` x `streams` (HTTP/1.1: one request per connection at a time). */
+export interface H2loadOptions {
+  readonly port: number;
+  readonly connections: number;
+  readonly streams: number;
+  readonly h1: boolean;
+  /** How long h2load sends; or, with `requests`, ignored. */
+  readonly seconds: number;
+  /** A number of requests to send instead of a duration. */
+  readonly requests?: number;
+  /** taskset CPU list for h2load. */
+  readonly cpu: string;
+  /** h2load's per-request log, for the p99 (removed first: h2load appends to it). */
+  readonly logFile: string;
+  /** Seconds h2load sends before it starts counting (default 1; 0: counts from the first request). */
+  readonly warmUpSeconds?: number;
+}
+
 /** One h2load run pinned to the load CPU; p99 from its per-request log (duration in µs, 3rd column). */
 async function runH2load(work: string, target: Target, seconds: number, cpu: string): Promise<H2loadRun> {
-  const logFile = join(work, `h2load-${target.kind}.log`);
+  return h2load({
+    port: target.httpsPort,
+    connections: target.h1 ? CONNECTIONS * STREAMS : CONNECTIONS,
+    streams: target.h1 ? 1 : STREAMS,
+    h1: target.h1,
+    seconds,
+    cpu,
+    logFile: join(work, `h2load-${target.kind}.log`),
+  });
+}
+
+/** `GET /api${ORIGIN_PATH}` for BENCH_HOST with h2load over TLS at 127.0.0.1:`port`. */
+export async function h2load(options: H2loadOptions): Promise<H2loadRun> {
+  const { logFile } = options;
+  const warmUp = options.warmUpSeconds ?? 1;
   // h2load appends to its log: without this, a round's p99 would count the warm-up's and the
   // earlier rounds' requests too (a fresh node's first seconds among them).
   rmSync(logFile, { force: true });
   const args = [
     '-c',
-    cpu,
+    options.cpu,
     'h2load',
     '-t',
     '1',
     '-c',
-    String(target.h1 ? CONNECTIONS * STREAMS : CONNECTIONS),
+    String(options.connections),
     '-m',
-    String(target.h1 ? 1 : STREAMS),
-    '-D',
-    String(seconds),
-    '--warm-up-time=1',
-    ...(target.h1 ? ['--h1'] : []),
-    `--connect-to=127.0.0.1:${target.httpsPort}`,
+    String(options.streams),
+    ...(options.requests === undefined ? ['-D', String(options.seconds)] : ['-n', String(options.requests)]),
+    ...(warmUp > 0 ? [`--warm-up-time=${warmUp}`] : []),
+    ...(options.h1 ? ['--h1'] : []),
+    `--connect-to=127.0.0.1:${options.port}`,
     `--log-file=${logFile}`,
-    `https://${BENCH_HOST}:${target.httpsPort}/api${ORIGIN_PATH}`,
+    `https://${BENCH_HOST}:${options.port}/api${ORIGIN_PATH}`,
   ];
   const output = await new Promise<{ code: number; stdout: string }>((done) => {
     const child = spawn('taskset', args, { stdio: ['ignore', 'pipe', 'pipe'] });

@@ -1,25 +1,10 @@
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { sql } from 'kysely';
-import { Registry } from 'prom-client';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { loadPlatformConfig } from '../src/config/index.ts';
-import {
-  CertificateCache,
-  EdgeMetrics,
-  NodeHealth,
-  observeRequests,
-  startEdge,
-  startTraffic,
-} from '../src/edge/index.ts';
-import { systemClock } from '../src/lib/clock.ts';
 import { parseSealingKey } from '../src/lib/sealed-box.ts';
-import { buildPlatformApp } from '../src/main/platform-app.ts';
-import { CertificateStore, databaseChallenges } from '../src/platform/certificates/certificate-store.ts';
-import { InternalIssuer } from '../src/platform/certificates/internal-issuer.ts';
-import { ChangeFeed } from '../src/platform/changes.ts';
-import type { PlatformContext } from '../src/platform/context.ts';
-import type { PlatformTables } from '../src/platform/db-schema.ts';
-import { createDnsResolver } from '../src/platform/domains/dns-check.ts';
-import { openDatabase } from '../src/storage/index.ts';
+import { assemblePlatform } from '../src/main/assemble-platform.ts';
 import { seededOriginGuard } from '../test/support/origins.ts';
 
 /**
@@ -28,9 +13,10 @@ import { seededOriginGuard } from '../test/support/origins.ts';
  *   PORT=… HTTPS_PORT=… STATS_PORT=… EDGE_DATABASE=<sqlite file | postgres URL> EDGE_CERT_KEY=<sealing key>
  *     node --expose-gc bench/edge-node.ts
  *
- * It is wired like src/main/platform.ts wires the edge (the same handler and operations hooks, proxy,
- * routing table, certificate cache and TLS listener over the same database), without the jobs, the Petstore and
- * the management API's listener: the database is prepared by the suite before the node starts.
+ * It is the node `npm start` runs (src/main/assemble-platform.ts: the same management app, edge
+ * handler and operations hooks, proxy, routing table, certificate cache and TLS listener), without
+ * the jobs (`jobs: false`), the Petstore and the operator listener: the database is prepared by
+ * the suite before the node starts.
  * STATS_PORT answers `GET /memory` with process.memoryUsage() after a full GC, for the memory
  * figures, and `GET /traffic` with the traffic recorder's held series and callers; it is the
  * benchmark's, not the edge's. EDGE_TRAFFIC=on records traffic as npm start does (TRAFFIC_*
@@ -44,76 +30,44 @@ const required = (name: string): string => {
 };
 
 const databaseUrl = required('EDGE_DATABASE');
-const database = openDatabase<PlatformTables>(
-  /^postgres(ql)?:\/\//.test(databaseUrl)
-    ? { kind: 'postgres', url: databaseUrl }
-    : { kind: 'sqlite', file: databaseUrl },
-);
+// The internal CA's root certificate is written to DATA_DIR: a directory of the run's own.
+const dataDir = mkdtempSync(join(tmpdir(), 'kennel-edge-node-'));
 const config = loadPlatformConfig({
   PLATFORM_DOMAIN: env.PLATFORM_DOMAIN ?? 'platform.test',
   LOG_LEVEL: 'silent',
+  HOST: '127.0.0.1',
+  HTTP_PORT: required('PORT'),
+  HTTPS_PORT: required('HTTPS_PORT'),
+  METRICS_PORT: 'off',
+  DATA_DIR: dataDir,
   TRAFFIC_RECORDING: env.EDGE_TRAFFIC === 'on' ? 'on' : 'off',
   ...(env.TRAFFIC_FLUSH_SECONDS && { TRAFFIC_FLUSH_SECONDS: env.TRAFFIC_FLUSH_SECONDS }),
+  ...(env.REQUEST_LOG_SIZE && { REQUEST_LOG_SIZE: env.REQUEST_LOG_SIZE }),
   ...(env.TRAFFIC_MAX_CALLERS && { TRAFFIC_MAX_CALLERS: env.TRAFFIC_MAX_CALLERS }),
 });
-const ctx: PlatformContext = {
-  db: database.db,
-  dialect: database.dialect,
-  clock: systemClock,
-  config,
-  changes: new ChangeFeed(),
-  resolver: createDnsResolver({ servers: config.dnsServers, timeoutMs: 2000, tries: 2 }),
-};
-const sealingKey = parseSealingKey(required('EDGE_CERT_KEY'));
-const store = new CertificateStore(ctx.db, [sealingKey]);
-const ca = await store.internalCa(systemClock.now());
-const defaultCertificate = await new InternalIssuer(ca).issue(config.platformDomain);
-const certificates = new CertificateCache(store, defaultCertificate);
 // The `signin` suite floods sign-ins: SIGN_IN_LIMITS=off lifts the attempt limits so every
 // attempt is checked (hashed), and SIGN_IN_THREADS / SIGN_IN_NICE set the hashing threads.
 const numberOf = (name: string) => (env[name] ? Number(env[name]) : undefined);
-const api = buildPlatformApp(ctx, {
-  logger: false,
-  signIn: {
-    ...(env.SIGN_IN_LIMITS === 'off' && {
-      limits: { accountFailures: Number.MAX_SAFE_INTEGER, addressAttempts: Number.MAX_SAFE_INTEGER },
-    }),
-    hasher: { threads: numberOf('SIGN_IN_THREADS'), nice: numberOf('SIGN_IN_NICE') },
-  },
-});
-await api.ready();
-// The operations hooks as in production (metrics per request, health); the access log follows
-// LOG_LEVEL, silent here as nginx's access_log is off in the same suite.
-const observed = observeRequests({
-  health: new NodeHealth({ pingDatabase: () => sql`select 1`.execute(ctx.db), timeoutMs: 2_000 }),
-  metrics: new EdgeMetrics(new Registry()),
-  logger: api.log,
-  accessLog: false,
-});
-const traffic = startTraffic(ctx, {
+const node = assemblePlatform(config, {
+  storage: /^postgres(ql)?:\/\//.test(databaseUrl)
+    ? { kind: 'postgres', url: databaseUrl }
+    : { kind: 'sqlite', file: databaseUrl },
+  keys: [parseSealingKey(required('EDGE_CERT_KEY'))],
   nodeId: 'bench',
-  keys: [sealingKey],
-  onError: (error) => api.log.error({ err: error }, 'writing traffic failed'),
-});
-// The HTTP listener last (startEdge binds HTTPS first): the suite waits for it to answer.
-const edge = await startEdge({
-  ctx,
-  platformApp: api,
-  host: '127.0.0.1',
-  httpPort: Number(required('PORT')),
-  tls: {
-    port: Number(required('HTTPS_PORT')),
-    certificates,
-    defaultCertificate,
-    ticketKeys: await store.ticketKeys(systemClock.now()),
+  jobs: false,
+  app: {
+    signIn: {
+      ...(env.SIGN_IN_LIMITS === 'off' && {
+        limits: { accountFailures: Number.MAX_SAFE_INTEGER, addressAttempts: Number.MAX_SAFE_INTEGER },
+      }),
+      hasher: { threads: numberOf('SIGN_IN_THREADS'), nice: numberOf('SIGN_IN_NICE') },
+    },
   },
-  challenges: databaseChallenges(ctx.db, () => systemClock.now()),
-  hooks: observed.hooks,
-  ...(traffic && { traffic: traffic.edge }),
-  onProxyError: observed.onProxyError,
   // The bench's origin runs on loopback: allowed as the operator lists its own origins.
-  guard: await seededOriginGuard(ctx),
+  edge: async (ctx) => ({ guard: await seededOriginGuard(ctx) }),
+  logProcessWarnings: false,
 });
+const { traffic } = await node.start();
 const stats = createServer((req, res) => {
   res.writeHead(200, { 'content-type': 'application/json' });
   if (req.url === '/traffic') {
@@ -128,11 +82,9 @@ await new Promise<void>((resolve) => stats.listen(Number(required('STATS_PORT'))
 
 const stop = () => {
   stats.close();
-  void edge
-    .close()
-    .then(() => traffic?.stop())
-    .then(() => api.close())
-    .then(() => database.close())
+  void node
+    .stop()
+    .finally(() => rmSync(dataDir, { recursive: true, force: true }))
     .finally(() => process.exit(0));
   setTimeout(() => process.exit(0), 2000).unref();
 };

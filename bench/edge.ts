@@ -61,7 +61,7 @@ export const BENCH_DOCUMENT = JSON.stringify({
   paths: { '/pets/{petId}': { get: { responses: { '200': { description: 'a pet' } } } } },
 });
 /** What wrk sends to every target: the Host proxies route by, and a caller's API key. */
-const BENCH_HEADERS = { Host: BENCH_HOST, 'X-Api-Key': 'bench_live_0123456789abcdef' };
+export const BENCH_HEADERS = { Host: BENCH_HOST, 'X-Api-Key': 'bench_live_0123456789abcdef' };
 
 interface Target {
   readonly kind: TargetKind;

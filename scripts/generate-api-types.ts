@@ -1,7 +1,10 @@
 /**
- * Writes src/cli/api-types.ts: TypeScript interfaces for the management API's schemas that the
- * CLI reads, generated from the OpenAPI document the platform serves at /api/v1/openapi.json
- * (built here without a server, by `managementDocument()`).
+ * Writes src/platform/api-types.ts: the management API's types, generated from the OpenAPI document
+ * the platform serves at /api/v1/openapi.json (built here without a server, by
+ * `managementDocument()`): every component schema as an interface, and `Operations`, each
+ * operation's path parameters, query, body and answer by operationId. The server's routes take
+ * their handlers' types from `Operations` (src/platform/api/operation.ts), the CLI and the
+ * dashboard read the schemas' types: one API shape, written once, in the schema.
  *
  *   npm run generate:api-types            rewrite the file
  *   npm run generate:api-types -- --check exit 1 when the file differs from what would be written
@@ -15,45 +18,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { managementDocument } from '../src/platform/api/app.ts';
 
-export const API_TYPES_FILE = join(import.meta.dirname, '..', 'src', 'cli', 'api-types.ts');
-
-/** The schemas the CLI reads, in the order the file declares them (their $refs come along). */
-export const CLI_SCHEMAS = [
-  'Session',
-  'Me',
-  'Token',
-  'CreatedToken',
-  'Team',
-  'TeamMember',
-  'Invitation',
-  'CreatedInvitation',
-  'AcceptedInvitation',
-  'PasswordResetLink',
-  'OriginGrant',
-  'Project',
-  'ProjectDeletion',
-  'Change',
-  'Deploy',
-  'DeployCheck',
-  'Publication',
-  'Promotion',
-  'DeployComparison',
-  'DnsRecord',
-  'Domain',
-  'DnsOutcome',
-  'AddedDomain',
-  'CheckResult',
-  'DomainEvent',
-  'DomainDetail',
-  'ApplyResult',
-  'WebhookEndpoint',
-  'WebhookEndpointSet',
-  'WebhookDelivery',
-  'ProjectTraffic',
-  'RequestLog',
-  'RequestLogPage',
-  'DeprecationReach',
-] as const;
+export const API_TYPES_FILE = join(import.meta.dirname, '..', 'src', 'platform', 'api-types.ts');
 
 interface Schema {
   type?: 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean';
@@ -69,7 +34,19 @@ interface Schema {
 }
 
 /** What a schema may say that changes no type (validation, docs): everything else is refused. */
-const IGNORED = new Set(['description', 'pattern', 'minimum', 'maximum', 'minLength', 'maxLength', 'format']);
+const IGNORED = new Set([
+  'description',
+  'pattern',
+  'minimum',
+  'maximum',
+  'minLength',
+  'maxLength',
+  'minItems',
+  'maxItems',
+  'minProperties',
+  'format',
+  'example',
+]);
 const UNDERSTOOD = new Set([
   ...IGNORED,
   'type',
@@ -111,28 +88,45 @@ function key(name: string): string {
   return /^[A-Za-z_$][\w$]*$/.test(name) ? name : `'${name}'`;
 }
 
+interface Parameter {
+  name: string;
+  in: 'path' | 'query' | 'header';
+  required?: boolean;
+  schema: Schema;
+}
+
+interface Content {
+  content?: Record<string, { schema: Schema }>;
+}
+
+interface DocumentOperation {
+  operationId: string;
+  summary?: string;
+  parameters?: Parameter[];
+  requestBody?: Content;
+  responses: Record<string, Content>;
+}
+
+interface Document {
+  paths?: Record<string, Record<string, DocumentOperation>>;
+  components?: { schemas?: Record<string, Schema> };
+}
+
 class Generator {
   readonly #schemas: Readonly<Record<string, Schema>>;
-  /** Names declared or queued, in order. */
-  readonly #queue: string[] = [];
 
   constructor(schemas: Readonly<Record<string, Schema>>) {
     this.#schemas = schemas;
   }
 
-  file(names: readonly string[]): string {
-    for (const name of names) this.#want(name);
-    const declarations: string[] = [];
-    for (let i = 0; i < this.#queue.length; i++) {
-      const name = this.#queue[i] ?? '';
-      declarations.push(this.#declaration(name));
-    }
-    return `${HEADER}\n${declarations.join('\n')}`;
+  /** Every schema, in the document's order, then `Operations`. */
+  file(paths: Readonly<Record<string, Record<string, DocumentOperation>>>): string {
+    const declarations = Object.keys(this.#schemas).map((name) => this.#declaration(name));
+    return `${HEADER}\n${declarations.join('\n')}\n${this.#operations(paths)}`;
   }
 
   #want(name: string): string {
     if (!this.#schemas[name]) throw new Error(`the document has no schema ${name}`);
-    if (!this.#queue.includes(name)) this.#queue.push(name);
     return name;
   }
 
@@ -148,6 +142,48 @@ class Generator {
       return `${doc}export interface ${name} ${this.#members(schema, '')}\n`;
     }
     return `${doc}export type ${name} = ${this.#type(schema, '')};\n`;
+  }
+
+  /**
+   * `Operations`: by operationId, the `OperationTypes` of each operation, one a line (biome's
+   * layout: arguments one a line when they do not fit in 110 characters).
+   */
+  #operations(paths: Readonly<Record<string, Record<string, DocumentOperation>>>): string {
+    const entries: string[] = [];
+    for (const [path, methods] of Object.entries(paths)) {
+      for (const [method, op] of Object.entries(methods)) {
+        const parameters = op.parameters ?? [];
+        const inputs = (where: 'path' | 'query') => {
+          const list = parameters.filter((p) => p.in === where);
+          if (list.length === 0) return 'NoInput';
+          const members = list.map(
+            (p) => `${key(p.name)}${p.in === 'path' || p.required ? '' : '?'}: ${this.#type(p.schema, '')}`,
+          );
+          return `{ ${members.join('; ')} }`;
+        };
+        const bodySchema = op.requestBody?.content?.['application/json']?.schema;
+        const answers = new Set<string>();
+        for (const [status, response] of Object.entries(op.responses)) {
+          if (!/^2\d\d$/.test(status)) continue;
+          const { 'application/json': json, ...others } = response.content ?? {};
+          answers.add(json ? this.#type(json.schema, '') : 'undefined');
+          for (const other of Object.values(others)) answers.add(this.#type(other.schema, ''));
+        }
+        const types = [
+          inputs('path'),
+          inputs('query'),
+          bodySchema ? this.#type(bodySchema, '') : 'undefined',
+          [...answers].join(' | ') || 'undefined',
+        ];
+        const line = `  ${key(op.operationId)}: OperationTypes<${types.join(', ')}>;`;
+        const entry =
+          line.length <= 110 && !line.includes('\n')
+            ? line
+            : `  ${key(op.operationId)}: OperationTypes<\n${types.map((t) => `    ${t}`).join(',\n')}\n  >;`;
+        entries.push(`${comment(`${method.toUpperCase()} ${path}: ${op.summary ?? ''}`, '  ')}${entry}`);
+      }
+    }
+    return `${OPERATION_TYPES}\n/** What each operation takes and answers, by operationId: its handler's types. */\nexport interface Operations {\n${entries.join('\n')}\n}\n`;
   }
 
   /** `{ … }` with one member a line, indented from `indent`. */
@@ -208,17 +244,38 @@ class Generator {
 }
 
 const HEADER = `/**
- * The management API's bodies as the CLI reads them. GENERATED by \`npm run generate:api-types\`
- * (scripts/generate-api-types.ts) from the schemas of its OpenAPI document, /api/v1/openapi.json:
- * do not edit; regenerate. test/cli/api-types.test.ts fails when this file has drifted. Types
- * only: the CLI talks to the platform over HTTP and may run against another version of it.
+ * The management API's types: its schemas, and each operation's inputs and answer. GENERATED by
+ * \`npm run generate:api-types\` (scripts/generate-api-types.ts) from its OpenAPI document,
+ * /api/v1/openapi.json: do not edit; change the schema (src/platform/api/schemas.ts) or the
+ * operation and regenerate. test/cli/api-types.test.ts fails when this file has drifted.
+ *
+ * Types only, and importing nothing: the server's routes take their handlers' types from
+ * \`Operations\` (src/platform/api/operation.ts); the CLI (which talks to the platform over HTTP,
+ * maybe another version of it) and the dashboard (src/web/dashboard/public/types.js) read the
+ * schemas' types.
  */
+`;
+
+const OPERATION_TYPES = `/**
+ * One operation's types: its path parameters, its query, its JSON body (\`undefined\` without one)
+ * and its answer: the 2xx JSON bodies' types, \`undefined\` for an answer without one (a 204, sent
+ * by the handler itself), and \`string\` for one also (or only) sent in another media type, as text.
+ */
+export interface OperationTypes<Params, Query, Body, Answer> {
+  params: Params;
+  query: Query;
+  body: Body;
+  answer: Answer;
+}
+
+/** No path parameters, or no query. */
+export type NoInput = Record<string, never>;
 `;
 
 /** The file's text, from the document the platform would serve now. */
 export function generateApiTypes(): string {
-  const document = managementDocument() as { components?: { schemas?: Record<string, Schema> } };
-  return new Generator(document.components?.schemas ?? {}).file(CLI_SCHEMAS);
+  const document = managementDocument() as Document;
+  return new Generator(document.components?.schemas ?? {}).file(document.paths ?? {});
 }
 
 /**
@@ -239,7 +296,9 @@ if (import.meta.main) {
   if (process.argv.includes('--check')) {
     const drift = apiTypesDrift(readFileSync(API_TYPES_FILE, 'utf8'), text);
     if (drift) {
-      process.stderr.write(`src/cli/api-types.ts has drifted (${drift}): run npm run generate:api-types\n`);
+      process.stderr.write(
+        `src/platform/api-types.ts has drifted (${drift}): run npm run generate:api-types\n`,
+      );
       process.exit(1);
     }
   } else {

@@ -69,3 +69,8 @@ export function positiveInteger(call: Call, name: string, value: string): number
     throw call.usage(`${name} must be a positive whole number (got "${value}").`);
   return Number(value);
 }
+
+/** The positional argument `name` as a positive integer (a team id), or a usage error. */
+export function idArg(call: Call, name: string): number {
+  return positiveInteger(call, name, call.args[name] ?? '');
+}

@@ -61,6 +61,25 @@ export class Output {
     else human(body);
   }
 
+  /** Prints `body` as the JSON document with --json, or one line for people. */
+  resultLine<T>(body: T, text: string): void {
+    this.result(body, () => this.line(text));
+  }
+
+  /**
+   * A list: the JSON document with --json, else a table of a row per item, or the `empty` line
+   * when there are none (the headers alone without it).
+   */
+  list<T>(
+    items: readonly T[],
+    table: { headers: readonly string[]; row: (item: T) => readonly Cell[]; empty?: string },
+  ): void {
+    this.result(items, () => {
+      if (items.length === 0 && table.empty !== undefined) this.line(table.empty);
+      else this.table(table.headers, items.map(table.row));
+    });
+  }
+
   printJson(value: unknown): void {
     this.#io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
   }

@@ -1,4 +1,5 @@
 import { createInterface } from 'node:readline/promises';
+import type { Call } from './command.ts';
 import { CliError, EXIT } from './errors.ts';
 import type { CliIo } from './io.ts';
 
@@ -65,6 +66,28 @@ export async function askHidden(io: CliIo, question: string): Promise<string> {
 export async function confirm(io: CliIo, question: string): Promise<boolean> {
   const answer = await ask(io, `${question} [y/N] `);
   return /^y(es)?$/i.test(answer);
+}
+
+/** The option of a command that asks before it destroys. */
+export const YES_OPTION = {
+  yes: { type: 'boolean', short: 'y', description: 'Do not ask for confirmation' },
+} as const;
+
+/**
+ * Whether a command that destroys may go on: with --yes, or when a person answers yes on a
+ * terminal. Without either a terminal or --yes it is a usage error (`unattended` says what is at
+ * stake); an answer other than yes prints `declined` and answers false. `question` is asked only
+ * on a terminal (it may need a request to say what would go).
+ */
+export async function confirmed(
+  call: Call,
+  words: { unattended: string; question: () => string | Promise<string>; declined: string },
+): Promise<boolean> {
+  if (call.flag('yes')) return true;
+  if (call.io.stdin.isTTY !== true) throw call.usage(words.unattended);
+  if (await confirm(call.io, await words.question())) return true;
+  call.out.note(words.declined);
+  return false;
 }
 
 /** All of stdin as text (for --password-stdin, or a FILE given as `-`). */

@@ -11,6 +11,19 @@ export interface ErrorSpec {
   readonly meaning: string;
 }
 
+/**
+ * Codes that answer with one status, by what each means: `withStatus(404, { pet_not_found: '…' })`.
+ * A catalog spreads one such group per status.
+ */
+export function withStatus<Code extends string>(
+  status: number,
+  meanings: Readonly<Record<Code, string>>,
+): Record<Code, ErrorSpec> {
+  return Object.fromEntries(
+    Object.entries<string>(meanings).map(([code, meaning]) => [code, { status, meaning }]),
+  ) as Record<Code, ErrorSpec>;
+}
+
 export interface ErrorBody {
   code: string;
   message: string;

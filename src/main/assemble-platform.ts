@@ -22,6 +22,7 @@ import {
   NodeHealth,
   observeRequests,
   type StartedEdge,
+  type StartedTraffic,
   startEdge,
   startTraffic,
 } from '../edge/index.ts';
@@ -47,7 +48,7 @@ import { InternalIssuer } from '../platform/certificates/internal-issuer.ts';
 import type { Issuer } from '../platform/certificates/issuer.ts';
 import { PlatformCertificate } from '../platform/certificates/platform-certificate.ts';
 import { resealSecrets } from '../platform/certificates/reseal-secrets.ts';
-import { startChangeRelay } from '../platform/change-relay.ts';
+import { type ChangeRelayOptions, startChangeRelay } from '../platform/change-relay.ts';
 import { ChangeFeed } from '../platform/changes.ts';
 import type { PlatformContext } from '../platform/context.ts';
 import { type PlatformTables, platformMigrations } from '../platform/db-schema.ts';
@@ -64,6 +65,9 @@ import { buildPlatformApp } from './platform-app.ts';
 
 /** How often the traffic job rolls minutes into hours and applies retention. */
 const TRAFFIC_ROLLUP_EVERY_MS = 10 * 60_000;
+
+/** What a caller may set on the edge: its origin policy and timeouts. */
+export type EdgeOverrides = Pick<EdgeOptions, 'guard' | 'connectTimeoutMs' | 'responseTimeoutMs'>;
 
 /**
  * What a caller may hand in instead of what the configuration would make: tests pass a manual
@@ -84,8 +88,27 @@ export interface PlatformOverrides {
   readonly nodeId?: string;
   /** The channel nodes on one PostgreSQL share changes on (default `kennel_changes`). */
   readonly changeChannel?: string;
-  /** The edge's origin policy and timeouts (tests allow their loopback origins). */
-  readonly edge?: Pick<EdgeOptions, 'guard' | 'connectTimeoutMs' | 'responseTimeoutMs'>;
+  /**
+   * The edge's origin policy and timeouts (tests allow their loopback origins), or a function of
+   * the node's context returning them, called once the database is migrated (a guard that reads
+   * the projects: test/support/origins.ts `seededOriginGuard`).
+   */
+  readonly edge?: EdgeOverrides | ((ctx: PlatformContext) => EdgeOverrides | Promise<EdgeOverrides>);
+  /** The management app's sign-in limits and hashing threads, and the version it announces. */
+  readonly app?: Pick<NonNullable<Parameters<typeof buildPlatformApp>[1]>, 'signIn' | 'version'>;
+  /**
+   * Default true. False: no periodic jobs (domain checks, certificates, traffic rollup,
+   * deprecation notices), no webhook worker and no change relay — the edge, its app and traffic
+   * recording over a database prepared elsewhere (the benchmarks' edge node).
+   */
+  readonly jobs?: boolean;
+  /**
+   * The change relay's session (default: the storage's URL) and timings. `onError` and
+   * `onReconnect` are called besides the log lines (a test watching the relay).
+   */
+  readonly changeRelay?: Partial<
+    Pick<ChangeRelayOptions, 'url' | 'backoff' | 'heartbeat' | 'onError' | 'onReconnect'>
+  >;
   /** Process warnings also go to the log (default true; a test process runs several nodes). */
   readonly logProcessWarnings?: boolean;
   /**
@@ -114,6 +137,8 @@ export interface StartedPlatform {
   readonly log: FastifyInstance['log'];
   readonly database: Database<PlatformTables>;
   readonly edge: StartedEdge;
+  /** Traffic recording (none: TRAFFIC_RECORDING=off). */
+  readonly traffic: StartedTraffic | undefined;
   readonly health: NodeHealth;
   readonly httpPort: number;
   readonly httpsPort: number;
@@ -218,6 +243,7 @@ async function bound<T>(
  */
 export function assemblePlatform(config: PlatformConfig, overrides: PlatformOverrides = {}): PlatformNode {
   const clock = overrides.clock ?? systemClock;
+  const jobs = overrides.jobs !== false;
   const dataDir = resolve(config.dataDir);
   const logger = config.logLevel === 'silent' ? false : { level: config.logLevel };
   let log: FastifyInstance['log'] | undefined;
@@ -311,14 +337,16 @@ export function assemblePlatform(config: PlatformConfig, overrides: PlatformOver
     };
     const api = await parts.add(
       'management app',
-      () => buildPlatformApp(ctx, { logger, requestLogging: false }),
+      () => buildPlatformApp(ctx, { ...overrides.app, logger, requestLogging: false }),
       (app) => app.close(),
     );
     log = api.log;
     if (overrides.logProcessWarnings !== false) logProcessWarnings(api.log);
     // Operations: metrics (served on the operator listener only) and this node's health.
     const registry = new Registry();
-    collectDefaultMetrics({ register: registry });
+    // The process's own metrics (event-loop delay, GC) cost on every loop turn and collection:
+    // only where an operator listener can serve them.
+    if (config.metricsPort !== 'off') collectDefaultMetrics({ register: registry });
     const platformMetrics = new PlatformMetrics(registry, ctx);
     // Starting until the first start's admin and project exist: the edge answers 503 until then.
     const health = new NodeHealth({
@@ -353,19 +381,20 @@ export function assemblePlatform(config: PlatformConfig, overrides: PlatformOver
               ),
             (server) => drainServers([server], { timeoutMs: 1_000 }),
           );
-    await parts.add(
-      'domain checks',
-      () =>
-        startPeriodic(
-          config.domainCheckEveryMs,
-          () => checkDueDomains(ctx),
-          (error) => {
-            platformMetrics.passFailed('domain_checks');
-            api.log.error({ err: error }, 'domain checks failed');
-          },
-        ),
-      (job) => job.stop(),
-    );
+    if (jobs)
+      await parts.add(
+        'domain checks',
+        () =>
+          startPeriodic(
+            config.domainCheckEveryMs,
+            () => checkDueDomains(ctx),
+            (error) => {
+              platformMetrics.passFailed('domain_checks');
+              api.log.error({ err: error }, 'domain checks failed');
+            },
+          ),
+        (job) => job.stop(),
+      );
     const nodeId = overrides.nodeId ?? `${machineName()}:${process.pid}`;
     // Certificates: the internal CA unless an ACME directory is configured.
     // Rotation: whatever an earlier sealing key sealed is re-sealed under the first key now.
@@ -416,61 +445,74 @@ export function assemblePlatform(config: PlatformConfig, overrides: PlatformOver
             leaseMs: 5 * 60_000,
           })
         : undefined;
-    const certificateJob = await parts.add(
-      'certificate job',
-      () =>
-        startPeriodic(
-          config.certificateCheckEveryMs,
-          async () => {
-            await obtainDueCertificates(ctx, {
-              issuer,
-              store,
-              challenges,
-              nodeId: leaseNode,
-              instanceId: leaseInstance,
-              leaseMs: 15_000,
-              heartbeatMs: 5_000,
-            });
-            await platformCertificate?.pass();
-          },
-          (error) => {
-            platformMetrics.passFailed('certificates');
-            api.log.error({ err: error }, 'certificate job failed');
-          },
-        ),
-      (job) => job.stop(),
-    );
+    const certificateJob = !jobs
+      ? undefined
+      : await parts.add(
+          'certificate job',
+          () =>
+            startPeriodic(
+              config.certificateCheckEveryMs,
+              async () => {
+                await obtainDueCertificates(ctx, {
+                  issuer,
+                  store,
+                  challenges,
+                  nodeId: leaseNode,
+                  instanceId: leaseInstance,
+                  leaseMs: 15_000,
+                  heartbeatMs: 5_000,
+                });
+                await platformCertificate?.pass();
+              },
+              (error) => {
+                platformMetrics.passFailed('certificates');
+                api.log.error({ err: error }, 'certificate job failed');
+              },
+            ),
+          (job) => job.stop(),
+        );
     // A domain just verified gets its certificate now, not at the job's next pass (Verify → served).
-    ctx.changes.subscribe((change) => {
-      if (change.kind === 'domains') certificateJob.wake();
-    });
+    if (certificateJob)
+      ctx.changes.subscribe((change) => {
+        if (change.kind === 'domains') certificateJob.wake();
+      });
 
-    const webhooks = await parts.add(
-      'webhook worker',
-      () =>
-        startWebhookWorker(ctx, {
-          nodeId,
-          onError: (error) => api.log.error({ err: error }, 'webhook delivery failed'),
-        }),
-      (worker) => worker.stop(),
-    );
-    webhookWake.listener = () => webhooks.wake();
+    if (jobs) {
+      const webhooks = await parts.add(
+        'webhook worker',
+        () =>
+          startWebhookWorker(ctx, {
+            nodeId,
+            onError: (error) => api.log.error({ err: error }, 'webhook delivery failed'),
+          }),
+        (worker) => worker.stop(),
+      );
+      webhookWake.listener = () => webhooks.wake();
+    }
 
     // Several nodes on one PostgreSQL hear each other's changes (removed domains, new certificates).
-    if (location.kind === 'postgres')
+    const relay = overrides.changeRelay;
+    if (jobs && location.kind === 'postgres')
       await parts.add(
         'change relay',
         () =>
           startChangeRelay({
-            url: location.url,
+            url: relay?.url ?? location.url,
             channel: overrides.changeChannel ?? 'kennel_changes',
             nodeId,
             feed: ctx.changes,
-            onError: (error) => api.log.error({ err: error }, 'change relay failed'),
-            onReconnect: (attempts) =>
-              api.log.warn({ attempts }, 'change relay listening again: reloading routes and certificates'),
+            onError: (error) => {
+              api.log.error({ err: error }, 'change relay failed');
+              relay?.onError?.(error);
+            },
+            onReconnect: (attempts) => {
+              api.log.warn({ attempts }, 'change relay listening again: reloading routes and certificates');
+              relay?.onReconnect?.(attempts);
+            },
+            ...(relay?.backoff && { backoff: relay.backoff }),
+            ...(relay?.heartbeat && { heartbeat: relay.heartbeat }),
           }),
-        (relay) => relay.close(),
+        (started) => started.close(),
       );
 
     // The edge answers every host: the platform domain is the control plane, <slug>.<domain> and
@@ -497,28 +539,31 @@ export function assemblePlatform(config: PlatformConfig, overrides: PlatformOver
       (recorder) => recorder?.stop(),
     );
     // Minutes older than 48 h into hours, and retention; safe on every node at once.
-    await parts.add(
-      'traffic rollup',
-      () =>
-        startPeriodic(
-          TRAFFIC_ROLLUP_EVERY_MS,
-          () => rollupTraffic(ctx, config.trafficRetentionDays),
-          (error) => api.log.error({ err: error }, 'traffic rollup failed'),
-        ),
-      (job) => job.stop(),
-    );
+    if (jobs)
+      await parts.add(
+        'traffic rollup',
+        () =>
+          startPeriodic(
+            TRAFFIC_ROLLUP_EVERY_MS,
+            () => rollupTraffic(ctx, config.trafficRetentionDays),
+            (error) => api.log.error({ err: error }, 'traffic rollup failed'),
+          ),
+        (job) => job.stop(),
+      );
     // deprecation.still_called: looked for hourly, sent once a day per operation whichever node runs it.
-    await parts.add(
-      'deprecation notices',
-      () =>
-        startPeriodic(
-          NOTICE_EVERY_MS,
-          () => sendDeprecationNotices(ctx),
-          (error) => api.log.error({ err: error }, 'deprecation notices failed'),
-        ),
-      (job) => job.stop(),
-    );
+    if (jobs)
+      await parts.add(
+        'deprecation notices',
+        () =>
+          startPeriodic(
+            NOTICE_EVERY_MS,
+            () => sendDeprecationNotices(ctx),
+            (error) => api.log.error({ err: error }, 'deprecation notices failed'),
+          ),
+        (job) => job.stop(),
+      );
     const ticketKeys = await store.ticketKeys(clock.now());
+    const edgeOverrides = typeof overrides.edge === 'function' ? await overrides.edge(ctx) : overrides.edge;
     const started = await parts.add(
       'edge',
       () =>
@@ -537,7 +582,7 @@ export function assemblePlatform(config: PlatformConfig, overrides: PlatformOver
               hooks: observed.hooks,
               ...(traffic && { traffic: traffic.edge }),
               onProxyError: observed.onProxyError,
-              ...overrides.edge,
+              ...edgeOverrides,
             }),
         ),
       // Forwards cut by a forced drain may still wait on their origin: do not wait for them long.
@@ -598,6 +643,7 @@ export function assemblePlatform(config: PlatformConfig, overrides: PlatformOver
       log: api.log,
       database: platformDb,
       edge: started,
+      traffic,
       health,
       httpPort: started.httpPort,
       httpsPort: started.httpsPort as number,

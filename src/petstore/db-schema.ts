@@ -6,6 +6,7 @@ import {
   idColumnType,
   type OutboxTables,
 } from '../storage/index.ts';
+import type { PetStatus } from './stock-rules.ts';
 
 /**
  * The Petstore's webhook outbox. Prefixed: on PostgreSQL the Petstore may share a database (and
@@ -38,7 +39,8 @@ export interface PetstoreTables {
     pet_id: number;
     quantity: number;
     reserved: number;
-    status: string;
+    /** The pet's status, always statusOf() its stock (stock-rules.ts). */
+    status: PetStatus;
     version: Generated<number>;
   };
   orders: {

@@ -8,6 +8,24 @@ import {
   type OutboxMessageTable,
   type OutboxTables,
 } from '../storage/index.ts';
+import type { PlanName } from './plans.ts';
+
+/**
+ * The values a text column may hold, as literal unions (Kysely then types the rows they are read
+ * into, so no reader casts): declared here, below every module that reads the tables, and
+ * re-exported where each one's rules live.
+ */
+/** A domain's lifecycle state; the table of transitions is domains/lifecycle.ts. */
+export type DomainState = 'unverified' | 'verified' | 'misconfigured' | 'removed';
+/** What the certificate job does next (certificates/certificate-states.ts). */
+export type CertificateState = 'pending' | 'ordering' | 'issued' | 'failed';
+/** A member's role in a team, and the role an invitation joins with. */
+export type Role = 'owner' | 'member';
+/** What a token may do: `full`, everything its account may; `read`, GET and HEAD only. */
+export type TokenScope = 'full' | 'read';
+export type DeployStatus = 'succeeded' | 'failed';
+/** How a deploy's document was uploaded (and is stored). */
+export type SourceFormat = 'json' | 'yaml';
 
 /**
  * The control plane's tables. Timestamps are ISO 8601 UTC text in both dialects; secrets are
@@ -42,7 +60,7 @@ export interface PlatformTables {
     /** When the SMTP server took the invitation's mail (null: the owner passes the link on). */
     mailed_at: string | null;
     /** The role the invitee joins with (owner or member). */
-    role: Generated<string>;
+    role: Generated<Role>;
   };
   /** A one-time password reset link for one account, stored only as its SHA-256. */
   password_resets: {
@@ -59,8 +77,8 @@ export interface PlatformTables {
      */
     mailed_to: string | null;
   };
-  teams: { id: Generated<number>; name: string; plan: string; created_at: string };
-  memberships: { team_id: number; user_id: number; role: string; created_at: string };
+  teams: { id: Generated<number>; name: string; plan: PlanName; created_at: string };
+  memberships: { team_id: number; user_id: number; role: Role; created_at: string };
   sessions: {
     id_hash: string;
     user_id: number;
@@ -80,7 +98,7 @@ export interface PlatformTables {
     /** When the token stops working (null: never). */
     expires_at: string | null;
     /** full: everything its account may do; read: GET and HEAD only. */
-    scope: Generated<string>;
+    scope: Generated<TokenScope>;
   };
   projects: {
     id: Generated<number>;
@@ -95,10 +113,10 @@ export interface PlatformTables {
   deploys: {
     id: Generated<number>;
     project_id: number;
-    status: string;
+    status: DeployStatus;
     origin_url: string;
     document: string | null;
-    source_format: string;
+    source_format: SourceFormat;
     problems: string | null;
     created_by: number | null;
     created_at: string;
@@ -130,7 +148,7 @@ export interface PlatformTables {
     id: Generated<number>;
     project_id: number;
     hostname: string;
-    state: string;
+    state: DomainState;
     is_apex: number | boolean;
     ownership_token: string;
     reason: string | null;
@@ -176,7 +194,7 @@ export interface PlatformTables {
   certificate_jobs: {
     domain_id: number;
     hostname: string;
-    state: string;
+    state: CertificateState;
     reason: string | null;
     attempts: number;
     next_attempt_at: string | null;

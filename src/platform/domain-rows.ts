@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { Actor, PlatformDb } from './context.ts';
-import type { PlatformTables } from './db-schema.ts';
+import type { DomainState, PlatformTables } from './db-schema.ts';
 
 /**
  * What a module below domains/ (the certificate job) may know of a domain's rows: the states in
@@ -9,8 +9,7 @@ import type { PlatformTables } from './db-schema.ts';
  * point one way: domains/ → certificates/ → here.
  */
 
-/** A domain's lifecycle state; the table of transitions is domains/lifecycle.ts. */
-export type DomainState = 'unverified' | 'verified' | 'misconfigured' | 'removed';
+export type { DomainState } from './db-schema.ts';
 
 /** States in which the edge serves the hostname for its project. */
 export const SERVED_STATES: readonly DomainState[] = ['verified', 'misconfigured'];

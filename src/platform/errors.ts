@@ -1,172 +1,98 @@
-import { defineErrorCatalog } from '../lib/api-error.ts';
+import { defineErrorCatalog, withStatus } from '../lib/api-error.ts';
 import { commonErrors } from '../lib/http-api/index.ts';
 
 /** Every code the management API answers with; docs/platform-api.md ("Errors") lists them. */
 export const platformErrors = defineErrorCatalog({
   ...commonErrors,
-  unauthenticated: { status: 401, meaning: 'No valid session cookie or API token was sent.' },
-  invalid_credentials: { status: 401, meaning: 'The email and password do not match an account.' },
-  token_expired: {
-    status: 401,
-    meaning: 'The API token is past the expiry it was created with: create a new one.',
-  },
-  csrf_failed: {
-    status: 403,
-    meaning: 'A cookie-authenticated change without the matching X-CSRF-Token header.',
-  },
-  token_read_only: {
-    status: 403,
-    meaning: 'The API token has the read scope: it may only send GET and HEAD. Use a token with full scope.',
-  },
-  forbidden: {
-    status: 403,
-    meaning: 'Signed in, but this action needs another role (team owner, platform admin).',
-  },
-  wrong_current_password: {
-    status: 403,
-    meaning: 'Changing your password needs your current password, and the one sent is not it.',
-  },
-  sign_up_closed: {
-    status: 403,
-    meaning:
+  ...withStatus(401, {
+    unauthenticated: 'No valid session cookie or API token was sent.',
+    invalid_credentials: 'The email and password do not match an account.',
+    token_expired: 'The API token is past the expiry it was created with: create a new one.',
+  }),
+  ...withStatus(403, {
+    csrf_failed: 'A cookie-authenticated change without the matching X-CSRF-Token header.',
+    token_read_only:
+      'The API token has the read scope: it may only send GET and HEAD. Use a token with full scope.',
+    forbidden: 'Signed in, but this action needs another role (team owner, platform admin).',
+    wrong_current_password: 'Changing your password needs your current password, and the one sent is not it.',
+    sign_up_closed:
       'The platform does not take sign-ups (KENNEL_OPEN_SIGNUP is off): ask a team owner for an invitation.',
-  },
-  plan_required: { status: 403, meaning: 'Custom domains need the Pro plan or above.' },
-  email_not_proved: {
-    status: 403,
-    meaning:
+    plan_required: 'Custom domains need the Pro plan or above.',
+    email_not_proved:
       "The invited email's account never proved it owns the email, and this invitation was not mailed, so accepting it proves nothing.",
-  },
-  reset_link_outdated: {
-    status: 403,
-    meaning:
+    reset_link_outdated:
       'The reset link would not be allowed now: the account joined a team its maker does not own, became a platform admin, or its maker lost their rights.',
-  },
-  domain_limit_reached: {
-    status: 403,
-    meaning: "The project has as many domains as its team's plan allows.",
-  },
-  team_not_found: { status: 404, meaning: 'No team with this id is visible to you.' },
-  user_not_found: { status: 404, meaning: 'No account has this email.' },
-  member_not_found: { status: 404, meaning: 'The team has no member with this user id.' },
-  invitation_not_found: { status: 404, meaning: 'The team has no pending invitation with this id.' },
-  invitation_not_valid: {
-    status: 404,
-    meaning:
+    domain_limit_reached: "The project has as many domains as its team's plan allows.",
+  }),
+  ...withStatus(404, {
+    team_not_found: 'No team with this id is visible to you.',
+    user_not_found: 'No account has this email.',
+    member_not_found: 'The team has no member with this user id.',
+    invitation_not_found: 'The team has no pending invitation with this id.',
+    invitation_not_valid:
       'No live invitation has this token: it was used, revoked, replaced by a newer invitation or has expired.',
-  },
-  reset_link_not_valid: {
-    status: 404,
-    meaning: 'No live password reset link has this token: it was used or has expired.',
-  },
-  project_not_found: { status: 404, meaning: 'No project with this slug is visible to you.' },
-  deploy_not_found: { status: 404, meaning: 'The project has no deploy with this id.' },
-  preview_link_not_found: {
-    status: 404,
-    meaning: 'The preview has no live share link with this id (never made, or already revoked).',
-  },
-  deploy_not_preview: {
-    status: 409,
-    meaning:
+    reset_link_not_valid: 'No live password reset link has this token: it was used or has expired.',
+    project_not_found: 'No project with this slug is visible to you.',
+    deploy_not_found: 'The project has no deploy with this id.',
+    preview_link_not_found:
+      'The preview has no live share link with this id (never made, or already revoked).',
+    domain_not_found: 'The project has no domain with this hostname.',
+    token_not_found: 'You have no API token with this id.',
+    webhook_not_found: 'The team has no webhook endpoint.',
+    origin_grant_not_found: 'No origin grant has this id (it may have been revoked).',
+    delivery_not_found: "The team's webhook has no message with this id.",
+  }),
+  ...withStatus(409, {
+    deploy_not_preview:
       'The deploy is not a succeeded preview (deployed with preview: true), so it has no preview address to open or share.',
-  },
-  domain_not_found: { status: 404, meaning: 'The project has no domain with this hostname.' },
-  token_not_found: { status: 404, meaning: 'You have no API token with this id.' },
-  webhook_not_found: { status: 404, meaning: 'The team has no webhook endpoint.' },
-  origin_grant_not_found: { status: 404, meaning: 'No origin grant has this id (it may have been revoked).' },
-  delivery_not_found: { status: 404, meaning: "The team's webhook has no message with this id." },
-  slug_taken: { status: 409, meaning: 'Another project already uses this slug.' },
-  email_taken: { status: 409, meaning: 'Another account already uses this email.' },
-  already_member: { status: 409, meaning: 'The user is already a member of the team.' },
-  last_owner: {
-    status: 409,
-    meaning: 'The change would leave the team without an owner: make another member owner first.',
-  },
-  mail_not_configured: {
-    status: 409,
-    meaning:
+    slug_taken: 'Another project already uses this slug.',
+    email_taken: 'Another account already uses this email.',
+    already_member: 'The user is already a member of the team.',
+    last_owner: 'The change would leave the team without an owner: make another member owner first.',
+    mail_not_configured:
       'This platform sends no mail (SMTP_URL is not set), so it cannot mail a reset link: ask a team owner for one, or the operator (npm run reset-password).',
-  },
-  team_has_projects: {
-    status: 409,
-    meaning:
+    team_has_projects:
       'The team still has projects: delete them or move them to another team before deleting the team.',
-  },
-  deploy_required: { status: 409, meaning: 'The project has no successful deploy yet.' },
-  breaking_changes: {
-    status: 409,
-    meaning:
+    deploy_required: 'The project has no successful deploy yet.',
+    breaking_changes:
       'The deploy or promotion would break callers of the live API (the body lists the changes in `changes`); nothing changed. Send it again with allowBreaking: true to publish it anyway.',
-  },
-  deploy_failed: {
-    status: 409,
-    meaning:
+    deploy_failed:
       'The deploy failed validation and has no document: it cannot be made live, compared or downloaded.',
-  },
-  deploy_already_live: { status: 409, meaning: 'The deploy to promote is already the live one.' },
-  domain_already_added: { status: 409, meaning: 'The hostname is already a domain of this project.' },
-  reverify_not_available: {
-    status: 409,
-    meaning: 'Re-verify is offered for a verified domain without a certificate after the waiting time.',
-  },
-  document_too_large: {
-    status: 413,
-    meaning:
+    deploy_already_live: 'The deploy to promote is already the live one.',
+    domain_already_added: 'The hostname is already a domain of this project.',
+    reverify_not_available:
+      'Re-verify is offered for a verified domain without a certificate after the waiting time.',
+  }),
+  ...withStatus(413, {
+    document_too_large:
       'The deployed document, parsed and its YAML aliases expanded, is larger than DEPLOY_MAX_EXPANDED_SIZE; nothing was stored.',
-  },
-  document_too_complex: {
-    status: 422,
-    meaning:
+  }),
+  ...withStatus(422, {
+    document_too_complex:
       'The deployed document has more YAML aliases, nesting levels, paths or operations than the platform allows (the message names the setting); nothing was stored.',
-  },
-  invalid_hostname: {
-    status: 422,
-    meaning: 'The hostname is not a valid DNS name (the message says what is wrong).',
-  },
-  hostname_ip_address: { status: 422, meaning: 'An IP address cannot be a custom domain; use a hostname.' },
-  hostname_wildcard: {
-    status: 422,
-    meaning: 'Wildcard hostnames cannot be custom domains; add each hostname.',
-  },
-  hostname_platform_domain: {
-    status: 422,
-    meaning:
+    invalid_hostname: 'The hostname is not a valid DNS name (the message says what is wrong).',
+    hostname_ip_address: 'An IP address cannot be a custom domain; use a hostname.',
+    hostname_wildcard: 'Wildcard hostnames cannot be custom domains; add each hostname.',
+    hostname_platform_domain:
       'The platform’s own domain and its subdomains cannot be custom domains; every project already has one.',
-  },
-  invalid_webhook_url: {
-    status: 422,
-    meaning:
+    invalid_webhook_url:
       'The webhook URL is not allowed: https:// required (http:// only to loopback), no credentials, and no private address unless the platform allows them.',
-  },
-  origin_not_allowed: {
-    status: 422,
-    meaning:
+    origin_not_allowed:
       'The origin URL points at a loopback, private, link-local or otherwise non-public address (or localhost), or at a private origin granted to other teams: a project may use it only when a platform admin grants its team the origin (POST /api/v1/origin-grants).',
-  },
-  invalid_cors_policy: {
-    status: 422,
-    meaning:
+    invalid_cors_policy:
       'The CORS policy is not valid (an origin that is not scheme://host[:port], `*` with credentials, no origin while on); `problems` names each field.',
-  },
-  invalid_domain_config: {
-    status: 422,
-    meaning: 'The YAML domain configuration is not valid; the message names line and column.',
-  },
-  too_many_sign_in_attempts: {
-    status: 429,
-    meaning:
+    invalid_domain_config: 'The YAML domain configuration is not valid; the message names line and column.',
+  }),
+  ...withStatus(429, {
+    too_many_sign_in_attempts:
       'Too many failed sign-ins for this email, or too many sign-in attempts from this address; Retry-After says when to try again.',
-  },
-  too_many_reset_requests: {
-    status: 429,
-    meaning:
+    too_many_reset_requests:
       'Too many password reset requests for this email or from this address; Retry-After says when to try again.',
-  },
-  sign_in_busy: {
-    status: 503,
-    meaning:
+  }),
+  ...withStatus(503, {
+    sign_in_busy:
       'The platform is checking as many passwords as it allows at once; Retry-After says when to try again.',
-  },
+  }),
 });
 
 export type PlatformErrorCode = keyof typeof platformErrors.specs;

@@ -25,7 +25,7 @@ export const PLANS: Readonly<Record<PlanName, Plan>> = {
   },
 };
 
-export const PLAN_NAMES = Object.keys(PLANS) as PlanName[];
+export const PLAN_NAMES: PlanName[] = Object.values(PLANS).map((plan) => plan.name);
 
 export function isPlanName(value: string): value is PlanName {
   return Object.hasOwn(PLANS, value);

@@ -12,7 +12,7 @@ export { compileOnce, compileRowsOnce, prepareValuesQuery, readById } from './pr
 export { batchReads, shareReads } from './read-batch.ts';
 export { rowsOf, runSteps, runStepsIn, runStepsSync, type Steps } from './steps.ts';
 export { transact } from './transact.ts';
-export { type DeliveryView, deliveryView } from './webhook-delivery-view.ts';
+export { type DeliveryView, deliveryLog, deliveryView } from './webhook-delivery-view.ts';
 export {
   createOutboxTables,
   type MessageState,

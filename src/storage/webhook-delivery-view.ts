@@ -1,4 +1,4 @@
-import type { OutboxAttempt, OutboxMessage } from './webhook-outbox.ts';
+import type { OutboxAttempt, OutboxMessage, WebhookOutbox } from './webhook-outbox.ts';
 
 /** One message and its delivery log, as the API shows it. */
 export interface DeliveryView {
@@ -46,4 +46,15 @@ export function deliveryView(message: OutboxMessage, attempts: readonly OutboxAt
         ok,
       })),
   };
+}
+
+/** An endpoint's delivery log, newest message first, each message with its attempts. */
+export async function deliveryLog(
+  outbox: WebhookOutbox,
+  endpointKey: string,
+  limit: number,
+): Promise<DeliveryView[]> {
+  const messages = await outbox.list({ endpointKey, limit });
+  const attempts = await outbox.attemptsOf(messages.map((m) => m.id));
+  return messages.map((m) => deliveryView(m, attempts));
 }

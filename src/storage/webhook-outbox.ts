@@ -99,17 +99,6 @@ export async function createOutboxTables(
     .addColumn('delivered_at', 'text')
     .execute();
   await db.schema
-    .createIndex(`${tables.messages}_due`)
-    .on(tables.messages)
-    .column('next_attempt_at')
-    .execute();
-  await db.schema
-    .createIndex(`${tables.messages}_endpoint`)
-    .on(tables.messages)
-    .columns(['endpoint_key', 'created_at'])
-    .execute();
-  await db.schema.createIndex(`${tables.messages}_subject`).on(tables.messages).column('subject').execute();
-  await db.schema
     .createTable(tables.attempts)
     .addColumn('id', id, (c) => (dialect === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey()))
     .addColumn('message_id', 'text', (c) =>
@@ -122,11 +111,14 @@ export async function createOutboxTables(
     .addColumn('error', 'text')
     .addColumn('ok', 'integer', (c) => c.notNull())
     .execute();
-  await db.schema
-    .createIndex(`${tables.attempts}_message`)
-    .on(tables.attempts)
-    .columns(['message_id', 'id'])
-    .execute();
+  const indexes: [table: string, suffix: string, columns: string[]][] = [
+    [tables.messages, 'due', ['next_attempt_at']],
+    [tables.messages, 'endpoint', ['endpoint_key', 'created_at']],
+    [tables.messages, 'subject', ['subject']],
+    [tables.attempts, 'message', ['message_id', 'id']],
+  ];
+  for (const [table, suffix, columns] of indexes)
+    await db.schema.createIndex(`${table}_${suffix}`).on(table).columns(columns).execute();
 }
 
 /**
@@ -140,7 +132,7 @@ export interface OutboxMessageTable {
   subject: string | null;
   type: string;
   body: string;
-  state: string;
+  state: MessageState;
   attempts: number;
   next_attempt_at: string | null;
   lease_owner: string | null;
@@ -176,7 +168,7 @@ function toMessage(row: MessageRow): OutboxMessage {
     subject: row.subject,
     type: row.type,
     body: row.body,
-    state: row.state as MessageState,
+    state: row.state,
     attempts: Number(row.attempts),
     nextAttemptAt: row.next_attempt_at,
     lastStatus: row.last_status === null ? null : Number(row.last_status),

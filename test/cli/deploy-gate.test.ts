@@ -1,12 +1,7 @@
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createToken } from '../../src/platform/accounts/credentials.ts';
-import { createTeam } from '../../src/platform/accounts/teams.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
+import { type CliTeam, show, startCliTeam } from '../support/cli-setup.ts';
 import { testDialects } from '../support/databases.ts';
-import { type CliResult, type CliServer, kennelIn, startCliServer, tempDir } from './harness.ts';
 
 const get = (description: string) => ({ get: { responses: { '200': { description } } } });
 const doc = (paths: Record<string, unknown>) =>
@@ -16,37 +11,21 @@ const V1 = doc({ '/pets': get('pets'), '/pets/{petId}': get('a pet') });
 const V2 = doc({ '/pets': get('pets'), '/toys': get('toys') });
 const INVALID = JSON.stringify({ openapi: '3.0.3', info: { title: 'x' }, paths: {} });
 
-const show = (r: CliResult) => `exit ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
-
 for (const dialect of testDialects()) {
   describe(`kennel deploy --dry-run / --allow-breaking / --preview and kennel deploys promote (${dialect})`, () => {
-    let server: CliServer;
-    let kennel: ReturnType<typeof kennelIn>;
-    const files = tempDir('kennel-deploy-gate-');
-    const file = (name: string, text: string) => {
-      const path = join(files.path, name);
-      writeFileSync(path, text);
-      return path;
-    };
+    let team: CliTeam;
+    let kennel: CliTeam['kennel'];
+    let file: CliTeam['file'];
     let firstId = 0;
 
     before(async () => {
-      server = await startCliServer(dialect);
-      const { owner } = server.actors;
-      const team = await createTeam(server.platform.ctx, owner, 'Shop');
-      await createProject(server.platform.ctx, owner, {
-        teamId: team.id,
-        slug: 'shop',
-        name: 'Shop',
-        originUrl: 'http://127.0.0.1:1',
+      team = await startCliTeam(dialect, {
+        projects: [{ slug: 'shop', name: 'Shop' }],
+        prefix: 'kennel-deploy-gate-',
       });
-      const token = (await createToken(server.platform.ctx, owner, 'cli')).token;
-      kennel = kennelIn({ KENNEL_URL: server.url, KENNEL_TOKEN: token, KENNEL_CONFIG_DIR: files.path });
+      ({ kennel, file } = team);
     });
-    after(async () => {
-      await server?.close();
-      files.remove();
-    });
+    after(() => team?.close());
 
     it('deploys the first document as #1 and prints that nothing changed', async () => {
       const first = await kennel('deploy', 'shop', file('v1.json', V1));

@@ -1,13 +1,9 @@
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createToken } from '../../src/platform/accounts/credentials.ts';
-import { createTeam } from '../../src/platform/accounts/teams.ts';
-import { deployProject } from '../../src/platform/projects/deploys.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
+import { type CliTeam, scratchDir, show, startCliTeam } from '../support/cli-setup.ts';
 import { testDialects } from '../support/databases.ts';
-import { type CliResult, type CliServer, kennelIn, startCliServer, tempDir } from './harness.ts';
+import { kennelIn } from './harness.ts';
 
 const pet = (required: string[]) => ({
   type: 'object',
@@ -74,15 +70,9 @@ const INVALID = json({
   paths: { '/a': { get: { responses: { 200: { content: 'nope' } } } } },
 });
 
-const show = (r: CliResult) => `exit ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
-
 describe('kennel diff BASE REVISION (offline)', () => {
-  const files = tempDir('kennel-diff-');
-  const file = (name: string, text: string) => {
-    const path = join(files.path, name);
-    writeFileSync(path, text);
-    return path;
-  };
+  const files = scratchDir('kennel-diff-');
+  const { file } = files;
   const kennel = kennelIn({ KENNEL_CONFIG_DIR: files.path });
   after(() => files.remove());
 
@@ -214,34 +204,18 @@ describe('kennel diff BASE REVISION (offline)', () => {
 
 for (const dialect of testDialects()) {
   describe(`kennel diff --project SLUG FILE (${dialect})`, () => {
-    let server: CliServer;
-    let kennel: ReturnType<typeof kennelIn>;
-    const files = tempDir('kennel-diff-project-');
-    const file = (name: string, text: string) => {
-      const path = join(files.path, name);
-      writeFileSync(path, text);
-      return path;
-    };
+    let team: CliTeam;
+    let kennel: CliTeam['kennel'];
+    let file: CliTeam['file'];
 
     before(async () => {
-      server = await startCliServer(dialect);
-      const { owner } = server.actors;
-      const team = await createTeam(server.platform.ctx, owner, 'Shop');
-      for (const slug of ['pets', 'empty'])
-        await createProject(server.platform.ctx, owner, {
-          teamId: team.id,
-          slug,
-          name: slug,
-          originUrl: 'http://127.0.0.1:1',
-        });
-      await deployProject(server.platform.ctx, owner, 'pets', { document: BASE });
-      const token = (await createToken(server.platform.ctx, owner, 'cli')).token;
-      kennel = kennelIn({ KENNEL_URL: server.url, KENNEL_TOKEN: token, KENNEL_CONFIG_DIR: files.path });
+      team = await startCliTeam(dialect, {
+        projects: [{ slug: 'pets', document: BASE }, { slug: 'empty' }],
+        prefix: 'kennel-diff-project-',
+      });
+      ({ kennel, file } = team);
     });
-    after(async () => {
-      await server?.close();
-      files.remove();
-    });
+    after(() => team?.close());
 
     it("compares the file with the project's live deploy", async () => {
       const breaking = await kennel(
@@ -280,7 +254,10 @@ for (const dialect of testDialects()) {
     });
 
     it('needs credentials', async () => {
-      const anonymous = kennelIn({ KENNEL_URL: server.url, KENNEL_CONFIG_DIR: join(files.path, 'none') });
+      const anonymous = kennelIn({
+        KENNEL_URL: team.server.url,
+        KENNEL_CONFIG_DIR: join(team.files.path, 'none'),
+      });
       const result = await anonymous('diff', '--project', 'pets', file('additive.json', ADDITIVE));
       assert.equal(result.code, 3, show(result));
     });

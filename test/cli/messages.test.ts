@@ -4,20 +4,15 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { NEXT_STEPS } from '../../src/cli/next-steps.ts';
 import { allCommands } from '../../src/cli/registry.ts';
-import { createToken } from '../../src/platform/accounts/credentials.ts';
-import { createTeam, setPlan } from '../../src/platform/accounts/teams.ts';
-import { obtainDueCertificates } from '../../src/platform/certificates/certificate-job.ts';
-import { CertificateStore, databaseChallenges } from '../../src/platform/certificates/certificate-store.ts';
-import { InternalIssuer } from '../../src/platform/certificates/internal-issuer.ts';
 import { addDomain } from '../../src/platform/domains/add-domain.ts';
 import { verifyDomain } from '../../src/platform/domains/verify-domain.ts';
 import { platformErrors } from '../../src/platform/errors.ts';
-import { deployProject } from '../../src/platform/projects/deploys.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
+import { type CliTeam, show, startCliTeam } from '../support/cli-setup.ts';
 import { testDialects } from '../support/databases.ts';
-import { startDns, type TestDns } from '../support/dns.ts';
-import { TEST_SEALING_KEY } from '../support/platform.ts';
-import { type CliResult, type CliServer, kennel, ROOT, startCliServer } from './harness.ts';
+import type { TestDns } from '../support/dns.ts';
+import { internalCertificates } from '../support/platform-certificates.ts';
+import { dnsEnv, petstoreZones, startZones } from '../support/platform-dns.ts';
+import { kennel, ROOT } from './harness.ts';
 
 const DOC = JSON.stringify({
   openapi: '3.0.3',
@@ -27,10 +22,6 @@ const DOC = JSON.stringify({
 
 /** What a CLI user must not be sent to: another client's place, or raw API routes. */
 const ELSEWHERE = /dashboard|click|(GET|PUT|POST|DELETE) \/api\//i;
-
-function show(result: CliResult): string {
-  return `exit ${result.code}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`;
-}
 
 describe("the CLI's next steps for API errors (src/cli/next-steps.ts)", () => {
   it('are keyed by codes the platform has, and name commands the CLI has', () => {
@@ -71,53 +62,27 @@ describe("the CLI's next steps for API errors (src/cli/next-steps.ts)", () => {
 for (const dialect of testDialects()) {
   describe(`kennel messages name the CLI, and verify on a live domain says it is live (${dialect})`, () => {
     let dns: TestDns;
-    let server: CliServer;
-    let teamId = 0;
-    let token = '';
-    const cli = (args: string[]) =>
-      kennel(args, {
-        env: { KENNEL_URL: server.url, KENNEL_TOKEN: token, KENNEL_CONFIG_DIR: '/nonexistent' },
-      });
+    let team: CliTeam;
+    const cli = (args: string[]) => team.kennel(...args);
 
     before(async () => {
-      dns = await startDns({ zones: ['example.test', 'platform.test'] });
-      await dns.setRecords('platform.test', [{ name: 'petstore', type: 'A', value: '127.0.0.1' }]);
-      await dns.setRecords('example.test', [
-        { name: 'shop', type: 'CNAME', value: 'petstore.platform.test' },
-        { name: 'blocked', type: 'A', value: '192.0.2.10' },
-      ]);
-      server = await startCliServer(dialect, {
-        DNS_SERVERS: dns.servers.join(','),
-        KENNEL_ORIGIN_ALLOWLIST: 'http://127.0.0.1:4010',
+      dns = await startZones(petstoreZones(['shop'], [{ name: 'blocked', type: 'A', value: '192.0.2.10' }]));
+      team = await startCliTeam(dialect, {
+        env: { ...dnsEnv(dns), KENNEL_ORIGIN_ALLOWLIST: 'http://127.0.0.1:4010' },
+        plan: 'pro',
+        projects: [{ slug: 'petstore', name: 'Petstore', originUrl: 'http://127.0.0.1:4010', document: DOC }],
       });
-      const { ctx, clock } = server.platform;
-      const { owner, admin } = server.actors;
-      teamId = (await createTeam(ctx, owner, 'Shop')).id;
-      await setPlan(ctx, admin, teamId, 'pro');
-      await createProject(ctx, owner, {
-        teamId,
-        slug: 'petstore',
-        name: 'Petstore',
-        originUrl: 'http://127.0.0.1:4010',
-      });
-      await deployProject(ctx, owner, 'petstore', { document: DOC });
+      const { ctx } = team;
+      const { owner } = team.server.actors;
       await addDomain(ctx, owner, 'petstore', 'shop.example.test');
       await addDomain(ctx, owner, 'petstore', 'blocked.example.test');
       await verifyDomain(ctx, owner, 'petstore', 'shop.example.test');
       // The certificate job with the real internal CA: shop.example.test goes live.
-      const store = new CertificateStore(ctx.db, [TEST_SEALING_KEY]);
-      const issued = await obtainDueCertificates(ctx, {
-        issuer: new InternalIssuer(await store.internalCa(clock.now()), { now: () => clock.now() }),
-        store,
-        challenges: databaseChallenges(ctx.db, () => clock.now()),
-        nodeId: 'test',
-        leaseMs: 15_000,
-      });
-      assert.deepEqual(issued, ['shop.example.test']);
-      token = (await createToken(ctx, owner, 'messages test')).token;
+      const certificates = await internalCertificates(team.server.platform);
+      assert.deepEqual(await certificates.issueDue('test'), ['shop.example.test']);
     });
     after(async () => {
-      await server?.close();
+      await team?.close();
       await dns?.stop();
     });
 
@@ -182,13 +147,13 @@ for (const dialect of testDialects()) {
         ],
       ];
       for (const [args, message, next] of cases) {
-        const argv = args.map((a) => (a === 'TEAM' ? String(teamId) : a));
+        const argv = args.map((a) => (a === 'TEAM' ? String(team.teamId) : a));
         const result = await cli(argv);
         const name = `kennel ${argv.join(' ')}`;
         assert.equal(result.code, 1, `${name}: ${show(result)}`);
         assert.equal(
           result.stderr,
-          `error: ${message.replaceAll('TEAM', String(teamId))}\n  Next: ${next.replaceAll('TEAM', String(teamId))}\n`,
+          `error: ${message.replaceAll('TEAM', String(team.teamId))}\n  Next: ${next.replaceAll('TEAM', String(team.teamId))}\n`,
           name,
         );
         assert.doesNotMatch(result.stderr, ELSEWHERE, name);
@@ -204,7 +169,7 @@ for (const dialect of testDialects()) {
 
     it('a revoked or mistyped token is sent to kennel login (exit 3)', async () => {
       const result = await kennel(['projects', 'list'], {
-        env: { KENNEL_URL: server.url, KENNEL_TOKEN: 'knl_not_a_token', KENNEL_CONFIG_DIR: '/nonexistent' },
+        env: { ...team.env, KENNEL_TOKEN: 'knl_not_a_token' },
       });
       assert.equal(result.code, 3, show(result));
       assert.equal(

@@ -3,11 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { addMember, createTeam } from '../../src/platform/accounts/teams.ts';
 import { deployProject } from '../../src/platform/projects/deploys.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
-import { type CliResult, type CliServer, kennel, startCliServer, tempDir, USERS } from './harness.ts';
-
-function show(result: CliResult): string {
-  return `exit ${result.code}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`;
-}
+import { cliUser, show } from '../support/cli-setup.ts';
+import { type CliServer, startCliServer, USERS } from './harness.ts';
 
 const DOC = JSON.stringify({ openapi: '3.0.3', info: { title: 'T', version: '1' }, paths: {} });
 
@@ -15,15 +12,8 @@ const DOC = JSON.stringify({ openapi: '3.0.3', info: { title: 'T', version: '1' 
 // runs both.
 describe('kennel projects rename, set-origin and delete', () => {
   let server: CliServer;
-  const owner = tempDir();
-  const member = tempDir();
-  const as = (dir: { path: string }) => (args: string[], input?: string) =>
-    kennel(args, {
-      env: { KENNEL_URL: server.url, KENNEL_CONFIG_DIR: dir.path },
-      ...(input ? { input } : {}),
-    });
-  const asOwner = as(owner);
-  const asMember = as(member);
+  const owner = cliUser(() => server.url);
+  const member = cliUser(() => server.url);
 
   before(async () => {
     server = await startCliServer('sqlite');
@@ -37,28 +27,21 @@ describe('kennel projects rename, set-origin and delete', () => {
       originUrl: 'https://api.shop-example.test',
     });
     await deployProject(ctx, server.actors.owner, 'shop', { document: DOC });
-    for (const [dir, user] of [
-      [asOwner, USERS.owner],
-      [asMember, USERS.member],
-    ] as const) {
-      const login = await dir(['login', '--email', user.email, '--password-stdin'], `${user.password}\n`);
-      assert.equal(login.code, 0, show(login));
-    }
+    await owner.login(USERS.owner);
+    await member.login(USERS.member);
   });
   after(async () => {
     await server?.close();
-    owner.remove();
-    member.remove();
   });
 
   it('renames a project and moves its origin; a private origin is refused with the policy message', async () => {
-    const renamed = await asMember(['projects', 'rename', 'shop', 'Shop front']);
+    const renamed = await member.run(['projects', 'rename', 'shop', 'Shop front']);
     assert.equal(renamed.code, 0, show(renamed));
     assert.equal(renamed.stdout, 'Project shop is now called "Shop front".\n');
-    const moved = await asMember(['projects', 'set-origin', 'shop', 'https://api2.shop-example.test/']);
+    const moved = await member.run(['projects', 'set-origin', 'shop', 'https://api2.shop-example.test/']);
     assert.equal(moved.code, 0, show(moved));
     assert.equal(moved.stdout, "Requests to shop's API now go to https://api2.shop-example.test.\n");
-    const refused = await asMember(['projects', 'set-origin', 'shop', 'http://192.168.1.10']);
+    const refused = await member.run(['projects', 'set-origin', 'shop', 'http://192.168.1.10']);
     assert.equal(refused.code, 1, show(refused));
     assert.match(
       refused.stderr,
@@ -67,22 +50,22 @@ describe('kennel projects rename, set-origin and delete', () => {
   });
 
   it('deletes only with --yes off a terminal, for owners, and says what went', async () => {
-    const unconfirmed = await asOwner(['projects', 'delete', 'shop']);
+    const unconfirmed = await owner.run(['projects', 'delete', 'shop']);
     assert.equal(unconfirmed.code, 2, show(unconfirmed));
     assert.match(
       unconfirmed.stderr,
       /^error: Deleting a project removes its domains, certificates and deploys for good: confirm with --yes \(there is no terminal to ask on\)\.$/m,
     );
-    const byMember = await asMember(['projects', 'delete', 'shop', '--yes']);
+    const byMember = await member.run(['projects', 'delete', 'shop', '--yes']);
     assert.equal(byMember.code, 1, show(byMember));
     assert.match(
       byMember.stderr,
       /^error: Only owners of team "Shop" can delete project shop\. Ask one of them\. \(forbidden\)$/m,
     );
-    const deleted = await asOwner(['projects', 'delete', 'shop', '--yes', '--json']);
+    const deleted = await owner.run(['projects', 'delete', 'shop', '--yes', '--json']);
     assert.equal(deleted.code, 0, show(deleted));
     assert.deepEqual(JSON.parse(deleted.stdout), { slug: 'shop', domains: 0, certificates: 0, deploys: 1 });
-    const gone = await asOwner(['projects', 'show', 'shop']);
+    const gone = await owner.run(['projects', 'show', 'shop']);
     assert.equal(gone.code, 1, show(gone));
     assert.match(gone.stderr, /\(project_not_found\)$/m);
   });

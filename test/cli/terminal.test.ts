@@ -9,7 +9,8 @@ import { authenticate } from '../../src/platform/accounts/users.ts';
 import { addDomain } from '../../src/platform/domains/add-domain.ts';
 import { deployProject } from '../../src/platform/projects/deploys.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
-import { startDns, type TestDns } from '../support/dns.ts';
+import type { TestDns } from '../support/dns.ts';
+import { dnsEnv, petstoreZones, startZones } from '../support/platform-dns.ts';
 import { BIN, type CliServer, ROOT, startCliServer, tempDir, USERS } from './harness.ts';
 
 /** util-linux `script` gives the CLI a real terminal (a pseudo-terminal) on stdin, stdout and stderr. */
@@ -72,10 +73,8 @@ describe('kennel on a terminal', { skip: hasScript ? false : 'util-linux script 
   const config = tempDir();
 
   before(async () => {
-    dns = await startDns({ zones: ['example.test', 'platform.test'] });
-    await dns.setRecords('platform.test', [{ name: 'petstore', type: 'A', value: '127.0.0.1' }]);
-    await dns.setRecords('example.test', [{ name: 'shop', type: 'CNAME', value: 'petstore.platform.test' }]);
-    server = await startCliServer('sqlite', { DNS_SERVERS: dns.servers.join(',') });
+    dns = await startZones(petstoreZones(['shop']));
+    server = await startCliServer('sqlite', dnsEnv(dns));
     const { ctx } = server.platform;
     const owner = await authenticate(ctx, USERS.owner.email, USERS.owner.password);
     const team = await createTeam(ctx, owner, 'Shop', 'pro');

@@ -1,46 +1,26 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createToken } from '../../src/platform/accounts/credentials.ts';
-import { createTeam } from '../../src/platform/accounts/teams.ts';
-import { deployProject } from '../../src/platform/projects/deploys.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
-import { SHOP_DOCUMENT, seedTraffic } from '../support/traffic.ts';
-import { type CliServer, kennelIn, kennelProcess, startCliServer, tempDir } from './harness.ts';
-
-const show = (r: { code: number | null; stdout: string; stderr: string }) =>
-  `exit ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
+import { type CliTeam, show, startCliTeam } from '../support/cli-setup.ts';
+import { liveLogRow, SHOP_DOCUMENT, seedTraffic } from '../support/traffic.ts';
+import { kennelProcess } from './harness.ts';
 
 // The CLI talks HTTP only, so one database is enough here; test/platform/traffic-api.test.ts runs both.
 describe('kennel traffic and kennel logs', () => {
-  let server: CliServer;
-  let kennel: ReturnType<typeof kennelIn>;
+  let team: CliTeam;
+  let kennel: CliTeam['kennel'];
   let env: Record<string, string> = {};
   let projectId = 0;
-  const config = tempDir('kennel-traffic-');
 
   before(async () => {
-    server = await startCliServer('sqlite');
-    const { owner } = server.actors;
-    const ctx = server.platform.ctx;
-    const team = await createTeam(ctx, owner, 'Shop');
-    projectId = (
-      await createProject(ctx, owner, {
-        teamId: team.id,
-        slug: 'shop',
-        name: 'Shop',
-        originUrl: 'http://127.0.0.1:1',
-      })
-    ).id;
-    await deployProject(ctx, owner, 'shop', { document: SHOP_DOCUMENT });
-    await seedTraffic(ctx.db, projectId);
-    const token = (await createToken(ctx, owner, 'cli')).token;
-    env = { KENNEL_URL: server.url, KENNEL_TOKEN: token, KENNEL_CONFIG_DIR: config.path };
-    kennel = kennelIn(env);
+    team = await startCliTeam('sqlite', {
+      projects: [{ slug: 'shop', name: 'Shop', document: SHOP_DOCUMENT }],
+      prefix: 'kennel-traffic-',
+    });
+    ({ kennel, env } = team);
+    projectId = team.projects[0]?.id ?? 0;
+    await seedTraffic(team.ctx.db, projectId);
   });
-  after(async () => {
-    await server?.close();
-    config.remove();
-  });
+  after(() => team?.close());
 
   it('prints the traffic by operation as a table, deprecated operations marked', async () => {
     const shown = await kennel('traffic', 'shop');
@@ -122,20 +102,16 @@ describe('kennel traffic and kennel logs', () => {
   it('logs --follow prints requests as they are stored until Ctrl-C', async () => {
     let inserted = false;
     let interrupted = false;
-    const stored = (n: number) => ({
-      node_id: 'node-b',
-      project_id: projectId,
-      at: `2026-11-22T12:00:0${n}.000Z`,
-      method: 'DELETE',
-      operation: 'unmatched',
-      path: `/toys/${n}`,
-      status: 404,
-      latency_ms: 2,
-      bytes_in: 0,
-      bytes_out: 50,
-      caller_label: '203.0.113.0/24',
-      request_id: `live-${n}`,
-    });
+    const stored = (n: number) =>
+      liveLogRow(projectId, n, {
+        method: 'DELETE',
+        operation: 'unmatched',
+        path: `/toys/${n}`,
+        status: 404,
+        latency_ms: 2,
+        bytes_in: 0,
+        bytes_out: 50,
+      });
     let stdoutSeen = '';
     const following = kennelProcess(['logs', 'shop', '--follow', '--limit', '1', '--json'], {
       env,
@@ -145,7 +121,7 @@ describe('kennel traffic and kennel logs', () => {
         stdoutSeen = soFar;
         if (!inserted && soFar.includes('req-5')) {
           inserted = true;
-          void server.platform.ctx.db
+          void team.ctx.db
             .insertInto('request_logs')
             .values([stored(6), stored(7)])
             .execute();

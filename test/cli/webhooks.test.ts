@@ -3,27 +3,17 @@ import { after, before, describe, it } from 'node:test';
 import { addMember, createTeam } from '../../src/platform/accounts/teams.ts';
 import { authenticate } from '../../src/platform/accounts/users.ts';
 import { startWebhookWorker } from '../../src/platform/webhooks/index.ts';
+import { cliUser, show } from '../support/cli-setup.ts';
 import { WebhookReceiver } from '../support/webhook-receiver.ts';
-import { type CliResult, type CliServer, kennel, startCliServer, tempDir, USERS } from './harness.ts';
-
-function show(result: CliResult): string {
-  return `exit ${result.code}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`;
-}
+import { type CliServer, startCliServer, USERS } from './harness.ts';
 
 // The CLI talks HTTP only, so one database is enough here; test/platform/webhooks.test.ts runs both.
 describe('kennel webhooks', () => {
   let server: CliServer;
   let receiver: WebhookReceiver;
   let teamId = 0;
-  const owner = tempDir();
-  const member = tempDir();
-  const as = (dir: { path: string }) => (args: string[], input?: string) =>
-    kennel(args, {
-      env: { KENNEL_URL: server.url, KENNEL_CONFIG_DIR: dir.path },
-      ...(input ? { input } : {}),
-    });
-  const asOwner = as(owner);
-  const asMember = as(member);
+  const owner = cliUser(() => server.url);
+  const member = cliUser(() => server.url);
 
   before(async () => {
     server = await startCliServer('sqlite', { WEBHOOK_TARGETS: 'private' });
@@ -32,35 +22,28 @@ describe('kennel webhooks', () => {
     teamId = (await createTeam(ctx, ownerActor, 'Shop')).id;
     await addMember(ctx, ownerActor, teamId, USERS.member.email, 'member');
     receiver = await new WebhookReceiver(server.platform.clock).start();
-    for (const [run, user] of [
-      [asOwner, USERS.owner],
-      [asMember, USERS.member],
-    ] as const) {
-      const login = await run(['login', '--email', user.email, '--password-stdin'], `${user.password}\n`);
-      assert.equal(login.code, 0, show(login));
-    }
+    await owner.login(USERS.owner);
+    await member.login(USERS.member);
   });
   after(async () => {
     await receiver?.stop();
     await server?.close();
-    owner.remove();
-    member.remove();
   });
 
   it('sets the endpoint, printing the secret once; show never prints it', async () => {
-    const bad = await asOwner(['webhooks', 'set', String(teamId), 'http://hooks.example.test/x']);
+    const bad = await owner.run(['webhooks', 'set', String(teamId), 'http://hooks.example.test/x']);
     assert.equal(bad.code, 1, show(bad));
     assert.match(bad.stderr, /must use https:\/\/.*\(invalid_webhook_url\)$/m);
-    const set = await asOwner(['webhooks', 'set', String(teamId), receiver.url]);
+    const set = await owner.run(['webhooks', 'set', String(teamId), receiver.url]);
     assert.equal(set.code, 0, show(set));
     const secret = /Signing secret \(shown this once; store it with your receiver\): (whsec_\S+)$/m.exec(
       set.stdout,
     )?.[1];
     assert.ok(secret, set.stdout);
     receiver.secret = secret;
-    const again = await asOwner(['webhooks', 'set', String(teamId), receiver.url, '--json']);
+    const again = await owner.run(['webhooks', 'set', String(teamId), receiver.url, '--json']);
     assert.equal((JSON.parse(again.stdout) as { secret: unknown }).secret, null);
-    const shown = await asOwner(['webhooks', 'show', String(teamId)]);
+    const shown = await owner.run(['webhooks', 'show', String(teamId)]);
     assert.equal(shown.code, 0, show(shown));
     assert.match(shown.stdout, new RegExp(`^URL: +${receiver.url.replaceAll('.', '\\.')}$`, 'm'));
     assert.match(shown.stdout, new RegExp(`^Secret: +…${secret.slice(-4).replace(/[+/]/g, '\\$&')} `, 'm'));
@@ -68,15 +51,15 @@ describe('kennel webhooks', () => {
   });
 
   it('keeps members out (exit 1, forbidden) and checks arguments (exit 2)', async () => {
-    const refused = await asMember(['webhooks', 'show', String(teamId)]);
+    const refused = await member.run(['webhooks', 'show', String(teamId)]);
     assert.equal(refused.code, 1, show(refused));
     assert.match(refused.stderr, /\(forbidden\)$/m);
-    const badTeam = await asOwner(['webhooks', 'show', 'three']);
+    const badTeam = await owner.run(['webhooks', 'show', 'three']);
     assert.equal(badTeam.code, 2, show(badTeam));
-    const badId = await asOwner(['webhooks', 'redeliver', String(teamId), 'nope']);
+    const badId = await owner.run(['webhooks', 'redeliver', String(teamId), 'nope']);
     assert.equal(badId.code, 2, show(badId));
     assert.match(badId.stderr, /MESSAGE_ID must look like msg_/);
-    const badLimit = await asOwner(['webhooks', 'deliveries', String(teamId), '--limit', '0']);
+    const badLimit = await owner.run(['webhooks', 'deliveries', String(teamId), '--limit', '0']);
     assert.equal(badLimit.code, 2, show(badLimit));
   });
 
@@ -87,7 +70,7 @@ describe('kennel webhooks', () => {
       onError: () => {},
     });
     try {
-      const sent = await asOwner(['webhooks', 'test', String(teamId), '--json']);
+      const sent = await owner.run(['webhooks', 'test', String(teamId), '--json']);
       assert.equal(sent.code, 0, show(sent));
       const id = (JSON.parse(sent.stdout) as { id: string }).id;
       await worker.runOnce();
@@ -96,17 +79,17 @@ describe('kennel webhooks', () => {
         [[id, 'webhook.test']],
       );
       assert.deepEqual(receiver.rejected, []);
-      const list = await asOwner(['webhooks', 'deliveries', String(teamId)]);
+      const list = await owner.run(['webhooks', 'deliveries', String(teamId)]);
       assert.match(list.stdout, /^Message\s+Event\s+Created\s+Attempts\s+Outcome$/m);
       assert.match(list.stdout, new RegExp(`^${id}\\s+webhook\\.test\\s+\\S+\\s+1\\s+delivered `, 'm'));
-      const again = await asOwner(['webhooks', 'redeliver', String(teamId), id]);
+      const again = await owner.run(['webhooks', 'redeliver', String(teamId), id]);
       assert.equal(again.code, 0, show(again));
       assert.match(again.stdout, new RegExp(`^${id} \\(webhook\\.test\\) is queued again\\.$`, 'm'));
       await worker.runOnce();
       assert.equal(receiver.received.length, 2);
-      const removed = await asOwner(['webhooks', 'remove', String(teamId)]);
+      const removed = await owner.run(['webhooks', 'remove', String(teamId)]);
       assert.equal(removed.code, 0, show(removed));
-      const gone = await asOwner(['webhooks', 'show', String(teamId)]);
+      const gone = await owner.run(['webhooks', 'show', String(teamId)]);
       assert.equal(gone.code, 1, show(gone));
       assert.match(gone.stderr, /\(webhook_not_found\)$/m);
     } finally {

@@ -1,32 +1,26 @@
 import assert from 'node:assert/strict';
-import { request as httpsRequest } from 'node:https';
 import { after, before, describe, it } from 'node:test';
-import type { TLSSocket } from 'node:tls';
-import { parseSealingKey } from '../../src/lib/sealed-box.ts';
 import { petstoreDocument } from '../../src/petstore/index.ts';
 import { createToken } from '../../src/platform/accounts/credentials.ts';
-import { AcmeIssuer } from '../../src/platform/certificates/acme-issuer.ts';
+import type { AcmeIssuer } from '../../src/platform/certificates/acme-issuer.ts';
 import {
   CERTIFICATE_BACKOFF,
   type CertificateStatus,
   obtainDueCertificates,
 } from '../../src/platform/certificates/certificate-job.ts';
-import { CertificateStore, databaseChallenges } from '../../src/platform/certificates/certificate-store.ts';
-import { InternalIssuer } from '../../src/platform/certificates/internal-issuer.ts';
-import type { Actor } from '../../src/platform/context.ts';
+import { databaseChallenges } from '../../src/platform/certificates/certificate-store.ts';
 import { addDomain } from '../../src/platform/domains/add-domain.ts';
 import { applyDomainConfig } from '../../src/platform/domains/apply-domain-config.ts';
 import { removeDomain } from '../../src/platform/domains/remove-domain.ts';
 import { verifyDomain } from '../../src/platform/domains/verify-domain.ts';
 import { closeAll } from '../support/cleanup.ts';
 import { testDialects } from '../support/databases.ts';
-import { startDns, type TestDns } from '../support/dns.ts';
-import { startTestEdge, type TestEdge } from '../support/edge.ts';
+import type { TestDns } from '../support/dns.ts';
+import { startTlsEdgeSite, type TlsEdgeSite } from '../support/edge.ts';
+import { pebbleIssuer, startSiteDns, WWW_TO_SHOP } from '../support/edge-site.ts';
+import { tlsGet } from '../support/edge-tls.ts';
 import { startPebble, type TestPebble } from '../support/pebble.ts';
 import { startPetstore, TEST_DEPRECATION, type TestPetstore } from '../support/petstore.ts';
-import { seedProject, seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
-
-const KEY = parseSealingKey(`k1:${Buffer.alloc(32, 5).toString('base64')}`);
 
 /**
  * Issue 5's end to end: Pebble, NSD and the edge on loopback. A custom domain verifies, Pebble
@@ -36,104 +30,37 @@ const KEY = parseSealingKey(`k1:${Buffer.alloc(32, 5).toString('base64')}`);
 for (const dialect of testDialects()) {
   describe(`automatic HTTPS from Pebble through the edge (${dialect})`, () => {
     let dns: TestDns;
-    let p: TestPlatform;
-    let pebble: TestPebble;
     let petstore: TestPetstore;
-    let edge: TestEdge;
+    let s: TlsEdgeSite;
+    let pebble: TestPebble;
     let issuer: AcmeIssuer;
-    let store: CertificateStore;
-    let owner: Actor;
 
-    const get = (host: string, path: string, ca: string) =>
-      new Promise<{ status: number; headers: Record<string, unknown>; text: string; chain: number }>(
-        (resolve, reject) => {
-          const req = httpsRequest(
-            {
-              host: '127.0.0.1',
-              port: edge.httpsPort,
-              path,
-              servername: host,
-              headers: { host },
-              ca,
-              agent: false,
-            },
-            (res) => {
-              let text = '';
-              res.setEncoding('utf8');
-              res.on('data', (c: string) => {
-                text += c;
-              });
-              res.on('end', () => {
-                // Count the certificates the server sent (leaf + intermediates, up to the root).
-                let chain = 0;
-                let cert = (res.socket as TLSSocket).getPeerCertificate(true);
-                const seen = new Set<string>();
-                while (cert && !seen.has(cert.fingerprint256)) {
-                  seen.add(cert.fingerprint256);
-                  chain++;
-                  cert = cert.issuerCertificate;
-                }
-                resolve({ status: res.statusCode ?? 0, headers: res.headers, text, chain });
-              });
-            },
-          );
-          req.on('error', reject);
-          req.end();
-        },
-      );
+    const get = (host: string, path: string, ca: string) => tlsGet(s.edge.httpsPort, host, path, { ca });
+    const obtain = () => s.obtain({ issuer });
 
     before(async () => {
-      dns = await startDns({ zones: ['example.test', 'platform.test'] });
-      await dns.setRecords('platform.test', [{ name: 'petstore', type: 'A', value: '127.0.0.1' }]);
-      p = await startPlatformContext(dialect, {
-        DNS_SERVERS: dns.servers.join(','),
-        CAA_IDENTIFIER: 'pebble.test',
-      });
-      p.clock.set(Date.now());
+      dns = await startSiteDns();
       petstore = await startPetstore(dialect);
-      const origin = await petstore.listen();
-      const seeded = await seedTeam(p.ctx);
-      owner = seeded.owner;
-      await seedProject(p.ctx, owner, {
-        teamId: seeded.team.id,
-        slug: 'petstore',
-        name: 'Petstore',
-        originUrl: origin,
-        document: JSON.stringify(petstoreDocument(TEST_DEPRECATION)),
+      const document = JSON.stringify(petstoreDocument(TEST_DEPRECATION));
+      s = await startTlsEdgeSite(dialect, {
+        env: { DNS_SERVERS: dns.servers.join(','), CAA_IDENTIFIER: 'pebble.test' },
+        now: true,
+        projects: [{ slug: 'petstore', name: 'Petstore', originUrl: await petstore.listen(), document }],
       });
-
-      store = new CertificateStore(p.ctx.db, [KEY]);
-      const defaultCertificate = await new InternalIssuer(await store.internalCa(new Date())).issue(
-        'platform.test',
-      );
-      edge = await startTestEdge(p, { store, defaultCertificate });
       // Pebble validates http-01 against the edge's HTTP port, resolving names through NSD.
-      pebble = await startPebble({ httpPort: edge.httpPort, dnsServer: dns.servers[0] as string });
-      issuer = new AcmeIssuer({
-        directoryUrl: pebble.directoryUrl,
-        email: 'ops@example.test',
-        caPem: pebble.caPem,
-        caaIdentities: ['pebble.test'],
-        polling: { minDelayMs: 20, maxDelayMs: 200 },
-      });
+      pebble = await startPebble({ httpPort: s.edge.httpPort, dnsServer: dns.servers[0] as string });
+      issuer = pebbleIssuer(pebble, ['pebble.test']);
     });
 
-    after(() => closeAll(edge, issuer, pebble, petstore, p, dns));
+    after(() => closeAll(s, issuer, pebble, petstore, dns));
 
     it('verifies shop.example.test, gets a certificate from Pebble, and serves the API over TLS trusting only Pebble', async () => {
       await dns.addRecord('example.test', { name: 'shop', type: 'CNAME', value: 'petstore.platform.test' });
-      await addDomain(p.ctx, owner, 'petstore', 'shop.example.test');
+      await addDomain(s.p.ctx, s.owner, 'petstore', 'shop.example.test');
       const started = performance.now();
-      const verified = await verifyDomain(p.ctx, owner, 'petstore', 'shop.example.test');
+      const verified = await verifyDomain(s.p.ctx, s.owner, 'petstore', 'shop.example.test');
       assert.equal(verified.domain.state, 'verified');
-      const issued = await obtainDueCertificates(p.ctx, {
-        issuer,
-        store,
-        challenges: databaseChallenges(p.ctx.db, () => p.clock.now()),
-        nodeId: 'edge-1',
-        leaseMs: 60_000,
-      });
-      assert.deepEqual(issued, ['shop.example.test']);
+      assert.deepEqual(await obtain(), ['shop.example.test']);
       const root = await pebble.rootPem();
       const answer = await get('shop.example.test', '/api/pets', root);
       const seconds = (performance.now() - started) / 1000;
@@ -145,21 +72,9 @@ for (const dialect of testDialects()) {
 
     it('redirects www.example.test to shop.example.test with 301, path and query kept', async () => {
       await dns.addRecord('example.test', { name: 'www', type: 'CNAME', value: 'petstore.platform.test' });
-      await applyDomainConfig(
-        p.ctx,
-        owner,
-        'petstore',
-        'domains:\n  names: [shop.example.test, www.example.test]\n  primary: shop.example.test\n  redirects:\n    - from: www.example.test\n      to: shop.example.test\n      status: 301\n',
-      );
-      await verifyDomain(p.ctx, owner, 'petstore', 'www.example.test');
-      const deps = {
-        issuer,
-        store,
-        challenges: databaseChallenges(p.ctx.db, () => p.clock.now()),
-        nodeId: 'edge-1',
-        leaseMs: 60_000,
-      };
-      assert.deepEqual(await obtainDueCertificates(p.ctx, deps), ['www.example.test']);
+      await applyDomainConfig(s.p.ctx, s.owner, 'petstore', WWW_TO_SHOP);
+      await verifyDomain(s.p.ctx, s.owner, 'petstore', 'www.example.test');
+      assert.deepEqual(await obtain(), ['www.example.test']);
       const redirect = await get(
         'www.example.test',
         '/api/pets?status=available&limit=5',
@@ -169,23 +84,23 @@ for (const dialect of testDialects()) {
       // The port is the one the connection came to (never the raw Host header's).
       assert.equal(
         redirect.headers.location,
-        `https://shop.example.test:${edge.httpsPort}/api/pets?status=available&limit=5`,
+        `https://shop.example.test:${s.edge.httpsPort}/api/pets?status=available&limit=5`,
       );
     });
 
     it('stops serving the domain the moment it is removed', async () => {
-      await removeDomain(p.ctx, owner, 'petstore', 'shop.example.test');
+      await removeDomain(s.p.ctx, s.owner, 'petstore', 'shop.example.test');
       await assert.rejects(get('shop.example.test', '/api/pets', await pebble.rootPem()));
     });
 
     // Last: it restarts Pebble (a new CA with a new root, no accounts).
     it('survives Pebble going down during an order: a retryable failure with back-off, then issued and served once it is back', async () => {
       await dns.addRecord('example.test', { name: 'api', type: 'CNAME', value: 'petstore.platform.test' });
-      await addDomain(p.ctx, owner, 'petstore', 'api.example.test');
-      await verifyDomain(p.ctx, owner, 'petstore', 'api.example.test');
-      const { token } = await createToken(p.ctx, owner, 'e2e');
+      await addDomain(s.p.ctx, s.owner, 'petstore', 'api.example.test');
+      await verifyDomain(s.p.ctx, s.owner, 'petstore', 'api.example.test');
+      const { token } = await createToken(s.p.ctx, s.owner, 'e2e');
       const certificateStatus = async () => {
-        const reply = await edge.management.inject({
+        const reply = await s.edge.management.inject({
           method: 'GET',
           url: '/api/v1/projects/petstore/domains/api.example.test',
           headers: { authorization: `Bearer ${token}` },
@@ -193,11 +108,11 @@ for (const dialect of testDialects()) {
         assert.equal(reply.statusCode, 200);
         return (reply.json() as { domain: { certificate: CertificateStatus | null } }).domain.certificate;
       };
-      const database = databaseChallenges(p.ctx.db, () => p.clock.now());
+      const database = databaseChallenges(s.p.ctx.db, () => s.p.clock.now());
       let placed = 0;
       const deps = {
         issuer,
-        store,
+        store: s.certificates.store,
         // Pebble stops while the order is open: the answer is in place, the CA is gone.
         challenges: {
           ...database,
@@ -210,8 +125,8 @@ for (const dialect of testDialects()) {
         nodeId: 'edge-1',
         leaseMs: 60_000,
       };
-      const failedAt = p.clock.now().getTime();
-      assert.deepEqual(await obtainDueCertificates(p.ctx, deps), []);
+      const failedAt = s.p.clock.now().getTime();
+      assert.deepEqual(await obtainDueCertificates(s.p.ctx, deps), []);
       assert.equal(placed, 1, 'the order reached the challenge before Pebble went away');
       const failed = await certificateStatus();
       assert.equal(failed?.state, 'failed');
@@ -225,8 +140,8 @@ for (const dialect of testDialects()) {
       await pebble.restart();
       const root = await pebble.rootPem();
       // Still backing off: nothing is ordered before the next attempt is due.
-      p.clock.advance(CERTIFICATE_BACKOFF.baseMs - 1000);
-      assert.deepEqual(await obtainDueCertificates(p.ctx, deps), []);
+      s.p.clock.advance(CERTIFICATE_BACKOFF.baseMs - 1000);
+      assert.deepEqual(await obtainDueCertificates(s.p.ctx, deps), []);
       assert.equal((await certificateStatus())?.state, 'failed');
       // No certificate yet: the edge's default one, which Pebble's root does not sign.
       await assert.rejects(
@@ -234,8 +149,8 @@ for (const dialect of testDialects()) {
         /unable to verify the first certificate/,
       );
 
-      p.clock.advance(1000);
-      assert.deepEqual(await obtainDueCertificates(p.ctx, deps), ['api.example.test']);
+      s.p.clock.advance(1000);
+      assert.deepEqual(await obtainDueCertificates(s.p.ctx, deps), ['api.example.test']);
       const issued = await certificateStatus();
       assert.equal(issued?.state, 'issued');
       assert.equal(issued?.reason, null);

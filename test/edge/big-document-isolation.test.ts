@@ -3,12 +3,12 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createToken } from '../../src/platform/accounts/credentials.ts';
 import { deployProject } from '../../src/platform/projects/deploys.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
 import { closeAll } from '../support/cleanup.ts';
 import { testDialects } from '../support/databases.ts';
 import { type PlainEdge, startPlainEdge } from '../support/edge.ts';
+import { seedSites } from '../support/edge-site.ts';
 import { requestAs } from '../support/http.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
 /**
  * Issue 25: a 25,000-path document took 22.8 s to render and stalled other tenants 3.6 s. The
@@ -58,15 +58,10 @@ for (const dialect of testDialects()) {
         DEPLOY_MAX_PATHS: String(PATHS),
         DEPLOY_MAX_OPERATIONS: String(PATHS),
       });
-      const { owner, team } = await seedTeam(p.ctx);
-      for (const slug of ['victim', 'big']) {
-        await createProject(p.ctx, owner, {
-          teamId: team.id,
-          slug,
-          name: slug,
-          originUrl: 'http://127.0.0.1:9',
-        });
-      }
+      const { owner } = await seedSites(
+        p.ctx,
+        ['victim', 'big'].map((slug) => ({ slug, originUrl: 'http://127.0.0.1:9', document: false })),
+      );
       await deployProject(p.ctx, owner, 'victim', { document: SMALL });
       token = (await createToken(p.ctx, owner, 'tests')).token;
       edge = await startPlainEdge(p);

@@ -11,7 +11,8 @@ import {
 import { DefaultAddressCertificates } from '../../src/platform/certificates/default-addresses.ts';
 import { InternalIssuer } from '../../src/platform/certificates/internal-issuer.ts';
 import { testDialects } from '../support/databases.ts';
-import { seedProject, seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { seedSites } from '../support/edge-site.ts';
+import { startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
 const KEY = parseSealingKey(`k1:${Buffer.alloc(32, 4).toString('base64')}`);
 
@@ -101,14 +102,7 @@ for (const dialect of testDialects()) {
     });
 
     it("issues a default address's certificate once, keeps it across changes, and never counts it as stored", async () => {
-      const { owner, team } = await seedTeam(p.ctx);
-      await seedProject(p.ctx, owner, {
-        teamId: team.id,
-        slug: 'shop',
-        name: 'S',
-        originUrl: 'http://127.0.0.1:9',
-        title: 'T',
-      });
+      await seedSites(p.ctx, [{ slug: 'shop', name: 'S', originUrl: 'http://127.0.0.1:9', title: 'T' }]);
       const store = new CertificateStore(p.ctx.db, [KEY]);
       const ca = await store.internalCa(p.clock.now());
       const addresses = new CountingAddresses(p.ctx.db, 'platform.test', new InternalIssuer(ca));

@@ -2,13 +2,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DOMParser, type Element } from '@xmldom/xmldom';
 import { createToken } from '../../src/platform/accounts/credentials.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
 import { HOSTILE_TITLE, V1, V2, V3 } from '../support/changelog-documents.ts';
 import { closeAll } from '../support/cleanup.ts';
 import { testDialects } from '../support/databases.ts';
 import { type PlainEdge, startPlainEdge } from '../support/edge.ts';
+import { seedSites } from '../support/edge-site.ts';
 import { requestAs } from '../support/http.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
 const ATOM = 'http://www.w3.org/2005/Atom';
 const children = (parent: Element, name: string) =>
@@ -55,15 +55,10 @@ for (const dialect of testDialects()) {
 
     before(async () => {
       p = await startPlatformContext(dialect);
-      const { owner, team } = await seedTeam(p.ctx);
-      for (const slug of ['pets', 'quiet']) {
-        await createProject(p.ctx, owner, {
-          teamId: team.id,
-          slug,
-          name: slug,
-          originUrl: 'http://127.0.0.1:9/',
-        });
-      }
+      const { owner } = await seedSites(
+        p.ctx,
+        ['pets', 'quiet'].map((slug) => ({ slug, originUrl: 'http://127.0.0.1:9/', document: false })),
+      );
       edge = await startPlainEdge(p);
       token = (await createToken(p.ctx, owner, 'tests')).token;
       await deploy('pets', V1);

@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { petstoreDocument } from '../../src/petstore/index.ts';
 import type { Actor } from '../../src/platform/context.ts';
@@ -8,26 +6,30 @@ import { addDomain } from '../../src/platform/domains/add-domain.ts';
 import { applyDomainConfig } from '../../src/platform/domains/apply-domain-config.ts';
 import { removeDomain } from '../../src/platform/domains/remove-domain.ts';
 import { verifyDomain } from '../../src/platform/domains/verify-domain.ts';
+import { closeAll } from '../support/cleanup.ts';
 import { testDialects } from '../support/databases.ts';
-import { startDns, type TestDns } from '../support/dns.ts';
+import type { TestDns } from '../support/dns.ts';
 import { type HttpEdge, startHttpEdge } from '../support/edge.ts';
+import {
+  type EdgeSite,
+  type LoopbackServer,
+  startEdgeSite,
+  startOrigin,
+  startSiteDns,
+  WWW_TO_SHOP,
+} from '../support/edge-site.ts';
 import { requestAs } from '../support/http.ts';
 import { startPetstore, TEST_DEPRECATION, type TestPetstore } from '../support/petstore.ts';
-import { seedProject, seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
-
-function listen(server: Server): Promise<number> {
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)),
-  );
-}
+import type { TestPlatform } from '../support/platform.ts';
 
 for (const dialect of testDialects()) {
   describe(`the edge: host routing, published site, proxy (${dialect})`, () => {
     let dns: TestDns;
+    let site: EdgeSite;
     let p: TestPlatform;
     let petstore: TestPetstore;
     let edge: HttpEdge;
-    let echo: Server;
+    let echo: LoopbackServer;
     let edgePort: number;
     let owner: Actor;
 
@@ -38,14 +40,11 @@ for (const dialect of testDialects()) {
     ) => requestAs(edgePort, host, path, init);
 
     before(async () => {
-      dns = await startDns({ zones: ['example.test', 'platform.test'] });
-      await dns.setRecords('platform.test', [{ name: 'petstore', type: 'A', value: '127.0.0.1' }]);
-      p = await startPlatformContext(dialect, { DNS_SERVERS: dns.servers.join(',') });
+      dns = await startSiteDns();
       petstore = await startPetstore(dialect);
-      const petstoreUrl = await petstore.listen();
       // An origin that echoes what it received, slowly when asked to: far beyond the proxy's 300 ms
       // response limit, since undici's coarse timers may fire it several hundred ms late under load.
-      echo = createServer((req, res) => {
+      echo = await startOrigin((req, res) => {
         const delay = req.url?.includes('slow') ? 8000 : 0;
         const answer = setTimeout(() => {
           res.writeHead(200, { 'content-type': 'application/json' });
@@ -53,29 +52,22 @@ for (const dialect of testDialects()) {
         }, delay);
         res.on('close', () => clearTimeout(answer));
       });
-      const echoPort = await listen(echo);
-      const seeded = await seedTeam(p.ctx);
-      owner = seeded.owner;
-      const team = seeded.team;
-      const project = (slug: string, name: string, originUrl: string, document?: string | false) =>
-        seedProject(p.ctx, owner, { teamId: team.id, slug, name, originUrl, document });
-      await project('petstore', 'Petstore', petstoreUrl, JSON.stringify(petstoreDocument(TEST_DEPRECATION)));
-      await project('echo', 'Echo', `http://127.0.0.1:${echoPort}`);
-      await project('down', 'Down', 'http://127.0.0.1:9');
-      await project('undeployed', 'U', 'http://127.0.0.1:9', false);
-
+      const document = JSON.stringify(petstoreDocument(TEST_DEPRECATION));
+      site = await startEdgeSite(dialect, {
+        env: { DNS_SERVERS: dns.servers.join(',') },
+        projects: [
+          { slug: 'petstore', name: 'Petstore', originUrl: await petstore.listen(), document },
+          { slug: 'echo', name: 'Echo', originUrl: echo.url },
+          { slug: 'down', name: 'Down', originUrl: 'http://127.0.0.1:9' },
+          { slug: 'undeployed', name: 'U', originUrl: 'http://127.0.0.1:9', document: false },
+        ],
+      });
+      ({ p, owner } = site);
       edge = await startHttpEdge(p.ctx, { connectTimeoutMs: 1000, responseTimeoutMs: 300 });
       edgePort = edge.port;
     });
 
-    after(async () => {
-      await edge?.close();
-      echo?.close();
-      echo?.closeAllConnections();
-      await petstore?.close();
-      await p?.close();
-      await dns?.stop();
-    });
+    after(() => closeAll(edge, echo, petstore, site, dns));
 
     it("serves a project's reference, its document and its API at the default address", async () => {
       const page = await call('petstore.platform.test', '/');
@@ -175,12 +167,7 @@ for (const dialect of testDialects()) {
         { id: 1, name: 'Dogs' },
       ]);
 
-      await applyDomainConfig(
-        p.ctx,
-        owner,
-        'petstore',
-        'domains:\n  names: [shop.example.test, www.example.test]\n  primary: shop.example.test\n  redirects:\n    - from: www.example.test\n      to: shop.example.test\n      status: 301\n',
-      );
+      await applyDomainConfig(p.ctx, owner, 'petstore', WWW_TO_SHOP);
       await verifyDomain(p.ctx, owner, 'petstore', 'www.example.test');
       const redirect = await call('www.example.test', '/api/pets?status=available&limit=5');
       assert.equal(redirect.status, 301);

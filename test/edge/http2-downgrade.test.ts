@@ -1,30 +1,14 @@
 import assert from 'node:assert/strict';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { ClientHttp2Session } from 'node:http2';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { parseSealingKey } from '../../src/lib/sealed-box.ts';
-import { CertificateStore } from '../../src/platform/certificates/certificate-store.ts';
-import { InternalIssuer } from '../../src/platform/certificates/internal-issuer.ts';
-import { deployProject } from '../../src/platform/projects/deploys.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
+import { closeAll } from '../support/cleanup.ts';
 import { startTestEdge, type TestEdge } from '../support/edge.ts';
+import type { SeenRequest } from '../support/edge-site.ts';
+import { SMUGGLED, type SmugglingTarget, startSmugglingTarget } from '../support/edge-smuggling.ts';
 import { dataFrame, headersFrame, http2Request, http2Session, RawHttp2 } from '../support/http2-frames.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
-const KEY = parseSealingKey(`k1:${Buffer.alloc(32, 29).toString('base64')}`);
 const SITE = 'shop.platform.test';
-/** A complete request and an unfinished one that would swallow the next request's line. */
-const SMUGGLED =
-  'GET /smuggled HTTP/1.1\r\nHost: shop\r\n\r\nDELETE /pets/2 HTTP/1.1\r\nHost: shop\r\nX-Ignore: ';
 const PROTOCOL_ERROR = 1;
-
-interface Seen {
-  method: string;
-  url: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
 
 /**
  * The HTTP/2 → HTTP/1.1 downgrade corpus (RFC 9113 §8.2, §8.3): each malformed request goes to the
@@ -35,49 +19,22 @@ interface Seen {
  * answer. A malformed request is reset (PROTOCOL_ERROR) or answered 400, never forwarded.
  */
 describe('HTTP/2 to HTTP/1.1: the downgrade cannot smuggle', () => {
-  let p: TestPlatform;
-  let origin: Server;
+  let target: SmugglingTarget;
   let edge: TestEdge;
   let victimSession: ClientHttp2Session;
-  const seen: Seen[] = [];
 
   before(async () => {
-    origin = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        const body = Buffer.concat(chunks).toString('latin1');
-        seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
-        const text = JSON.stringify({ url: req.url, auth: req.headers.authorization ?? null, body });
-        res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-        res.end(text);
-      });
-    });
-    await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', resolve));
-    p = await startPlatformContext('sqlite');
-    p.clock.set(Date.now());
-    const { owner, team } = await seedTeam(p.ctx);
-    await createProject(p.ctx, owner, {
-      teamId: team.id,
-      slug: 'shop',
-      name: 'Shop',
-      originUrl: `http://127.0.0.1:${(origin.address() as AddressInfo).port}`,
-    });
-    await deployProject(p.ctx, owner, 'shop', {
-      document: JSON.stringify({ openapi: '3.0.3', info: { title: 'Shop', version: '1' }, paths: {} }),
-    });
-    const store = new CertificateStore(p.ctx.db, [KEY]);
-    const issuer = new InternalIssuer(await store.internalCa(p.clock.now()));
-    edge = await startTestEdge(p, { store, defaultCertificate: await issuer.issue(SITE) });
+    target = await startSmugglingTarget(
+      ({ url, headers, body }) => ({ url, auth: headers.authorization ?? null, body }),
+      { now: true },
+    );
+    edge = await startTestEdge(target.site.p, { certificateFor: SITE });
     victimSession = await http2Session(edge.httpsPort, SITE);
   });
 
   after(async () => {
     victimSession?.destroy();
-    await edge?.close();
-    origin?.close();
-    origin?.closeAllConnections();
-    await p?.close();
+    await closeAll(edge, target);
   });
 
   const request = (path = '/api/attack', method = 'POST'): [string, string][] => [
@@ -288,7 +245,7 @@ describe('HTTP/2 to HTTP/1.1: the downgrade cannot smuggle', () => {
 
   for (const attack of corpus) {
     it(`${attack.name}: ${attack.expect === 'refused' ? 'refused, never forwarded' : 'dropped' in attack.expect ? 'the field dropped, never forwarded' : 'forwarded as the edge frames it'}; the victim is served`, async () => {
-      const before = seen.length;
+      const before = target.origin.seen.length;
       const raw = await RawHttp2.open(edge.httpsPort, SITE);
       try {
         raw.write(...attack.frames(1));
@@ -312,7 +269,7 @@ describe('HTTP/2 to HTTP/1.1: the downgrade cannot smuggle', () => {
       });
       assert.equal(victim.status, 200, victim.text);
       assert.deepEqual(JSON.parse(victim.text), { url: '/victim', auth: 'Bearer victim-secret', body: '' });
-      const during = seen.slice(before);
+      const during = target.origin.seen.slice(before);
       assert.ok(
         !during.some((r) => r.url.includes('smuggled') || r.method === 'DELETE'),
         JSON.stringify(during),
@@ -331,7 +288,7 @@ describe('HTTP/2 to HTTP/1.1: the downgrade cannot smuggle', () => {
             ['GET', '/victim', ''],
           ],
         );
-        const forwarded = during[0] as Seen;
+        const forwarded = during[0] as SeenRequest;
         assert.ok(
           !Object.keys(forwarded.headers).some((h) => h.startsWith(name)),
           JSON.stringify(forwarded.headers),
@@ -345,8 +302,8 @@ describe('HTTP/2 to HTTP/1.1: the downgrade cannot smuggle', () => {
             ['GET', '/victim', ''],
           ],
         );
-        const forwarded = during[0] as Seen;
-        assert.equal(forwarded.headers.host, `127.0.0.1:${(origin.address() as AddressInfo).port}`);
+        const forwarded = during[0] as SeenRequest;
+        assert.equal(forwarded.headers.host, `127.0.0.1:${target.origin.port}`);
         assert.equal(forwarded.headers['x-forwarded-host'], SITE);
         assert.equal(forwarded.headers['x-forwarded-proto'], 'https');
         assert.equal(forwarded.headers.te, undefined);

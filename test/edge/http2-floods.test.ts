@@ -1,15 +1,11 @@
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
 import type { ClientHttp2Session } from 'node:http2';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { RESET_BURST } from '../../src/edge/http2-server.ts';
-import { parseSealingKey } from '../../src/lib/sealed-box.ts';
-import { CertificateStore } from '../../src/platform/certificates/certificate-store.ts';
-import { InternalIssuer } from '../../src/platform/certificates/internal-issuer.ts';
-import { deployProject } from '../../src/platform/projects/deploys.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
+import { closeAll } from '../support/cleanup.ts';
 import { startTestEdge, type TestEdge } from '../support/edge.ts';
+import { type EdgeSite, type LoopbackServer, startEdgeSite, startOrigin } from '../support/edge-site.ts';
 import { type FloodResult, runFlood } from '../support/http2-flood.ts';
 import {
   FRAME,
@@ -19,9 +15,7 @@ import {
   RawHttp2,
   rstStream,
 } from '../support/http2-frames.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
-const KEY = parseSealingKey(`k1:${Buffer.alloc(32, 30).toString('base64')}`);
 const SITE = 'shop.platform.test';
 const ENHANCE_YOUR_CALM = 11;
 const PROTOCOL_ERROR = 1;
@@ -37,8 +31,8 @@ const BIG = Buffer.alloc(1024 * 1024, 'x');
  * origin's connections stay bounded.
  */
 describe('HTTP/2 floods: bounded, and the edge answers others meanwhile', () => {
-  let p: TestPlatform;
-  let origin: Server;
+  let site: EdgeSite;
+  let origin: LoopbackServer;
   let edge: TestEdge;
   let victim: ClientHttp2Session;
   let received = 0;
@@ -50,7 +44,7 @@ describe('HTTP/2 floods: bounded, and the edge answers others meanwhile', () => 
   const figures: Record<string, number[]> = {};
 
   before(async () => {
-    origin = createServer((req, res) => {
+    origin = await startOrigin((req, res) => {
       received++;
       if (req.url === '/slow') {
         open++;
@@ -70,33 +64,15 @@ describe('HTTP/2 floods: bounded, and the edge answers others meanwhile', () => 
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': 11 });
       res.end('{"ok":true}');
     });
-    origin.on('connection', (socket: Socket) => {
+    origin.server.on('connection', (socket: Socket) => {
       connections++;
       mostConnections = Math.max(mostConnections, connections);
       socket.once('close', () => {
         connections--;
       });
     });
-    await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', resolve));
-    p = await startPlatformContext('sqlite');
-    p.clock.set(Date.now());
-    const { owner, team } = await seedTeam(p.ctx);
-    await createProject(p.ctx, owner, {
-      teamId: team.id,
-      slug: 'shop',
-      name: 'Shop',
-      originUrl: `http://127.0.0.1:${(origin.address() as AddressInfo).port}`,
-    });
-    await deployProject(p.ctx, owner, 'shop', {
-      document: JSON.stringify({ openapi: '3.0.3', info: { title: 'Shop', version: '1' }, paths: {} }),
-    });
-    const store = new CertificateStore(p.ctx.db, [KEY]);
-    const issuer = new InternalIssuer(await store.internalCa(p.clock.now()));
-    edge = await startTestEdge(p, {
-      store,
-      defaultCertificate: await issuer.issue(SITE),
-      responseTimeoutMs: 1_000,
-    });
+    site = await startEdgeSite('sqlite', { now: true, projects: [{ slug: 'shop', originUrl: origin.url }] });
+    edge = await startTestEdge(site.p, { certificateFor: SITE, responseTimeoutMs: 1_000 });
     victim = await http2Session(edge.httpsPort, SITE);
     // Warm: the first request pays for the routing table and the origin's first connection.
     for (let i = 0; i < 5; i++) await ask();
@@ -104,10 +80,7 @@ describe('HTTP/2 floods: bounded, and the edge answers others meanwhile', () => 
 
   after(async () => {
     victim?.destroy();
-    await edge?.close();
-    origin?.close();
-    origin?.closeAllConnections();
-    await p?.close();
+    await closeAll(edge, origin, site);
     // The figures the closing note quotes (victim latency during each flood, ms).
     console.log(JSON.stringify({ victimMs: figures, mostOriginConnections: mostConnections }));
   });

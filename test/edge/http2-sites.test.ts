@@ -1,24 +1,23 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { createHash, X509Certificate } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { ClientHttp2Session } from 'node:http2';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { parseSealingKey } from '../../src/lib/sealed-box.ts';
-import { CertificateStore } from '../../src/platform/certificates/certificate-store.ts';
-import { InternalIssuer } from '../../src/platform/certificates/internal-issuer.ts';
-import { deployProject } from '../../src/platform/projects/deploys.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
 import { launchChromium, type TestBrowser } from '../support/chromium.ts';
+import { closeAll } from '../support/cleanup.ts';
 import { testDialects } from '../support/databases.ts';
 import { startTestEdge, type TestEdge } from '../support/edge.ts';
+import {
+  type EdgeSite,
+  internalCertificates,
+  type RecordingOrigin,
+  recordingOrigin,
+  startEdgeSite,
+} from '../support/edge-site.ts';
 import { dataFrame, headersFrame, http2Request, http2Session, RawHttp2 } from '../support/http2-frames.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
 const run = promisify(execFile);
-const KEY = parseSealingKey(`k1:${Buffer.alloc(32, 31).toString('base64')}`);
 const SITE = 'shop.platform.test';
 const PLATFORM = 'platform.test';
 
@@ -34,31 +33,26 @@ const errorOf = (text: string) => JSON.parse(text) as { code: string; status: nu
  */
 for (const dialect of testDialects()) {
   describe(`HTTP/2 on every HTTPS site (${dialect})`, () => {
-    let p: TestPlatform;
-    let origin: Server;
-    let originPort: number;
+    let site: EdgeSite;
+    let origin: RecordingOrigin;
     let edge: TestEdge;
     let session: ClientHttp2Session;
     let leafPem: string;
-    const seen: { url: string; headers: IncomingHttpHeaders; body: string; httpVersion: string }[] = [];
+    let seen: RecordingOrigin['seen'];
 
     before(async () => {
-      origin = createServer((req, res) => {
-        const chunks: Buffer[] = [];
-        req.on('data', (chunk: Buffer) => chunks.push(chunk));
-        req.on('end', () => {
-          const body = Buffer.concat(chunks).toString('utf8');
-          seen.push({ url: req.url ?? '', headers: req.headers, body, httpVersion: req.httpVersion });
-          if (req.url === '/moved') {
+      origin = await recordingOrigin({
+        answer: ({ url, body }, res) => {
+          if (url === '/moved') {
             res.writeHead(302, {
-              location: `http://127.0.0.1:${originPort}/pets/3`,
+              location: `http://127.0.0.1:${origin.port}/pets/3`,
               link: '</pets?page=2>; rel="next"',
               'content-length': 0,
             });
             res.end();
             return;
           }
-          const text = JSON.stringify({ url: req.url, length: body.length });
+          const text = JSON.stringify({ url, length: body.length });
           res.writeHead(200, {
             'content-type': 'application/json',
             'content-length': Buffer.byteLength(text),
@@ -69,56 +63,36 @@ for (const dialect of testDialects()) {
             'set-cookie': ['theirs=1; Path=/', `kennel_session=planted; Domain=${PLATFORM}; Path=/`],
           });
           res.end(text);
-        });
+        },
       });
-      await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', resolve));
-      originPort = (origin.address() as AddressInfo).port;
-      p = await startPlatformContext(dialect, { HEADERS_TIMEOUT: '500ms', RECEIVE_TIMEOUT: '1s' });
-      p.clock.set(Date.now());
-      const { owner, team } = await seedTeam(p.ctx);
-      await createProject(p.ctx, owner, {
-        teamId: team.id,
-        slug: 'shop',
-        name: 'Shop',
-        originUrl: `http://127.0.0.1:${originPort}`,
-      });
+      seen = origin.seen;
       const day = 86_400_000;
-      await deployProject(p.ctx, owner, 'shop', {
-        document: JSON.stringify({
-          openapi: '3.0.3',
-          info: { title: 'Shop', version: '1' },
-          paths: {
-            '/old': {
-              get: {
-                deprecated: true,
-                'x-sunset': new Date(Date.now() + 30 * day).toISOString().slice(0, 10),
-                responses: { 200: { description: 'ok' } },
-              },
-            },
-            '/gone': {
-              get: {
-                deprecated: true,
-                'x-sunset': new Date(Date.now() - 30 * day).toISOString().slice(0, 10),
-                responses: { 200: { description: 'ok' } },
-              },
-            },
-          },
-        }),
+      const sunsetIn = (days: number) => ({
+        get: {
+          deprecated: true,
+          'x-sunset': new Date(Date.now() + days * day).toISOString().slice(0, 10),
+          responses: { 200: { description: 'ok' } },
+        },
       });
-      const store = new CertificateStore(p.ctx.db, [KEY]);
-      const issuer = new InternalIssuer(await store.internalCa(p.clock.now()));
-      const certificate = await issuer.issue(SITE);
-      leafPem = certificate.certificatePem;
-      edge = await startTestEdge(p, { store, defaultCertificate: certificate });
+      const document = JSON.stringify({
+        openapi: '3.0.3',
+        info: { title: 'Shop', version: '1' },
+        paths: { '/old': sunsetIn(30), '/gone': sunsetIn(-30) },
+      });
+      site = await startEdgeSite(dialect, {
+        env: { HEADERS_TIMEOUT: '500ms', RECEIVE_TIMEOUT: '1s' },
+        now: true,
+        projects: [{ slug: 'shop', originUrl: origin.url, document }],
+      });
+      const certificates = await internalCertificates(site.p, SITE);
+      leafPem = certificates.defaultCertificate.certificatePem;
+      edge = await startTestEdge(site.p, certificates);
       session = await http2Session(edge.httpsPort, SITE);
     });
 
     after(async () => {
       session?.destroy();
-      await edge?.close();
-      origin?.close();
-      origin?.closeAllConnections();
-      await p?.close();
+      await closeAll(edge, origin, site);
     });
 
     const get = (path: string, extra: Record<string, string> = {}, authority = SITE) =>

@@ -9,6 +9,7 @@ import {
 import { after, before, describe, it } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { OriginProxy, originGuard } from '../../src/edge/index.ts';
+import { type LoopbackServer, startProxyFront } from '../support/edge-site.ts';
 
 /**
  * Clients and origins that misbehave, against OriginProxy between a real client and real origins:
@@ -60,7 +61,7 @@ function rawOrigin(answer: (socket: import('node:net').Socket) => void): TcpServ
 describe('the edge survives clients and origins that misbehave', () => {
   let bigOrigin: Server;
   let openOriginSockets = 0;
-  let front: Server;
+  let front: LoopbackServer;
   let proxy: OriginProxy;
   const origins = new Map<string, string>();
   const raws: TcpServer[] = [];
@@ -125,20 +126,13 @@ describe('the edge survives clients and origins that misbehave', () => {
       connectTimeoutMs: 1000,
       responseTimeoutMs: RESPONSE_TIMEOUT_MS,
     });
-    front = createServer((req, res) => {
-      const [, name = '', ...rest] = (req.url ?? '/').split('/');
-      proxy.forward(req, res, origins.get(name) ?? 'http://127.0.0.1:9', `/${rest.join('/')}`, {
-        clientAddress: '127.0.0.1',
-        host: 'x.test',
-        proto: 'http',
-        requestId: 'req-1',
-      });
+    front = await startProxyFront(proxy, (url) => {
+      const [, name = '', ...rest] = url.split('/');
+      return [origins.get(name) ?? 'http://127.0.0.1:9', `/${rest.join('/')}`];
     });
-    await listen(front);
   });
 
   after(async () => {
-    front?.closeAllConnections();
     front?.close();
     bigOrigin?.closeAllConnections();
     bigOrigin?.close();
@@ -166,9 +160,9 @@ describe('the edge survives clients and origins that misbehave', () => {
   it('clients that stop reading large answers and leave do not exhaust the origin pool', async () => {
     // More abandoned answers than the pool has connections (128): each would keep one paused.
     for (let wave = 0; wave < 4; wave++) {
-      await Promise.all(Array.from({ length: 40 }, () => abandon(portOf(front))));
+      await Promise.all(Array.from({ length: 40 }, () => abandon(front.port)));
     }
-    const after = await get(portOf(front), '/big/small');
+    const after = await get(front.port, '/big/small');
     assert.equal(after.status, 200);
     assert.equal(after.body, 'small');
     // The abandoned answers' origin connections were discarded, not left paused.
@@ -179,7 +173,7 @@ describe('the edge survives clients and origins that misbehave', () => {
 
   it('a client that stops reading but stays connected is cut after the response timeout', async () => {
     const before = openOriginSockets;
-    const socket = connect(portOf(front), '127.0.0.1');
+    const socket = connect(front.port, '127.0.0.1');
     socket.on('error', () => {});
     socket.write('GET /big/big HTTP/1.1\r\nHost: x\r\n\r\n');
     await new Promise<void>((resolve) => socket.once('data', () => resolve()));
@@ -190,7 +184,7 @@ describe('the edge survives clients and origins that misbehave', () => {
     const deadline = Date.now() + RESPONSE_TIMEOUT_MS * 8;
     let clients = Number.POSITIVE_INFINITY;
     while (Date.now() < deadline) {
-      clients = await new Promise<number>((resolve) => front.getConnections((_e, n) => resolve(n)));
+      clients = await new Promise<number>((resolve) => front.server.getConnections((_e, n) => resolve(n)));
       if (clients === 0 && openOriginSockets <= before) break;
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -207,7 +201,7 @@ describe('the edge survives clients and origins that misbehave', () => {
         { length: 20 },
         () =>
           new Promise<void>((resolve) => {
-            const socket = connect(portOf(front), '127.0.0.1');
+            const socket = connect(front.port, '127.0.0.1');
             socket.on('error', () => {});
             socket.write('POST /big/upload HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n0123456789');
             setTimeout(() => {
@@ -224,21 +218,21 @@ describe('the edge survives clients and origins that misbehave', () => {
   });
 
   it('an origin that trickles its head one byte at a time gets 504 at the deadline', async () => {
-    const answer = await get(portOf(front), '/trickle/x');
+    const answer = await get(front.port, '/trickle/x');
     assert.equal(answer.status, 504);
     assert.equal((JSON.parse(answer.body) as { code: string }).code, 'origin_timeout');
     assert.ok(answer.ms < RESPONSE_TIMEOUT_MS * 4, `answered after ${Math.round(answer.ms)} ms`);
   });
 
   it('an origin that sends 1xx answers forever gets 504 at the deadline', async () => {
-    const answer = await get(portOf(front), '/informational/x');
+    const answer = await get(front.port, '/informational/x');
     assert.equal(answer.status, 504);
     assert.equal((JSON.parse(answer.body) as { code: string }).code, 'origin_timeout');
     assert.ok(answer.ms < RESPONSE_TIMEOUT_MS * 4, `answered after ${Math.round(answer.ms)} ms`);
   });
 
   it('an origin that breaks its chunked framing gives the client a 502 Error body', async () => {
-    const answer = await get(portOf(front), '/bad-chunks/x');
+    const answer = await get(front.port, '/bad-chunks/x');
     assert.equal(answer.status, 502);
     assert.deepEqual(JSON.parse(answer.body), {
       code: 'origin_bad_response',
@@ -249,7 +243,7 @@ describe('the edge survives clients and origins that misbehave', () => {
   });
 
   it("a body over the origin's limit gets the origin's 413, not a 502", async () => {
-    const answer = await get(portOf(front), '/limited/upload', {
+    const answer = await get(front.port, '/limited/upload', {
       method: 'POST',
       body: Buffer.alloc(512 * 1024, 'a'),
       headers: { 'content-type': 'application/json' },

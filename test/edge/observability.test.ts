@@ -1,27 +1,13 @@
 import assert from 'node:assert/strict';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import type { FastifyInstance } from 'fastify';
 import { Registry } from 'prom-client';
-import {
-  EdgeMetrics,
-  NodeHealth,
-  observeRequests,
-  type StartedEdge,
-  startEdge,
-} from '../../src/edge/index.ts';
-import { buildPlatformApp } from '../../src/main/platform-app.ts';
+import { EdgeMetrics, NodeHealth, observeRequests } from '../../src/edge/index.ts';
+import { closeAll } from '../support/cleanup.ts';
 import { testDialects } from '../support/databases.ts';
+import { type HttpEdge, startHttpEdge } from '../support/edge.ts';
+import { type EdgeSite, type LoopbackServer, startEdgeSite, startOrigin } from '../support/edge-site.ts';
 import { requestAs } from '../support/http.ts';
-import { seededOriginGuard } from '../support/origins.ts';
-import { seedProject, seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
-
-function listen(server: Server): Promise<number> {
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)),
-  );
-}
 
 interface LogLine {
   level: string;
@@ -35,15 +21,11 @@ function sample(text: string, series: string): number | undefined {
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
 }
 
-const emptyDocument = (title: string) =>
-  JSON.stringify({ openapi: '3.0.3', info: { title, version: '1' }, paths: {} });
-
 for (const dialect of testDialects()) {
   describe(`the edge's operations hooks: health, access log, request id, metrics (${dialect})`, () => {
-    let p: TestPlatform;
-    let management: FastifyInstance;
-    let edge: StartedEdge;
-    let origin: Server;
+    let site: EdgeSite;
+    let edge: HttpEdge;
+    let origin: LoopbackServer;
     let edgePort: number;
     let registry: Registry;
     let health: NodeHealth;
@@ -59,8 +41,7 @@ for (const dialect of testDialects()) {
     const logged = (reqId: string) => logs.filter((l) => l.reqId === reqId);
 
     before(async () => {
-      p = await startPlatformContext(dialect);
-      origin = createServer((req, res) => {
+      origin = await startOrigin((req, res) => {
         seenByOrigin.push(req.headers);
         const delay = req.url?.includes('slow') ? 1000 : 0;
         setTimeout(() => {
@@ -72,22 +53,12 @@ for (const dialect of testDialects()) {
           res.end(body);
         }, delay);
       });
-      const originPort = await listen(origin);
-      const { owner, team } = await seedTeam(p.ctx);
-      for (const [slug, originUrl] of [
-        ['echo', `http://127.0.0.1:${originPort}`],
-        ['down', 'http://127.0.0.1:9'],
-      ] as const) {
-        await seedProject(p.ctx, owner, {
-          teamId: team.id,
-          slug,
-          name: slug,
-          originUrl,
-          document: emptyDocument(slug),
-        });
-      }
-      management = buildPlatformApp(p.ctx);
-      await management.ready();
+      site = await startEdgeSite(dialect, {
+        projects: [
+          { slug: 'echo', originUrl: origin.url },
+          { slug: 'down', originUrl: 'http://127.0.0.1:9' },
+        ],
+      });
       registry = new Registry();
       health = new NodeHealth({
         pingDatabase: async () => {
@@ -106,26 +77,16 @@ for (const dialect of testDialects()) {
         logger: { info: capture('info'), warn: capture('warn'), error: capture('error') },
         accessLog: true,
       });
-      edge = await startEdge({
-        ctx: p.ctx,
-        platformApp: management,
+      edge = await startHttpEdge(site.p.ctx, {
         hooks: observed.hooks,
-        host: '127.0.0.1',
-        httpPort: 0,
-        guard: await seededOriginGuard(p.ctx),
         connectTimeoutMs: 1000,
         responseTimeoutMs: 300,
         onProxyError: observed.onProxyError,
       });
-      edgePort = edge.httpPort;
+      edgePort = edge.port;
     });
 
-    after(async () => {
-      await edge?.close();
-      origin?.close();
-      await management?.close();
-      await p?.close();
-    });
+    after(() => closeAll(edge, origin, site));
 
     it('answers /healthz and /readyz for any host, before routing, with no-store', async () => {
       for (const host of ['echo.platform.test', 'platform.test', 'nowhere.example', '10.0.0.7:8080']) {

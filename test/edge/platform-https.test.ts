@@ -1,23 +1,17 @@
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { connect, type TLSSocket } from 'node:tls';
-import { parseSealingKey } from '../../src/lib/sealed-box.ts';
-import { AcmeIssuer } from '../../src/platform/certificates/acme-issuer.ts';
-import { CertificateStore, databaseChallenges } from '../../src/platform/certificates/certificate-store.ts';
-import { InternalIssuer } from '../../src/platform/certificates/internal-issuer.ts';
+import type { AcmeIssuer } from '../../src/platform/certificates/acme-issuer.ts';
+import { databaseChallenges } from '../../src/platform/certificates/certificate-store.ts';
 import { PlatformCertificate } from '../../src/platform/certificates/platform-certificate.ts';
-import { deployProject } from '../../src/platform/projects/deploys.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
+import { closeAll } from '../support/cleanup.ts';
 import { testDialects } from '../support/databases.ts';
 import { startDns, type TestDns } from '../support/dns.ts';
-import { startTestEdge, type TestEdge } from '../support/edge.ts';
+import { startTlsEdgeSite, type TlsEdgeSite } from '../support/edge.ts';
+import { type LoopbackServer, pebbleIssuer, placeChallenge, startOrigin } from '../support/edge-site.ts';
 import { requestAs, secureRequestAs } from '../support/http.ts';
 import { startPebble, type TestPebble } from '../support/pebble.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
-const KEY = parseSealingKey(`k1:${Buffer.alloc(32, 14).toString('base64')}`);
 const OPENAPI = '/api/v1/openapi.json';
 
 /**
@@ -27,36 +21,33 @@ const OPENAPI = '/api/v1/openapi.json';
 for (const dialect of testDialects()) {
   describe(`the platform domain over HTTPS with an ACME certificate (${dialect})`, () => {
     let dns: TestDns;
-    let p: TestPlatform;
+    let origin: LoopbackServer;
+    let s: TlsEdgeSite;
     let pebble: TestPebble;
-    let edge: TestEdge;
-    let origin: Server;
     let issuer: AcmeIssuer;
-    let store: CertificateStore;
-    let internalRoot: string;
     const platformCertificate = (hostname = 'platform.test', nodeId = 'edge-1') =>
       new PlatformCertificate({
-        db: p.ctx.db,
-        clock: p.clock,
-        changes: p.ctx.changes,
+        db: s.p.ctx.db,
+        clock: s.p.clock,
+        changes: s.p.ctx.changes,
         hostname,
         issuer,
-        store,
-        challenges: databaseChallenges(p.ctx.db, () => p.clock.now()),
+        store: s.certificates.store,
+        challenges: databaseChallenges(s.p.ctx.db, () => s.p.clock.now()),
         nodeId,
         leaseMs: 60_000,
       });
 
     const get = (host: string, path: string, ca: string) =>
-      secureRequestAs(edge.httpsPort, host, path, { ca });
+      secureRequestAs(s.edge.httpsPort, host, path, { ca });
 
-    const plain = (host: string, path: string) => requestAs(edge.httpPort, host, path);
+    const plain = (host: string, path: string) => requestAs(s.edge.httpPort, host, path);
 
     /** A handshake without SNI (the host is an address), trusting only `ca`. */
     const withoutSni = (ca: string) =>
       new Promise<{ authorized: boolean; subjectAltName: string | undefined }>((resolve, reject) => {
         const socket: TLSSocket = connect(
-          { host: '127.0.0.1', port: edge.httpsPort, ca, checkServerIdentity: () => undefined },
+          { host: '127.0.0.1', port: s.edge.httpsPort, ca, checkServerIdentity: () => undefined },
           () => {
             const answer = {
               authorized: socket.authorized,
@@ -75,51 +66,24 @@ for (const dialect of testDialects()) {
         { name: '@', type: 'A', value: '127.0.0.1' },
         { name: 'petstore', type: 'A', value: '127.0.0.1' },
       ]);
-      p = await startPlatformContext(dialect, { DNS_SERVERS: dns.servers.join(',') });
-      p.clock.set(Date.now());
-      origin = createServer((_req, res) => {
+      origin = await startOrigin((_req, res) => {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end('{}');
       });
-      await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', resolve));
-      const { owner, team } = await seedTeam(p.ctx);
-      await createProject(p.ctx, owner, {
-        teamId: team.id,
-        slug: 'petstore',
-        name: 'P',
-        originUrl: `http://127.0.0.1:${(origin.address() as AddressInfo).port}`,
+      s = await startTlsEdgeSite(dialect, {
+        env: { DNS_SERVERS: dns.servers.join(',') },
+        now: true,
+        projects: [{ slug: 'petstore', name: 'P', originUrl: origin.url, title: 'T' }],
       });
-      await deployProject(p.ctx, owner, 'petstore', {
-        document: JSON.stringify({ openapi: '3.0.3', info: { title: 'T', version: '1' }, paths: {} }),
-      });
-      store = new CertificateStore(p.ctx.db, [KEY]);
-      const ca = await store.internalCa(p.clock.now());
-      internalRoot = ca.certificatePem;
-      edge = await startTestEdge(p, {
-        store,
-        defaultCertificate: await new InternalIssuer(ca).issue('platform.test'),
-      });
-      pebble = await startPebble({ httpPort: edge.httpPort, dnsServer: dns.servers[0] as string });
-      issuer = new AcmeIssuer({
-        directoryUrl: pebble.directoryUrl,
-        email: 'ops@example.test',
-        caPem: pebble.caPem,
-        polling: { minDelayMs: 20, maxDelayMs: 200 },
-      });
+      pebble = await startPebble({ httpPort: s.edge.httpPort, dnsServer: dns.servers[0] as string });
+      issuer = pebbleIssuer(pebble);
     });
 
-    after(async () => {
-      await edge?.close();
-      await issuer?.close();
-      await pebble?.stop();
-      origin?.close();
-      await p?.close();
-      await dns?.stop();
-    });
+    after(() => closeAll(s, issuer, pebble, origin, dns));
 
     it('serves the platform over plain HTTP, without HSTS, while it has only the internal default certificate', async () => {
       assert.equal((await plain('platform.test', OPENAPI)).status, 200);
-      const https = await get('platform.test', OPENAPI, internalRoot);
+      const https = await get('platform.test', OPENAPI, s.certificates.rootPem);
       assert.equal(https.status, 200);
       assert.equal(https.headers['strict-transport-security'], undefined);
     });
@@ -127,7 +91,7 @@ for (const dialect of testDialects()) {
     it('orders the platform domain its certificate from the ACME issuer, once, and serves it by SNI and without SNI', async () => {
       const certificate = platformCertificate();
       assert.equal(await certificate.pass(), 'issued');
-      const stored = await store.load('platform.test');
+      const stored = await s.certificates.store.load('platform.test');
       assert.equal(stored?.issuer, 'acme');
       // Not due again until a third of its lifetime remains.
       assert.equal(await certificate.pass(), 'current');
@@ -151,13 +115,9 @@ for (const dialect of testDialects()) {
     it('then sends the platform’s plain HTTP to HTTPS (308, path and query kept), except ACME challenges', async () => {
       const redirect = await plain('platform.test', `${OPENAPI}?a=1&b=2`);
       assert.equal(redirect.status, 308);
-      assert.equal(redirect.headers.location, `https://platform.test:${edge.httpsPort}${OPENAPI}?a=1&b=2`);
+      assert.equal(redirect.headers.location, `https://platform.test:${s.edge.httpsPort}${OPENAPI}?a=1&b=2`);
       assert.equal(redirect.headers['strict-transport-security'], undefined, 'HSTS is sent over HTTPS only');
-      await databaseChallenges(p.ctx.db, () => p.clock.now()).put(
-        'tok-platform',
-        'tok-platform.print',
-        'platform.test',
-      );
+      await placeChallenge(s.p, 'platform.test', 'tok-platform', 'tok-platform.print');
       const challenge = await plain('platform.test', '/.well-known/acme-challenge/tok-platform');
       assert.deepEqual([challenge.status, challenge.text], [200, 'tok-platform.print']);
       // Projects' default addresses are not covered (no includeSubDomains): their HTTP stays served.
@@ -172,14 +132,14 @@ for (const dialect of testDialects()) {
         /platform domain's certificate \(nowhere\.platform\.test\) was not issued/,
       );
       assert.equal(await failing.pass(), 'waiting');
-      assert.equal(await store.load('nowhere.platform.test'), undefined);
+      assert.equal(await s.certificates.store.load('nowhere.platform.test'), undefined);
 
-      await p.ctx.db
+      await s.p.ctx.db
         .insertInto('platform_keys')
         .values({
           name: 'platform_certificate_lease',
-          value: `${new Date(p.clock.now().getTime() + 60_000).toISOString()} edge-9`,
-          created_at: p.clock.now().toISOString(),
+          value: `${new Date(s.p.clock.now().getTime() + 60_000).toISOString()} edge-9`,
+          created_at: s.p.clock.now().toISOString(),
         })
         .execute();
       assert.equal(await platformCertificate('other.platform.test').pass(), 'leased');

@@ -1,25 +1,27 @@
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import { request as httpsRequest } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { RequestListener } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import type { TLSSocket } from 'node:tls';
-import { parseSealingKey } from '../../src/lib/sealed-box.ts';
 import { createToken } from '../../src/platform/accounts/credentials.ts';
 import { addMember, createTeam } from '../../src/platform/accounts/teams.ts';
 import { createUser } from '../../src/platform/accounts/users.ts';
-import { CertificateStore } from '../../src/platform/certificates/certificate-store.ts';
 import { DefaultAddressCertificates } from '../../src/platform/certificates/default-addresses.ts';
-import { InternalIssuer } from '../../src/platform/certificates/internal-issuer.ts';
 import type { Actor } from '../../src/platform/context.ts';
 import { deployProject } from '../../src/platform/projects/deploys.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
 import { promoteDeploy } from '../../src/platform/projects/promote-deploy.ts';
 import { closeAll } from '../support/cleanup.ts';
 import { testDialects } from '../support/databases.ts';
 import { startTestEdge, type TestEdge } from '../support/edge.ts';
+import {
+  type EdgeSite,
+  type InternalCertificates,
+  internalCertificates,
+  type LoopbackServer,
+  startEdgeSite,
+  startOrigin,
+} from '../support/edge-site.ts';
+import { tlsGet } from '../support/edge-tls.ts';
 import { type Reply, requestAs } from '../support/http.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import type { TestPlatform } from '../support/platform.ts';
 
 /**
  * Preview deploys through the edge, over real sockets: a preview leaves the live site alone and is
@@ -27,7 +29,6 @@ import { seedTeam, startPlatformContext, type TestPlatform } from '../support/pl
  * from the platform, and to holders of a live share link; anyone else gets the same 401 whether
  * or not the preview exists.
  */
-const KEY = parseSealingKey(`pv:${Buffer.alloc(32, 7).toString('base64')}`);
 const documentOf = (version: string, paths: Record<string, unknown>) =>
   JSON.stringify({ openapi: '3.0.3', info: { title: 'Widgets', version }, paths });
 const OK = { responses: { '200': { description: 'OK' } } };
@@ -37,17 +38,27 @@ const PREVIEW_DOCUMENT = documentOf('2.0.0-preview', { '/widgets': { get: OK }, 
 /** The Cookie headers the origins received, in order. */
 const originCookies: (string | undefined)[] = [];
 
-/** An origin answering who it is and what it was asked. */
-function startOrigin(name: string, calls: string[]): Promise<Server> {
-  const server = createServer((req, res) => {
+/** An origin answering who it is, noting what it was asked. */
+const originNamed =
+  (name: string, calls: string[]): RequestListener =>
+  (req, res) => {
     calls.push(`${name} ${req.url}`);
     originCookies.push(req.headers.cookie);
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ origin: name }));
+  };
+
+/**
+ * The edge over HTTP and HTTPS with the internal CA's certificates, default addresses'
+ * certificates issued by it on first use.
+ */
+async function startPreviewEdge(p: TestPlatform, certificates: InternalCertificates): Promise<TestEdge> {
+  const { platformDomain } = p.ctx.config;
+  return startTestEdge(p, {
+    ...certificates,
+    defaultAddresses: new DefaultAddressCertificates(p.ctx.db, platformDomain, certificates.issuer),
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
-const urlOf = (server: Server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
 /** The cookie pair (`name=value`) a Set-Cookie header sets. */
 const cookiePair = (reply: Reply) => String(reply.headers['set-cookie']).split(';')[0] as string;
@@ -65,11 +76,12 @@ const withoutRequestId = (reply: Reply) => ({
 
 for (const dialect of testDialects()) {
   describe(`previews through the edge (${dialect})`, () => {
+    let site: EdgeSite;
     let p: TestPlatform;
     let edge: TestEdge;
     let rootPem: string;
-    let liveOrigin: Server;
-    let previewOrigin: Server;
+    let liveOrigin: LoopbackServer;
+    let previewOrigin: LoopbackServer;
     const calls: string[] = [];
     let ownerToken: string;
     let outsiderToken: string;
@@ -121,58 +133,39 @@ for (const dialect of testDialects()) {
     };
 
     before(async () => {
-      p = await startPlatformContext(dialect);
-      p.clock.set(Date.now());
-      const store = new CertificateStore(p.ctx.db, [KEY]);
-      const ca = await store.internalCa(p.clock.now());
-      rootPem = ca.certificatePem;
-      liveOrigin = await startOrigin('live', calls);
-      previewOrigin = await startOrigin('preview', calls);
-      const { owner, team } = await seedTeam(p.ctx);
-      teamId = team.id;
-      ownerActor = owner;
-      await createProject(p.ctx, owner, {
-        teamId,
-        slug: 'petstore',
-        name: 'Petstore',
-        originUrl: urlOf(liveOrigin),
+      liveOrigin = await startOrigin(originNamed('live', calls));
+      previewOrigin = await startOrigin(originNamed('preview', calls));
+      site = await startEdgeSite(dialect, {
+        now: true,
+        projects: [
+          { slug: 'petstore', name: 'Petstore', originUrl: liveOrigin.url, document: LIVE_DOCUMENT },
+          // The preview's origin, granted to the team as a second project's (test/support/origins.ts).
+          { slug: 'spare', name: 'Spare', originUrl: previewOrigin.url, document: false },
+        ],
       });
-      // The preview's origin, granted to the team as a second project's (test/support/origins.ts).
-      await createProject(p.ctx, owner, {
-        teamId,
-        slug: 'spare',
-        name: 'Spare',
-        originUrl: urlOf(previewOrigin),
-      });
-      liveId = (await deployProject(p.ctx, owner, 'petstore', { document: LIVE_DOCUMENT })).id;
+      ({ p, owner: ownerActor } = site);
+      teamId = site.team.id;
+      liveId = site.deploys[0]?.id as number;
+      const certificates = await internalCertificates(p);
+      rootPem = certificates.rootPem;
       const member = await createUser(p.ctx, { email: 'member@x.test', password: 'member password 1' });
       memberId = member.userId;
-      await addMember(p.ctx, owner, teamId, 'member@x.test', 'member');
+      await addMember(p.ctx, ownerActor, teamId, 'member@x.test', 'member');
       const outsider = await createUser(p.ctx, { email: 'outsider@x.test', password: 'outsider password 1' });
       await createTeam(p.ctx, outsider, 'Elsewhere');
-      ownerToken = (await createToken(p.ctx, owner, 'test')).token;
+      ownerToken = (await createToken(p.ctx, ownerActor, 'test')).token;
       outsiderToken = (await createToken(p.ctx, outsider, 'test')).token;
-      const internal = new InternalIssuer(ca);
-      edge = await startTestEdge(p, {
-        store,
-        defaultCertificate: await internal.issue('platform.test'),
-        defaultAddresses: new DefaultAddressCertificates(p.ctx.db, 'platform.test', internal),
-      });
-      const deployed = await deployProject(p.ctx, owner, 'petstore', {
+      edge = await startPreviewEdge(p, certificates);
+      const deployed = await deployProject(p.ctx, ownerActor, 'petstore', {
         document: PREVIEW_DOCUMENT,
-        originUrl: urlOf(previewOrigin),
+        originUrl: previewOrigin.url,
         preview: true,
       });
       previewId = deployed.id;
       previewHostName = `petstore--${previewId}.platform.test`;
     });
 
-    after(async () => {
-      await edge?.close();
-      liveOrigin?.close();
-      previewOrigin?.close();
-      await p?.close();
-    });
+    after(() => closeAll(edge, liveOrigin, previewOrigin, site));
 
     it('leaves the live site alone', async () => {
       const project = await platform('GET', '/api/v1/projects/petstore', ownerToken);
@@ -420,38 +413,9 @@ for (const dialect of testDialects()) {
       const session = await signIn('member@x.test', 'member password 1');
       const location = await handOff(session);
       const secure = (path: string, headers: Record<string, string> = {}) =>
-        new Promise<Reply & { san: string | undefined }>((resolve, reject) => {
-          const req = httpsRequest(
-            {
-              host: '127.0.0.1',
-              port: edge.httpsPort,
-              path,
-              servername: previewHostName,
-              headers: { host: previewHostName, ...headers },
-              ca: rootPem,
-              agent: false,
-            },
-            (res) => {
-              let text = '';
-              res.setEncoding('utf8');
-              res.on('data', (c: string) => {
-                text += c;
-              });
-              res.on('end', () =>
-                resolve({
-                  status: res.statusCode ?? 0,
-                  headers: res.headers,
-                  text,
-                  san: (res.socket as TLSSocket).getPeerX509Certificate()?.subjectAltName,
-                }),
-              );
-            },
-          );
-          req.on('error', reject);
-          req.end();
-        });
+        tlsGet(edge.httpsPort, previewHostName, path, { ca: rootPem, headers });
       const exchanged = await secure(pathOf(location));
-      assert.equal(exchanged.san, `DNS:${previewHostName}`);
+      assert.equal(exchanged.peer.subjectAltName, `DNS:${previewHostName}`);
       assert.equal(exchanged.status, 303);
       assert.match(
         String(exchanged.headers['set-cookie']),
@@ -494,33 +458,26 @@ for (const dialect of testDialects()) {
 
 for (const dialect of testDialects()) {
   describe(`previews at a real platform domain (${dialect})`, () => {
-    let p: TestPlatform;
+    let site: EdgeSite;
     let edge: TestEdge;
     let previewId: number;
 
     before(async () => {
-      p = await startPlatformContext(dialect, { PLATFORM_DOMAIN: 'kennel.example.com' });
-      p.clock.set(Date.now());
-      const store = new CertificateStore(p.ctx.db, [KEY]);
-      const internal = new InternalIssuer(await store.internalCa(p.clock.now()));
-      const { owner, team } = await seedTeam(p.ctx);
-      await createProject(p.ctx, owner, {
-        teamId: team.id,
-        slug: 'petstore',
-        name: 'Petstore',
-        originUrl: 'https://api.example.com',
+      site = await startEdgeSite(dialect, {
+        env: { PLATFORM_DOMAIN: 'kennel.example.com' },
+        now: true,
+        projects: [
+          { slug: 'petstore', name: 'Petstore', originUrl: 'https://api.example.com', document: false },
+        ],
       });
+      const certificates = await internalCertificates(site.p);
       previewId = (
-        await deployProject(p.ctx, owner, 'petstore', { document: PREVIEW_DOCUMENT, preview: true })
+        await deployProject(site.p.ctx, site.owner, 'petstore', { document: PREVIEW_DOCUMENT, preview: true })
       ).id;
-      edge = await startTestEdge(p, {
-        store,
-        defaultCertificate: await internal.issue('kennel.example.com'),
-        defaultAddresses: new DefaultAddressCertificates(p.ctx.db, 'kennel.example.com', internal),
-      });
+      edge = await startPreviewEdge(site.p, certificates);
     });
 
-    after(() => closeAll(edge, p));
+    after(() => closeAll(edge, site));
 
     it('sends plain HTTP to HTTPS before any token or cookie is read, for any preview-shaped name', async () => {
       for (const host of [

@@ -1,30 +1,17 @@
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { Server as HttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { parseSealingKey } from '../../src/lib/sealed-box.ts';
-import { obtainDueCertificates } from '../../src/platform/certificates/certificate-job.ts';
-import { CertificateStore, databaseChallenges } from '../../src/platform/certificates/certificate-store.ts';
-import { InternalIssuer } from '../../src/platform/certificates/internal-issuer.ts';
-import type { Actor } from '../../src/platform/context.ts';
 import { addDomain } from '../../src/platform/domains/add-domain.ts';
 import { applyDomainConfig } from '../../src/platform/domains/apply-domain-config.ts';
 import { removeDomain } from '../../src/platform/domains/remove-domain.ts';
 import { verifyDomain } from '../../src/platform/domains/verify-domain.ts';
-import { deployProject } from '../../src/platform/projects/deploys.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
+import { closeAll } from '../support/cleanup.ts';
 import { testDialects } from '../support/databases.ts';
-import { startDns, type TestDns } from '../support/dns.ts';
-import { startTestEdge, type TestEdge } from '../support/edge.ts';
+import type { TestDns } from '../support/dns.ts';
+import { startTlsEdgeSite, type TlsEdgeSite } from '../support/edge.ts';
+import { type LoopbackServer, recordingOrigin, startSiteDns } from '../support/edge-site.ts';
 import { requestAs, secureRequestAs } from '../support/http.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
-const KEY = parseSealingKey(`k1:${Buffer.alloc(32, 3).toString('base64')}`);
 const DEFAULT_HOST = 'petstore.platform.test';
-const port = (server: Server | HttpsServer) => (server.address() as AddressInfo).port;
-const listen = (server: Server | HttpsServer) =>
-  new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
 
 /**
  * Seed 001: "when a primary custom domain is live, the default subdomain redirects to it". Live is
@@ -34,26 +21,15 @@ const listen = (server: Server | HttpsServer) =>
 for (const dialect of testDialects()) {
   describe(`the default address redirects to the live primary domain (${dialect})`, () => {
     let dns: TestDns;
-    let p: TestPlatform;
-    let owner: Actor;
-    let store: CertificateStore;
-    let issuer: InternalIssuer;
-    let origin: Server;
-    let edge: TestEdge;
+    let origin: LoopbackServer;
+    let s: TlsEdgeSite;
 
-    const obtain = () =>
-      obtainDueCertificates(p.ctx, {
-        issuer,
-        store,
-        challenges: databaseChallenges(p.ctx.db, () => p.clock.now()),
-        nodeId: 'test',
-        leaseMs: 60_000,
-      });
+    const obtain = () => s.obtain({ nodeId: 'test' });
     const plain = (host: string, path: string, init: { method?: string; body?: string } = {}) =>
-      requestAs(edge.httpPort, host, path, init);
+      requestAs(s.edge.httpPort, host, path, init);
     /** Over TLS; the default address has no certificate of its own, so the name is not checked. */
-    const secure = (host: string, path: string) => secureRequestAs(edge.httpsPort, host, path);
-    const apply = (yaml: string) => applyDomainConfig(p.ctx, owner, 'petstore', yaml);
+    const secure = (host: string, path: string) => secureRequestAs(s.edge.httpsPort, host, path);
+    const apply = (yaml: string) => applyDomainConfig(s.p.ctx, s.owner, 'petstore', yaml);
     const servesSite = async (why: string) => {
       const page = await plain(DEFAULT_HOST, '/openapi.json?x=1');
       assert.equal(page.status, 200, why);
@@ -62,51 +38,23 @@ for (const dialect of testDialects()) {
     };
 
     before(async () => {
-      dns = await startDns({ zones: ['example.test', 'platform.test'] });
-      await dns.setRecords('platform.test', [{ name: 'petstore', type: 'A', value: '127.0.0.1' }]);
-      await dns.setRecords('example.test', [
-        { name: 'shop', type: 'CNAME', value: DEFAULT_HOST },
-        { name: 'www', type: 'CNAME', value: DEFAULT_HOST },
-      ]);
-      p = await startPlatformContext(dialect, { DNS_SERVERS: dns.servers.join(',') });
-      p.clock.set(Date.now());
-      store = new CertificateStore(p.ctx.db, [KEY]);
-      issuer = new InternalIssuer(await store.internalCa(p.clock.now()));
-      origin = createServer((req, res) => {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ method: req.method, url: req.url }));
-      });
-      await listen(origin);
-      const seeded = await seedTeam(p.ctx);
-      owner = seeded.owner;
-      await createProject(p.ctx, owner, {
-        teamId: seeded.team.id,
-        slug: 'petstore',
-        name: 'P',
-        originUrl: `http://127.0.0.1:${port(origin)}`,
-      });
-      await deployProject(p.ctx, owner, 'petstore', {
-        document: JSON.stringify({ openapi: '3.0.3', info: { title: 'T', version: '1' }, paths: {} }),
-      });
-      edge = await startTestEdge(p, {
-        store,
-        defaultCertificate: await issuer.issue('platform.test'),
+      dns = await startSiteDns('shop', 'www');
+      origin = await recordingOrigin({ reply: ({ method, url }) => ({ method, url }) });
+      s = await startTlsEdgeSite(dialect, {
+        env: { DNS_SERVERS: dns.servers.join(',') },
+        now: true,
+        projects: [{ slug: 'petstore', name: 'P', originUrl: origin.url, title: 'T' }],
         responseTimeoutMs: 2000,
       });
     });
 
-    after(async () => {
-      await edge?.close();
-      origin?.close();
-      await p?.close();
-      await dns?.stop();
-    });
+    after(() => closeAll(s, origin, dns));
 
     it('serves the site at the default address while the primary is not live yet', async () => {
-      await addDomain(p.ctx, owner, 'petstore', 'shop.example.test');
+      await addDomain(s.p.ctx, s.owner, 'petstore', 'shop.example.test');
       await apply('domains:\n  primary: shop.example.test\n');
       await servesSite('primary set, not verified');
-      await verifyDomain(p.ctx, owner, 'petstore', 'shop.example.test');
+      await verifyDomain(s.p.ctx, s.owner, 'petstore', 'shop.example.test');
       await servesSite('primary verified, no certificate yet');
     });
 
@@ -116,12 +64,15 @@ for (const dialect of testDialects()) {
       const fromHttp = await plain(DEFAULT_HOST, '/openapi.json?x=1');
       assert.equal(fromHttp.status, 308);
       // Straight to HTTPS on the primary: one hop.
-      assert.equal(fromHttp.headers.location, `https://shop.example.test:${edge.httpsPort}/openapi.json?x=1`);
+      assert.equal(
+        fromHttp.headers.location,
+        `https://shop.example.test:${s.edge.httpsPort}/openapi.json?x=1`,
+      );
       assert.equal(fromHttp.headers['cache-control'], 'max-age=3600');
       const fromHttps = await secure(DEFAULT_HOST, '/?tab=pets');
       assert.equal(fromHttps.status, 308);
       // The port the connection came to, whatever the Host header says (it said none here).
-      assert.equal(fromHttps.headers.location, `https://shop.example.test:${edge.httpsPort}/?tab=pets`);
+      assert.equal(fromHttps.headers.location, `https://shop.example.test:${s.edge.httpsPort}/?tab=pets`);
       // Existing API clients keep working at the default address (no cross-host redirect).
       const api = await plain(DEFAULT_HOST, '/api/pets?limit=1', { method: 'POST', body: '{}' });
       assert.equal(api.status, 200);
@@ -134,14 +85,14 @@ for (const dialect of testDialects()) {
     });
 
     it('sends a redirect aimed at the default address straight to the primary', async () => {
-      await addDomain(p.ctx, owner, 'petstore', 'www.example.test');
+      await addDomain(s.p.ctx, s.owner, 'petstore', 'www.example.test');
       await apply(
         `domains:\n  primary: shop.example.test\n  redirects:\n    - from: www.example.test\n      to: ${DEFAULT_HOST}\n      status: 301\n`,
       );
-      await verifyDomain(p.ctx, owner, 'petstore', 'www.example.test');
+      await verifyDomain(s.p.ctx, s.owner, 'petstore', 'www.example.test');
       const www = await plain('www.example.test', '/a?b=c');
       assert.equal(www.status, 301);
-      assert.equal(www.headers.location, `https://shop.example.test:${edge.httpsPort}/a?b=c`);
+      assert.equal(www.headers.location, `https://shop.example.test:${s.edge.httpsPort}/a?b=c`);
     });
 
     it('serves the default address again when the primary is unset, and redirects again when set', async () => {
@@ -154,21 +105,21 @@ for (const dialect of testDialects()) {
     });
 
     it('stops redirecting when the primary’s certificate expires, without a published change', async () => {
-      const stored = await store.load('shop.example.test');
+      const stored = await s.certificates.store.load('shop.example.test');
       assert.ok(stored);
-      const now = p.clock.now().getTime();
-      p.clock.set(stored.notAfter.getTime() + 1);
+      const now = s.p.clock.now().getTime();
+      s.p.clock.set(stored.notAfter.getTime() + 1);
       try {
         assert.equal((await plain(DEFAULT_HOST, '/openapi.json')).status, 200);
       } finally {
-        p.clock.set(now);
+        s.p.clock.set(now);
       }
-      edge.handler.table.invalidate();
+      s.edge.handler.table.invalidate();
       assert.equal((await plain(DEFAULT_HOST, '/')).status, 308);
     });
 
     it('serves the default address again when the primary domain is removed', async () => {
-      await removeDomain(p.ctx, owner, 'petstore', 'shop.example.test');
+      await removeDomain(s.p.ctx, s.owner, 'petstore', 'shop.example.test');
       await servesSite('primary removed');
     });
   });

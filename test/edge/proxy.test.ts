@@ -5,6 +5,7 @@ import { createServer, request, type Server, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { OriginProxy, originGuard } from '../../src/edge/index.ts';
+import { type LoopbackServer, startProxyFront } from '../support/edge-site.ts';
 
 /**
  * OriginProxy on its own, between a real client and a real origin: the bytes of every kind of
@@ -39,7 +40,7 @@ function fetchRaw(
 
 describe('the origin proxy: answers byte for byte, large answers streamed, abandoned answers stopped', () => {
   let origin: Server;
-  let front: Server;
+  let front: LoopbackServer;
   let proxy: OriginProxy;
   let streaming: ServerResponse | undefined;
   let streamingStarted: () => void = () => {};
@@ -81,26 +82,18 @@ describe('the origin proxy: answers byte for byte, large answers streamed, aband
       connectTimeoutMs: 1000,
       responseTimeoutMs: 5000,
     });
-    front = createServer((req, res) => {
-      void proxy.forward(req, res, `http://127.0.0.1:${port(origin)}`, req.url ?? '/', {
-        clientAddress: '127.0.0.1',
-        host: 'x.test',
-        proto: 'http',
-        requestId: 'req-1',
-      });
-    });
-    await listen(front);
+    front = await startProxyFront(proxy, (url) => [`http://127.0.0.1:${port(origin)}`, url]);
   });
 
   after(async () => {
-    front?.close();
+    front?.server.close();
     origin?.closeAllConnections();
     origin?.close();
     await proxy?.close();
   });
 
   it('passes a small binary answer unchanged: status, every byte, repeated headers; drops hop-by-hop ones', async () => {
-    const answer = await fetchRaw(port(front), 'GET', '/bytes');
+    const answer = await fetchRaw(front.port, 'GET', '/bytes');
     assert.equal(answer.status, 201);
     assert.deepEqual(answer.body, ALL_BYTES);
     assert.equal(answer.headers['content-length'], '256');
@@ -111,21 +104,21 @@ describe('the origin proxy: answers byte for byte, large answers streamed, aband
   });
 
   it('answers HEAD with the headers and no body', async () => {
-    const answer = await fetchRaw(port(front), 'HEAD', '/bytes');
+    const answer = await fetchRaw(front.port, 'HEAD', '/bytes');
     assert.equal(answer.status, 201);
     assert.equal(answer.headers['content-length'], '256');
     assert.equal(answer.body.length, 0);
   });
 
   it('streams a large answer whole, and forwards a request body', async () => {
-    const answer = await fetchRaw(port(front), 'GET', '/big');
+    const answer = await fetchRaw(front.port, 'GET', '/big');
     assert.equal(answer.status, 200);
     assert.equal(answer.body.length, BIG.length);
     assert.equal(
       createHash('sha256').update(answer.body).digest('hex'),
       createHash('sha256').update(BIG).digest('hex'),
     );
-    const echoed = await fetchRaw(port(front), 'POST', '/echo', 'héllo');
+    const echoed = await fetchRaw(front.port, 'POST', '/echo', 'héllo');
     assert.equal(echoed.body.toString(), 'POST héllo');
   });
 
@@ -133,7 +126,7 @@ describe('the origin proxy: answers byte for byte, large answers streamed, aband
     const started = new Promise<void>((resolve) => {
       streamingStarted = resolve;
     });
-    const req = request({ host: '127.0.0.1', port: port(front), path: '/forever' });
+    const req = request({ host: '127.0.0.1', port: front.port, path: '/forever' });
     req.end();
     const [res] = (await once(req, 'response')) as [NodeJS.ReadableStream];
     await once(res, 'data');

@@ -5,13 +5,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { petstoreDocument } from '../../src/petstore/index.ts';
 import { addDomain } from '../../src/platform/domains/add-domain.ts';
 import { verifyDomain } from '../../src/platform/domains/verify-domain.ts';
-import { deployProject } from '../../src/platform/projects/deploys.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
 import { testDialects } from '../support/databases.ts';
-import { startDns, type TestDns } from '../support/dns.ts';
+import type { TestDns } from '../support/dns.ts';
+import { seedSites, startSiteDns } from '../support/edge-site.ts';
 import { seededOriginGuard } from '../support/origins.ts';
 import { startPetstore, TEST_DEPRECATION, type TestPetstore } from '../support/petstore.ts';
-import { seedTeam } from '../support/platform.ts';
 import { loopbackFetch, walkPetstore } from '../support/published-walk.ts';
 import { startTestNode, type TestNode } from '../support/test-node.ts';
 
@@ -33,26 +31,18 @@ for (const dialect of testDialects()) {
     let rootPem: string;
 
     before(async () => {
-      dns = await startDns({ zones: ['example.test', 'platform.test'] });
-      await dns.setRecords('platform.test', [{ name: 'petstore', type: 'A', value: '127.0.0.1' }]);
-      await dns.setRecords('example.test', [
-        { name: 'shop', type: 'CNAME', value: 'petstore.platform.test' },
-      ]);
+      dns = await startSiteDns('shop');
       node = await startTestNode(dialect, { env: { DNS_SERVERS: dns.servers.join(',') } });
       // The client checks certificates against the real time: they are issued for now.
       node.clock.set(Date.now());
       rootPem = readFileSync(node.node.rootPemFile, 'utf8');
       petstore = await startPetstore(dialect);
-      const { owner, team } = await seedTeam(node.ctx, 'enterprise');
-      await createProject(node.ctx, owner, {
-        teamId: team.id,
-        slug: 'petstore',
-        name: 'Petstore',
-        originUrl: await petstore.listen(),
-      });
-      await deployProject(node.ctx, owner, 'petstore', {
-        document: JSON.stringify(petstoreDocument(TEST_DEPRECATION)),
-      });
+      const document = JSON.stringify(petstoreDocument(TEST_DEPRECATION));
+      const { owner } = await seedSites(
+        node.ctx,
+        [{ slug: 'petstore', name: 'Petstore', originUrl: await petstore.listen(), document }],
+        'enterprise',
+      );
       // The project's loopback origin is granted to its team (an admin's grant).
       await seededOriginGuard(node.ctx);
 

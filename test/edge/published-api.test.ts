@@ -1,15 +1,12 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { petstoreDocument } from '../../src/petstore/index.ts';
-import { deployProject } from '../../src/platform/projects/deploys.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
+import { closeAll } from '../support/cleanup.ts';
+import { type LoopbackServer, seedSites, startOrigin } from '../support/edge-site.ts';
 import { requestAs } from '../support/http.ts';
 import { seededOriginGuard } from '../support/origins.ts';
 import { startPetstore, TEST_DEPRECATION, type TestPetstore } from '../support/petstore.ts';
-import { seedTeam } from '../support/platform.ts';
 import { loopbackFetch, walkPetstore } from '../support/published-walk.ts';
 import { startTestNode, type TestNode } from '../support/test-node.ts';
 
@@ -39,7 +36,7 @@ const WIDGETS_DOCUMENT = {
 describe('published APIs through the edge', () => {
   let node: TestNode;
   let petstore: TestPetstore;
-  let widgets: Server;
+  let widgets: LoopbackServer;
   let widgetCalls: string[];
   let rootPem: string;
   let deployedAt: Date;
@@ -51,41 +48,35 @@ describe('published APIs through the edge', () => {
     rootPem = readFileSync(node.node.rootPemFile, 'utf8');
     petstore = await startPetstore('sqlite');
     widgetCalls = [];
-    widgets = createServer((req, res) => {
+    widgets = await startOrigin((req, res) => {
       widgetCalls.push(req.url ?? '');
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('{"ok":true}');
     });
-    await new Promise<void>((resolve) => widgets.listen(0, '127.0.0.1', resolve));
-    const { owner, team } = await seedTeam(node.ctx, 'enterprise');
-    await createProject(node.ctx, owner, {
-      teamId: team.id,
-      slug: 'petstore',
-      name: 'Petstore',
-      originUrl: await petstore.listen(),
-    });
-    await deployProject(node.ctx, owner, 'petstore', {
-      document: JSON.stringify(petstoreDocument(TEST_DEPRECATION)),
-    });
-    await createProject(node.ctx, owner, {
-      teamId: team.id,
-      slug: 'widgets',
-      name: 'Widgets',
-      originUrl: `http://127.0.0.1:${(widgets.address() as AddressInfo).port}`,
-    });
-    const deploy = await deployProject(node.ctx, owner, 'widgets', {
-      document: JSON.stringify(WIDGETS_DOCUMENT),
-    });
-    deployedAt = new Date(deploy.createdAt);
+    const { deploys } = await seedSites(
+      node.ctx,
+      [
+        {
+          slug: 'petstore',
+          name: 'Petstore',
+          originUrl: await petstore.listen(),
+          document: JSON.stringify(petstoreDocument(TEST_DEPRECATION)),
+        },
+        {
+          slug: 'widgets',
+          name: 'Widgets',
+          originUrl: widgets.url,
+          document: JSON.stringify(WIDGETS_DOCUMENT),
+        },
+      ],
+      'enterprise',
+    );
+    deployedAt = new Date(deploys[1]?.createdAt as string);
     // The projects' loopback origins are granted to their team (an admin's grant).
     await seededOriginGuard(node.ctx);
   });
 
-  after(async () => {
-    await node?.stop();
-    widgets?.close();
-    await petstore?.close();
-  });
+  after(() => closeAll(node, widgets, petstore));
 
   for (const [scheme, http2] of [
     ['http', false],

@@ -5,13 +5,13 @@ import { runInNewContext } from 'node:vm';
 import { DocumentCache, type PublishedDeploy } from '../../src/edge/published-site.ts';
 import { buildPlatformApp } from '../../src/main/platform-app.ts';
 import { createToken } from '../../src/platform/accounts/credentials.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
 import { referenceAssets } from '../../src/web/reference/index.ts';
 import { closeAll } from '../support/cleanup.ts';
 import { testDialects } from '../support/databases.ts';
 import { type PlainEdge, startPlainEdge } from '../support/edge.ts';
+import { seedSites } from '../support/edge-site.ts';
 import { requestAs } from '../support/http.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
 /**
  * Issue 26: 15 redeploys of Stripe's document grew the edge's RSS from 451 to 783 MB (the
@@ -74,15 +74,9 @@ for (const dialect of testDialects()) {
 
     before(async () => {
       p = await startPlatformContext(dialect, { PLATFORM_DOMAIN: 'localhost' });
-      const { owner, team } = await seedTeam(p.ctx, 'enterprise');
-      projectId = (
-        await createProject(p.ctx, owner, {
-          teamId: team.id,
-          slug: 'big',
-          name: 'Big',
-          originUrl: 'http://127.0.0.1:9',
-        })
-      ).id;
+      const big = { slug: 'big', name: 'Big', originUrl: 'http://127.0.0.1:9', document: false } as const;
+      const { owner, projects } = await seedSites(p.ctx, [big], 'enterprise');
+      projectId = projects[0]?.id as number;
       app = buildPlatformApp(p.ctx);
       await app.ready();
       token = (await createToken(p.ctx, owner, 'tests')).token;

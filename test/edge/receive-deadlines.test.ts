@@ -3,7 +3,7 @@ import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { closeAll } from '../support/cleanup.ts';
 import { type HttpEdge, startHttpEdge } from '../support/edge.ts';
-import { seedProject, seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { type EdgeSite, startEdgeSite } from '../support/edge-site.ts';
 
 /**
  * The edge's own listeners answer what node:http could not read with the Error body: a body that
@@ -11,23 +11,18 @@ import { seedProject, seedTeam, startPlatformContext, type TestPlatform } from '
  * node:http wrote its bare 408/400 (or, with Fastify's 0 default, nothing for 400 s).
  */
 describe('the edge listeners: deadlines and unreadable requests in the Error body', () => {
-  let p: TestPlatform;
+  let site: EdgeSite;
   let edge: HttpEdge;
 
   before(async () => {
-    p = await startPlatformContext('sqlite', { HEADERS_TIMEOUT: '300ms', RECEIVE_TIMEOUT: '500ms' });
-    const { owner, team } = await seedTeam(p.ctx);
-    await seedProject(p.ctx, owner, {
-      teamId: team.id,
-      slug: 'shop',
-      name: 'Shop',
-      originUrl: 'http://127.0.0.1:9',
-      title: 'T',
+    site = await startEdgeSite('sqlite', {
+      env: { HEADERS_TIMEOUT: '300ms', RECEIVE_TIMEOUT: '500ms' },
+      projects: [{ slug: 'shop', originUrl: 'http://127.0.0.1:9', title: 'T' }],
     });
-    edge = await startHttpEdge(p.ctx);
+    edge = await startHttpEdge(site.p.ctx);
   });
 
-  after(() => closeAll(edge, p));
+  after(() => closeAll(edge, site));
 
   function send(bytes: string): Promise<{ answer: string; ms: number }> {
     return new Promise((resolve) => {

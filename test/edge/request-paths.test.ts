@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { deployProject } from '../../src/platform/projects/deploys.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
+import { closeAll } from '../support/cleanup.ts';
 import { testDialects } from '../support/databases.ts';
 import { type PlainEdge, startPlainEdge } from '../support/edge.ts';
+import { type EdgeSite, type LoopbackServer, startEdgeSite, startOrigin } from '../support/edge-site.ts';
 import { type Reply, requestAs } from '../support/http.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
 /**
  * What the edge makes of a request's path and head before the origin sees it (issue 25): the
@@ -60,9 +58,8 @@ const timed = async (run: () => Promise<Reply>) => {
 
 for (const dialect of testDialects()) {
   describe(`request paths and heads at the edge (${dialect})`, () => {
-    let p: TestPlatform;
-    let origin: Server;
-    let originPort: number;
+    let site: EdgeSite;
+    let origin: LoopbackServer;
     let seen: Seen[];
     let edge: PlainEdge;
 
@@ -70,47 +67,35 @@ for (const dialect of testDialects()) {
       requestAs(edge.port, 'shop.platform.test', path, { hangMs: 10_000, ...init });
 
     before(async () => {
-      p = await startPlatformContext(dialect);
       seen = [];
-      origin = createServer((req, res) => {
+      origin = await startOrigin((req, res) => {
         seen.push({ url: req.url ?? '', headers: req.headers });
         if (req.url === '/base/redirect') {
-          res.writeHead(302, { location: `http://127.0.0.1:${originPort}/base/b`, 'content-length': 0 });
+          res.writeHead(302, { location: `${origin.url}/base/b`, 'content-length': 0 });
           res.end();
           return;
         }
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ url: req.url }));
       });
-      await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', resolve));
-      originPort = (origin.address() as AddressInfo).port;
-      const { owner, team } = await seedTeam(p.ctx);
-      for (const slug of ['shop', 'hostile']) {
-        await createProject(p.ctx, owner, {
-          teamId: team.id,
-          slug,
-          name: slug,
-          originUrl: `http://127.0.0.1:${originPort}/base`,
-        });
-      }
-      await deployProject(p.ctx, owner, 'shop', { document: JSON.stringify(SHOP_DOCUMENT) });
-      // As a deploy made before templates were checked would have stored it.
-      const hostile = await deployProject(p.ctx, owner, 'hostile', {
-        document: JSON.stringify({ ...HOSTILE_DOCUMENT, paths: { '/x': { get: operation() } } }),
+      const originUrl = `${origin.url}/base`;
+      // The hostile deploy as one made before templates were checked would have stored it.
+      const checked = { ...HOSTILE_DOCUMENT, paths: { '/x': { get: operation() } } };
+      site = await startEdgeSite(dialect, {
+        projects: [
+          { slug: 'shop', originUrl, document: JSON.stringify(SHOP_DOCUMENT) },
+          { slug: 'hostile', originUrl, document: JSON.stringify(checked) },
+        ],
       });
-      await p.ctx.db
+      await site.p.ctx.db
         .updateTable('deploys')
         .set({ document: JSON.stringify(HOSTILE_DOCUMENT) })
-        .where('id', '=', hostile.id)
+        .where('id', '=', site.deploys[1]?.id as number)
         .execute();
-      edge = await startPlainEdge(p);
+      edge = await startPlainEdge(site.p);
     });
 
-    after(async () => {
-      await edge?.close();
-      origin?.close();
-      await p?.close();
-    });
+    after(() => closeAll(edge, origin, site));
 
     it('answers a long path on a document with adjacent parameters at once, and other sites meanwhile', async () => {
       // Warm: routing table, documents and origin connections read before the clock starts.

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { RoutingTable } from '../../src/edge/index.ts';
 import { testDialects } from '../support/databases.ts';
-import { seedProject, seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { type EdgeSite, startEdgeSite } from '../support/edge-site.ts';
 
 /**
  * The routing table never answers from a table read before the latest change: a lookup that
@@ -12,31 +12,23 @@ import { seedProject, seedTeam, startPlatformContext, type TestPlatform } from '
  */
 for (const dialect of testDialects()) {
   describe(`the routing table after a change (${dialect})`, () => {
-    let p: TestPlatform;
+    let site: EdgeSite;
     let table: RoutingTable;
 
     before(async () => {
-      p = await startPlatformContext(dialect);
-      const { owner, team } = await seedTeam(p.ctx);
-      await seedProject(p.ctx, owner, {
-        teamId: team.id,
-        slug: 'shop',
-        name: 'Shop',
-        originUrl: 'http://192.0.2.1',
-        title: 'T',
+      site = await startEdgeSite(dialect, {
+        projects: [{ slug: 'shop', originUrl: 'http://192.0.2.1', title: 'T' }],
       });
-      table = new RoutingTable(p.ctx.db, 'platform.test', p.clock);
+      table = new RoutingTable(site.p.ctx.db, 'platform.test', site.p.clock);
     });
 
-    after(async () => {
-      await p?.close();
-    });
+    after(() => site?.close());
 
     it('answers lookups during a reload with the table read after the change, never the old one', async () => {
       const first = await table.lookup('shop.platform.test');
       assert.equal(first?.kind, 'project');
       // The project stops being published; the change is reported...
-      await p.ctx.db
+      await site.p.ctx.db
         .updateTable('projects')
         .set({ active_deploy_id: null })
         .where('slug', '=', 'shop')

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { createServer, type IncomingHttpHeaders, request, type Server } from 'node:http';
-import { type AddressInfo, connect } from 'node:net';
+import { request } from 'node:http';
+import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { deployProject } from '../../src/platform/projects/deploys.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
+import { closeAll } from '../support/cleanup.ts';
 import { type HttpEdge, startHttpEdge } from '../support/edge.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import type { SeenRequest } from '../support/edge-site.ts';
+import { SMUGGLED, type SmugglingTarget, startSmugglingTarget } from '../support/edge-smuggling.ts';
 
 /**
  * The request-smuggling corpus: each attack goes to the edge on a connection of its own, and a
@@ -14,16 +14,6 @@ import { seedTeam, startPlatformContext, type TestPlatform } from '../support/pl
  * `DELETE /pets/2 … X-Ignore:` that would swallow the victim's request line), the victim gets its
  * own answer, and the forwarding headers are the edge's. Ambiguous framing is refused with 400.
  */
-interface Seen {
-  method: string;
-  url: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-const SMUGGLED =
-  'GET /smuggled HTTP/1.1\r\nHost: shop\r\n\r\nDELETE /pets/2 HTTP/1.1\r\nHost: shop\r\nX-Ignore: ';
-
 /** Sends raw bytes on a fresh connection and returns everything the edge answered. */
 function raw(port: number, bytes: string, waitMs = 1500): Promise<string> {
   return new Promise((resolve) => {
@@ -68,46 +58,19 @@ function victim(port: number): Promise<{ status: number; body: string }> {
 }
 
 describe('request smuggling through the edge: the edge owns the framing', () => {
-  let p: TestPlatform;
-  let origin: Server;
+  let target: SmugglingTarget;
   let edge: HttpEdge;
   let edgePort: number;
-  const seen: Seen[] = [];
+  let seen: SeenRequest[];
 
   before(async () => {
-    origin = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        const body = Buffer.concat(chunks).toString('latin1');
-        seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
-        const text = JSON.stringify({ url: req.url, auth: req.headers.authorization ?? null });
-        res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-        res.end(text);
-      });
-    });
-    await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', resolve));
-    p = await startPlatformContext('sqlite');
-    const { owner, team } = await seedTeam(p.ctx);
-    await createProject(p.ctx, owner, {
-      teamId: team.id,
-      slug: 'shop',
-      name: 'Shop',
-      originUrl: `http://127.0.0.1:${(origin.address() as AddressInfo).port}`,
-    });
-    await deployProject(p.ctx, owner, 'shop', {
-      document: JSON.stringify({ openapi: '3.0.3', info: { title: 'Shop', version: '1' }, paths: {} }),
-    });
-    edge = await startHttpEdge(p.ctx, { connectTimeoutMs: 1000, responseTimeoutMs: 2000 });
+    target = await startSmugglingTarget(({ url, headers }) => ({ url, auth: headers.authorization ?? null }));
+    seen = target.origin.seen;
+    edge = await startHttpEdge(target.site.p.ctx, { connectTimeoutMs: 1000, responseTimeoutMs: 2000 });
     edgePort = edge.port;
   });
 
-  after(async () => {
-    await edge?.close();
-    origin?.close();
-    origin?.closeAllConnections();
-    await p?.close();
-  });
+  after(() => closeAll(edge, target));
 
   const head = (lines: string[]) => `${lines.join('\r\n')}\r\n\r\n`;
   const post = (extra: string[]) => ['POST /api/attack HTTP/1.1', 'Host: shop.platform.test', ...extra];
@@ -269,7 +232,7 @@ describe('request smuggling through the edge: the edge owns the framing', () => 
             ['/victim', ''],
           ],
         );
-        const forwarded = seen[0] as Seen;
+        const forwarded = seen[0] as SeenRequest;
         assert.equal(forwarded.headers['x-forwarded-for'], '127.0.0.1');
         assert.equal(forwarded.headers.forwarded, 'for=127.0.0.1;host=shop.platform.test;proto=http');
         assert.match(String(forwarded.headers['x-request-id']), /^[0-9a-f-]{36}$/);
@@ -302,7 +265,7 @@ describe('request smuggling through the edge: the edge owns the framing', () => 
       ]),
     );
     assert.deepEqual(statusLines(answer), ['HTTP/1.1 200']);
-    const forwarded = seen[0] as Seen;
+    const forwarded = seen[0] as SeenRequest;
     assert.equal(forwarded.headers.upgrade, undefined);
     assert.equal(forwarded.headers['http2-settings'], undefined);
     assert.notEqual(forwarded.headers.connection, 'Upgrade, HTTP2-Settings');

@@ -2,22 +2,22 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { KeyObject, webcrypto, X509Certificate } from 'node:crypto';
-import { createServer, request as httpRequest, type Server } from 'node:http';
-import { request as httpsRequest } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { request as httpRequest } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { type ConnectionOptions, checkServerIdentity, connect, type TLSSocket } from 'node:tls';
+import { type ConnectionOptions, checkServerIdentity, connect } from 'node:tls';
 import * as x509 from '@peculiar/x509';
-import { parseSealingKey } from '../../src/lib/sealed-box.ts';
-import { CertificateStore } from '../../src/platform/certificates/certificate-store.ts';
 import { DefaultAddressCertificates } from '../../src/platform/certificates/default-addresses.ts';
-import { InternalIssuer } from '../../src/platform/certificates/internal-issuer.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
+import { closeAll } from '../support/cleanup.ts';
 import { testDialects } from '../support/databases.ts';
 import { startTestEdge, type TestEdge } from '../support/edge.ts';
-import { seedProject, seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
-
-const KEY = parseSealingKey(`k1:${Buffer.alloc(32, 13).toString('base64')}`);
+import {
+  type EdgeSite,
+  internalCertificates,
+  type LoopbackServer,
+  recordingOrigin,
+  startEdgeSite,
+} from '../support/edge-site.ts';
+import { tlsGet } from '../support/edge-tls.ts';
 
 interface Handshake {
   readonly protocol: string | null;
@@ -61,9 +61,9 @@ async function rsaCertificate(hostname: string) {
  */
 for (const dialect of testDialects()) {
   describe(`the edge's TLS policy (${dialect})`, () => {
-    let p: TestPlatform;
+    let site: EdgeSite;
     let edge: TestEdge;
-    let origin: Server;
+    let origin: LoopbackServer;
     let rootPem: string;
     let issued = 0;
 
@@ -83,35 +83,9 @@ for (const dialect of testDialects()) {
         socket.on('error', reject);
       });
 
+    /** The handshake's identity is checked by the tests that care; this one reads the answer. */
     const get = (host: string, path: string, servername: string = host) =>
-      new Promise<{ status: number; headers: Record<string, unknown>; text: string; peer: X509Certificate }>(
-        (resolve, reject) => {
-          const req = httpsRequest(
-            {
-              host: '127.0.0.1',
-              port: edge.httpsPort,
-              path,
-              servername,
-              headers: { host },
-              ca: rootPem,
-              agent: false,
-              // The handshake's identity is checked by the tests that care; this one reads the answer.
-              checkServerIdentity: () => undefined,
-            },
-            (res) => {
-              const peer = new X509Certificate((res.socket as TLSSocket).getPeerCertificate().raw);
-              let text = '';
-              res.setEncoding('utf8');
-              res.on('data', (c: string) => {
-                text += c;
-              });
-              res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text, peer }));
-            },
-          );
-          req.on('error', reject);
-          req.end();
-        },
-      );
+      tlsGet(edge.httpsPort, host, path, { ca: rootPem, servername, anyName: true });
 
     const plain = (host: string, path: string) =>
       new Promise<{ status: number; headers: Record<string, unknown> }>((resolve, reject) => {
@@ -127,48 +101,33 @@ for (const dialect of testDialects()) {
       });
 
     before(async () => {
-      p = await startPlatformContext(dialect);
-      // TLS clients check validity against the real time: certificates are issued for now.
-      p.clock.set(Date.now());
-      const store = new CertificateStore(p.ctx.db, [KEY]);
-      const ca = await store.internalCa(p.clock.now());
-      rootPem = ca.certificatePem;
-      origin = createServer((req, res) => {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ url: req.url }));
+      origin = await recordingOrigin();
+      site = await startEdgeSite(dialect, {
+        now: true,
+        projects: [
+          { slug: 'petstore', name: 'P', originUrl: origin.url, title: 'T' },
+          // Created, never deployed: not routed, so no certificate either.
+          { slug: 'draft', name: 'D', originUrl: origin.url, document: false },
+        ],
       });
-      await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', resolve));
-      const { owner, team } = await seedTeam(p.ctx);
-      const originUrl = `http://127.0.0.1:${(origin.address() as AddressInfo).port}`;
-      await seedProject(p.ctx, owner, {
-        teamId: team.id,
-        slug: 'petstore',
-        name: 'P',
-        originUrl,
-        title: 'T',
-      });
-      // Created, never deployed: not routed, so no certificate either.
-      await createProject(p.ctx, owner, { teamId: team.id, slug: 'draft', name: 'D', originUrl });
-      const internal = new InternalIssuer(ca);
-      const counting = new DefaultAddressCertificates(p.ctx.db, 'platform.test', internal);
+      const { p } = site;
+      const certificates = await internalCertificates(p);
+      rootPem = certificates.rootPem;
+      const counting = new DefaultAddressCertificates(p.ctx.db, 'platform.test', certificates.issuer);
       const issue = counting.issue.bind(counting);
       counting.issue = (host) => {
         issued++;
         return issue(host);
       };
-      await store.save('rsa.example.test', await rsaCertificate('rsa.example.test'), p.clock.now());
-      edge = await startTestEdge(p, {
-        store,
-        defaultCertificate: await internal.issue('platform.test'),
-        defaultAddresses: counting,
-      });
+      await certificates.store.save(
+        'rsa.example.test',
+        await rsaCertificate('rsa.example.test'),
+        p.clock.now(),
+      );
+      edge = await startTestEdge(p, { ...certificates, defaultAddresses: counting });
     });
 
-    after(async () => {
-      await edge?.close();
-      origin?.close();
-      await p?.close();
-    });
+    after(() => closeAll(edge, origin, site));
 
     it('offers TLS 1.2 with ECDHE and AEAD ciphers only: no CBC, no RSA key exchange', async () => {
       const tls12 = { servername: 'platform.test', maxVersion: 'TLSv1.2' } as const;

@@ -283,6 +283,24 @@ describe('TrafficRecorder', () => {
     assert.equal(kept.counts.length, 1);
   });
 
+  it('a minute written and let go is counted afresh when the clock comes back to it', async () => {
+    const clock = new ManualClock('2026-11-27T04:21:30Z');
+    const kept = keptBatches();
+    const recorder = new TrafficRecorder({ clock, writer: kept.writer, limits });
+    recorder.record(request());
+    recorder.record(request());
+    clock.set('2026-11-27T04:22:30Z');
+    await recorder.flushCounts();
+    assert.equal(recorder.seriesCount, 0, 'the written minute is over and let go');
+    clock.set('2026-11-27T04:21:40Z');
+    recorder.record(request());
+    await recorder.flushCounts();
+    const rows = (batch: number) =>
+      kept.counts[batch]?.minutes.map((m) => [m.operation, m.minute, m.requests]);
+    assert.deepEqual(rows(0), [['GET /pets', '2026-11-27T04:21:00.000Z', 2]]);
+    assert.deepEqual(rows(1), [['GET /pets', '2026-11-27T04:21:00.000Z', 1]]);
+  });
+
   it('a minute is written with its running totals (the node overwrites its own row), then forgotten', async () => {
     const clock = new ManualClock('2026-11-27T04:21:10Z');
     const kept = keptBatches();
@@ -485,5 +503,39 @@ describe('TrafficRecorder', () => {
       'status',
     ]);
     assert.equal(kept.logs[0]?.entries[0]?.at, '2026-11-27T04:21:10.123Z');
+  });
+
+  it("on the schedule, a busy project's log is written every busyEveryMs, a quiet one's every flush", async () => {
+    const clock = new ManualClock('2026-11-27T04:21:10Z');
+    const kept = keptBatches();
+    const recorder = new TrafficRecorder({ clock, writer: kept.writer, limits });
+    const written = () => kept.logs.flatMap((batch) => batch.entries.map((e) => e.requestId));
+    let n = 0;
+    // Each second: 15 requests of project 1 (more than the 10 the log keeps), 1 of project 2.
+    const second = async () => {
+      for (let i = 0; i < 15; i++) recorder.record(request({ requestId: `a${n++}` }));
+      recorder.record(request({ requestId: `b${n++}`, projectId: 2 }));
+      clock.advance(1_000);
+      await recorder.flushLogs({ busyEveryMs: 5_000 });
+    };
+    await second();
+    // The first write of a busy project is not held back: its last 10, and project 2's one.
+    assert.deepEqual(written(), [...Array.from({ length: 10 }, (_, i) => `a${5 + i}`), 'b15']);
+    kept.logs.length = 0;
+    for (let s = 2; s <= 5; s++) await second();
+    // Seconds 2–5: project 2 each second, project 1 held (its ring keeps its last 10).
+    assert.deepEqual(written(), ['b31', 'b47', 'b63', 'b79']);
+    kept.logs.length = 0;
+    await second();
+    // Second 6, 5 s after its last write: project 1's last 10, then project 2's.
+    assert.deepEqual(written(), [...Array.from({ length: 10 }, (_, i) => `a${85 + i}`), 'b95']);
+    kept.logs.length = 0;
+    // A flush that is not the schedule's (tests, a node's stop) writes what every project holds.
+    for (let i = 0; i < 12; i++) recorder.record(request({ requestId: `c${i}` }));
+    await recorder.flushLogs();
+    assert.deepEqual(
+      written(),
+      Array.from({ length: 10 }, (_, i) => `c${2 + i}`),
+    );
   });
 });

@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import { type AddressInfo, connect } from 'node:net';
+import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { LatencySketch } from '../../src/lib/latency-sketch.ts';
-import { deployProject } from '../../src/platform/projects/deploys.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
+import { closeAll } from '../support/cleanup.ts';
 import { testDialects } from '../support/databases.ts';
 import { type PlainEdge, startPlainEdge } from '../support/edge.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { type EdgeSite, type LoopbackServer, startEdgeSite, startOrigin } from '../support/edge-site.ts';
+import type { TestPlatform } from '../support/platform.ts';
 
 /**
  * Traffic through a real edge (issue 27): a known mix of requests over several operations,
@@ -70,14 +69,14 @@ function send(
 
 for (const dialect of testDialects()) {
   describe(`traffic recorded by the edge (${dialect})`, () => {
+    let site: EdgeSite;
     let p: TestPlatform;
-    let origin: Server;
+    let origin: LoopbackServer;
     let edge: PlainEdge;
     let projectId: number;
 
     before(async () => {
-      p = await startPlatformContext(dialect);
-      origin = createServer((req, res) => {
+      origin = await startOrigin((req, res) => {
         const url = new URL(req.url ?? '/', 'http://origin');
         const status = Number(url.searchParams.get('status') ?? (req.method === 'POST' ? 201 : 200));
         const answer = () => {
@@ -93,24 +92,15 @@ for (const dialect of testDialects()) {
           req.method === 'GET' && url.pathname.endsWith('/pets') ? setTimeout(answer, DELAY_MS) : answer(),
         );
       });
-      await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', resolve));
-      const { owner, team } = await seedTeam(p.ctx);
-      const project = await createProject(p.ctx, owner, {
-        teamId: team.id,
-        slug: 'shop',
-        name: 'Shop',
-        originUrl: `http://127.0.0.1:${(origin.address() as AddressInfo).port}`,
+      site = await startEdgeSite(dialect, {
+        projects: [{ slug: 'shop', name: 'Shop', originUrl: origin.url, document: JSON.stringify(DOCUMENT) }],
       });
-      projectId = project.id;
-      await deployProject(p.ctx, owner, 'shop', { document: JSON.stringify(DOCUMENT) });
+      p = site.p;
+      projectId = site.projects[0]?.id as number;
       edge = await startPlainEdge(p);
     });
 
-    after(async () => {
-      await edge?.close();
-      origin?.close();
-      await p?.close();
-    });
+    after(() => closeAll(edge, origin, site));
 
     it('counts each operation, status and caller exactly, with bytes and latency, and stores no credential', async () => {
       const sent: { status: number; bytes: number }[] = [];
@@ -282,36 +272,26 @@ for (const dialect of testDialects()) {
 
 for (const dialect of testDialects().filter((d) => d === 'postgres')) {
   describe(`traffic on two edge nodes (${dialect})`, () => {
+    let site: EdgeSite;
     let p: TestPlatform;
-    let origin: Server;
+    let origin: LoopbackServer;
     let nodes: PlainEdge[];
     let projectId: number;
 
     before(async () => {
-      p = await startPlatformContext(dialect);
-      origin = createServer((_req, res) => {
+      origin = await startOrigin((_req, res) => {
         res.writeHead(200, { 'content-length': 2 });
         res.end('{}');
       });
-      await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', resolve));
-      const { owner, team } = await seedTeam(p.ctx);
-      projectId = (
-        await createProject(p.ctx, owner, {
-          teamId: team.id,
-          slug: 'shop',
-          name: 'Shop',
-          originUrl: `http://127.0.0.1:${(origin.address() as AddressInfo).port}`,
-        })
-      ).id;
-      await deployProject(p.ctx, owner, 'shop', { document: JSON.stringify(DOCUMENT) });
+      site = await startEdgeSite(dialect, {
+        projects: [{ slug: 'shop', name: 'Shop', originUrl: origin.url, document: JSON.stringify(DOCUMENT) }],
+      });
+      p = site.p;
+      projectId = site.projects[0]?.id as number;
       nodes = [await startPlainEdge(p, { nodeId: 'node-a' }), await startPlainEdge(p, { nodeId: 'node-b' })];
     });
 
-    after(async () => {
-      for (const node of nodes ?? []) await node.close();
-      origin?.close();
-      await p?.close();
-    });
+    after(() => closeAll(...(nodes ?? []), origin, site));
 
     it('each node writes its own rows; a caller hashes alike on both; the sums are exact', async () => {
       const [a, b] = nodes as [PlainEdge, PlainEdge];
@@ -321,47 +301,37 @@ for (const dialect of testDialects().filter((d) => d === 'postgres')) {
       // Flushing again, concurrently, after more requests: each node overwrites only its own minute.
       await send(b.port, '/api/pets', { headers: { 'X-Api-Key': API_KEY } });
       await Promise.all([a.flush(), b.flush()]);
-      const minutes = await p.ctx.db
-        .selectFrom('traffic_minutes')
-        .select(['node_id', 'requests'])
-        .where('project_id', '=', projectId)
-        .orderBy('node_id')
-        .execute();
-      assert.deepEqual(
-        minutes.map((m) => [m.node_id, Number(m.requests)]),
-        [
-          ['node-a', 3],
-          ['node-b', 3],
-        ],
-      );
-      const callers = await p.ctx.db
-        .selectFrom('traffic_callers')
-        .select(['node_id', 'caller', 'requests'])
-        .where('project_id', '=', projectId)
-        .orderBy('node_id')
-        .execute();
-      assert.deepEqual(
-        callers.map((c) => [c.node_id, Number(c.requests)]),
-        [
-          ['node-a', 3],
-          ['node-b', 3],
-        ],
-      );
-      assert.equal(callers[0]?.caller, callers[1]?.caller);
+      const rows = (table: 'traffic_minutes' | 'traffic_callers') =>
+        p.ctx.db
+          .selectFrom(table)
+          .selectAll()
+          .where('project_id', '=', projectId)
+          .orderBy('node_id')
+          .execute();
+      const callers = await rows('traffic_callers');
       const logs = await p.ctx.db
         .selectFrom('request_logs')
-        .select(({ fn }) => ['node_id', fn.countAll<number>().as('n')])
+        .select(({ fn }) => ['node_id', fn.countAll<number>().as('requests')])
         .where('project_id', '=', projectId)
         .groupBy('node_id')
         .orderBy('node_id')
         .execute();
-      assert.deepEqual(
-        logs.map((l) => [l.node_id, Number(l.n)]),
-        [
-          ['node-a', 3],
-          ['node-b', 3],
-        ],
-      );
+      // Requests by node: counted in the minutes, by caller, and in the request log.
+      for (const [table, counted] of [
+        ['traffic_minutes', await rows('traffic_minutes')],
+        ['traffic_callers', callers],
+        ['request_logs', logs],
+      ] as const) {
+        assert.deepEqual(
+          counted.map((r) => [r.node_id, Number(r.requests)]),
+          [
+            ['node-a', 3],
+            ['node-b', 3],
+          ],
+          table,
+        );
+      }
+      assert.equal(callers[0]?.caller, callers[1]?.caller);
     });
   });
 }

@@ -10,16 +10,15 @@ import { LatencySketch } from '../../src/lib/latency-sketch.ts';
 import { buildPlatformApp } from '../../src/main/platform-app.ts';
 import { createToken } from '../../src/platform/accounts/credentials.ts';
 import type { PlatformTables } from '../../src/platform/db-schema.ts';
-import { deployProject } from '../../src/platform/projects/deploys.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
 import { type Database, openDatabase } from '../../src/storage/index.ts';
 import { tempDir } from '../cli/harness.ts';
 import { launchChromium } from '../support/chromium.ts';
 import { laidOutText, signIn } from '../support/dashboard-page.ts';
 import { testDialects } from '../support/databases.ts';
 import { type PlainEdge, startPlainEdge } from '../support/edge.ts';
+import { seedSites } from '../support/edge-site.ts';
 import { listenOnLoopback, requestAs } from '../support/http.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
 /** How long the origin takes per path: large next to the edge's own overhead (well under 1 ms). */
 const DELAY_MS: Record<string, number> = { '/pets': 20, '/pets/1': 60, '/pets/2': 90, '/boom': 5 };
@@ -105,14 +104,13 @@ describe('traffic over two edge nodes on one PostgreSQL: API, CLI, dashboard, re
       }, DELAY_MS[path] ?? 1);
     });
     const originPort = await listenOnLoopback(origin);
-    const { owner, team } = await seedTeam(p.ctx);
-    await createProject(p.ctx, owner, {
-      teamId: team.id,
+    const shop = {
       slug: 'shop',
       name: 'Shop',
       originUrl: `http://127.0.0.1:${originPort}`,
-    });
-    await deployProject(p.ctx, owner, 'shop', { document: DOCUMENT });
+      document: DOCUMENT,
+    };
+    const { owner } = await seedSites(p.ctx, [shop]);
     token = (await createToken(p.ctx, owner, 'tests')).token;
     // Two nodes: each its own connection pool to the one database, and its own node id.
     edges.push(await startPlainEdge(p, { nodeId: 'node-a' }));

@@ -1,49 +1,36 @@
 import assert from 'node:assert/strict';
-import { X509Certificate } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import { request as httpsRequest } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { TLSSocket } from 'node:tls';
-import type { FastifyInstance } from 'fastify';
-import {
-  CertificateCache,
-  createEdgeHandler,
-  createTlsServer,
-  type EdgeTlsServer as HttpsServer,
-  OriginProxy,
-} from '../../src/edge/index.ts';
-import { parseSealingKey } from '../../src/lib/sealed-box.ts';
-import { buildPlatformApp } from '../../src/main/platform-app.ts';
-import { AcmeIssuer } from '../../src/platform/certificates/acme-issuer.ts';
-import { obtainDueCertificates } from '../../src/platform/certificates/certificate-job.ts';
-import { CertificateStore, databaseChallenges } from '../../src/platform/certificates/certificate-store.ts';
-import { InternalIssuer } from '../../src/platform/certificates/internal-issuer.ts';
+import type { AcmeIssuer } from '../../src/platform/certificates/acme-issuer.ts';
+import { CertificateStore } from '../../src/platform/certificates/certificate-store.ts';
 import { type ChangeRelay, startChangeRelay } from '../../src/platform/change-relay.ts';
 import { ChangeFeed } from '../../src/platform/changes.ts';
-import type { Actor, PlatformContext } from '../../src/platform/context.ts';
+import type { Actor } from '../../src/platform/context.ts';
 import type { PlatformTables } from '../../src/platform/db-schema.ts';
 import { addDomain } from '../../src/platform/domains/add-domain.ts';
 import { applyDomainConfig } from '../../src/platform/domains/apply-domain-config.ts';
 import { verifyDomain } from '../../src/platform/domains/verify-domain.ts';
-import { deployProject } from '../../src/platform/projects/deploys.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
 import { type Database, openDatabase } from '../../src/storage/index.ts';
+import { closeAll } from '../support/cleanup.ts';
 import { TEST_POSTGRES_URL, testDialects } from '../support/databases.ts';
-import { startDns, type TestDns } from '../support/dns.ts';
+import type { TestDns } from '../support/dns.ts';
+import { startTestEdge, type TestEdge } from '../support/edge.ts';
+import {
+  type EdgeSite,
+  type LoopbackServer,
+  pebbleIssuer,
+  recordingOrigin,
+  startEdgeSite,
+  startSiteDns,
+} from '../support/edge-site.ts';
+import { tlsGet } from '../support/edge-tls.ts';
 import { requestAs } from '../support/http.ts';
-import { seededOriginGuard } from '../support/origins.ts';
 import { startPebble, type TestPebble } from '../support/pebble.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { issueDueCertificates, TEST_SEALING_KEY, type TestPlatform } from '../support/platform.ts';
 
-const KEY = parseSealingKey(`k1:${Buffer.alloc(32, 7).toString('base64')}`);
 const HOST = 'shop.example.test';
 const DEFAULT_HOST = 'petstore.platform.test';
 const CHALLENGE_PREFIX = '/.well-known/acme-challenge/';
-const portOf = (server: Server | HttpsServer) => (server.address() as AddressInfo).port;
-const listen = (server: Server | HttpsServer) =>
-  new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
 
 interface EdgeNode {
   readonly httpPort: number;
@@ -62,150 +49,62 @@ describe('two nodes on one PostgreSQL: node A orders, Pebble validates through n
   skip: !testDialects().includes('postgres') && 'TEST_DATABASE excludes postgres',
 }, () => {
   let dns: TestDns;
+  let site: EdgeSite;
   let p: TestPlatform;
   let pebble: TestPebble;
   let issuer: AcmeIssuer;
   let databaseB: Database<PlatformTables>;
-  let ctxB: PlatformContext;
   let owner: Actor;
-  let origin: Server;
+  let origin: LoopbackServer;
   let nodeA: EdgeNode;
   let nodeB: EdgeNode;
-  const cleanups: (() => Promise<void> | void)[] = [];
+  /** Each node's edge and change relay, stopped in that order. */
+  const parts: (TestEdge | ChangeRelay)[] = [];
 
-  async function startNode(ctx: PlatformContext, nodeId: string): Promise<EdgeNode> {
-    const schema =
-      p.storage.location.kind === 'postgres' ? (p.storage.location.schema ?? 'public') : 'public';
-    const relay: ChangeRelay = await startChangeRelay({
+  /** An edge node on `platform` (its own database pool and change feed), told of other nodes' changes. */
+  async function startNode(platform: TestPlatform, nodeId: string): Promise<EdgeNode> {
+    const { location } = platform.storage;
+    const relay = await startChangeRelay({
       url: TEST_POSTGRES_URL,
-      channel: `kennel_${schema}`,
+      channel: `kennel_${location.kind === 'postgres' ? (location.schema ?? 'public') : 'public'}`,
       nodeId,
-      feed: ctx.changes,
+      feed: platform.ctx.changes,
       onError: () => {},
     });
-    const app: FastifyInstance = buildPlatformApp(ctx);
-    await app.ready();
-    const store = new CertificateStore(ctx.db, [KEY]);
-    const defaultCertificate = await new InternalIssuer(await store.internalCa(ctx.clock.now())).issue(
-      'platform.test',
-    );
-    const certificates = new CertificateCache(store, defaultCertificate);
-    const proxy = new OriginProxy({
-      guard: await seededOriginGuard(ctx),
-      connectTimeoutMs: 500,
-      responseTimeoutMs: 2000,
-    });
-    const http = createServer();
-    await listen(http);
-    const https = createTlsServer({
-      certificates,
-      defaultCertificate,
-      ticketKeys: await store.ticketKeys(ctx.clock.now()),
-      handle: () => {},
-    });
-    await listen(https);
-    const handler = createEdgeHandler({
-      ctx,
-      platformApp: app,
-      proxy,
-      certificates,
-      challenges: databaseChallenges(ctx.db, () => ctx.clock.now()),
-      httpsPort: portOf(https),
-    });
-    const node: EdgeNode = { httpPort: portOf(http), httpsPort: portOf(https), challengeRequests: 0 };
-    http.on('request', (req, res) => {
+    parts.unshift(relay);
+    const edge = await startTestEdge(platform, { responseTimeoutMs: 2000, nodeId });
+    parts.unshift(edge);
+    const node: EdgeNode = { httpPort: edge.httpPort, httpsPort: edge.httpsPort, challengeRequests: 0 };
+    edge.http.on('request', (req) => {
       if (req.url?.startsWith(CHALLENGE_PREFIX)) node.challengeRequests++;
-      handler.handle(req, res);
-    });
-    https.removeAllListeners('request');
-    https.on('request', handler.handle);
-    cleanups.push(async () => {
-      http.close();
-      https.close();
-      handler.close();
-      await relay.close();
-      await proxy.close();
-      await app.close();
     });
     return node;
   }
 
   /** The certificate a node presents for HOST to a client trusting only `ca`. */
-  const certificateFrom = (node: EdgeNode, ca: string) =>
-    new Promise<{ status: number; text: string; peer: X509Certificate }>((resolve, reject) => {
-      const req = httpsRequest(
-        {
-          host: '127.0.0.1',
-          port: node.httpsPort,
-          path: '/api/hello',
-          servername: HOST,
-          headers: { host: HOST },
-          ca,
-          agent: false,
-        },
-        (res) => {
-          const peer = new X509Certificate((res.socket as TLSSocket).getPeerCertificate().raw);
-          let text = '';
-          res.setEncoding('utf8');
-          res.on('data', (c: string) => {
-            text += c;
-          });
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, text, peer }));
-        },
-      );
-      req.on('error', reject);
-      req.end();
-    });
+  const certificateFrom = (node: EdgeNode, ca: string) => tlsGet(node.httpsPort, HOST, '/api/hello', { ca });
 
   before(async () => {
-    dns = await startDns({ zones: ['example.test', 'platform.test'] });
-    await dns.setRecords('platform.test', [{ name: 'petstore', type: 'A', value: '127.0.0.1' }]);
-    await dns.setRecords('example.test', [{ name: 'shop', type: 'CNAME', value: 'petstore.platform.test' }]);
-    p = await startPlatformContext('postgres', {
-      DNS_SERVERS: dns.servers.join(','),
-      CAA_IDENTIFIER: 'pebble.test',
+    dns = await startSiteDns('shop');
+    origin = await recordingOrigin();
+    site = await startEdgeSite('postgres', {
+      env: { DNS_SERVERS: dns.servers.join(','), CAA_IDENTIFIER: 'pebble.test' },
+      now: true,
+      projects: [{ slug: 'petstore', name: 'P', originUrl: origin.url, title: 'T' }],
     });
-    p.clock.set(Date.now());
+    ({ p, owner } = site);
     databaseB = openDatabase<PlatformTables>(p.storage.location);
-    ctxB = { ...p.ctx, db: databaseB.db, changes: new ChangeFeed() };
-    origin = createServer((req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ url: req.url }));
-    });
-    await listen(origin);
-    const seeded = await seedTeam(p.ctx);
-    owner = seeded.owner;
-    await createProject(p.ctx, owner, {
-      teamId: seeded.team.id,
-      slug: 'petstore',
-      name: 'P',
-      originUrl: `http://127.0.0.1:${portOf(origin)}`,
-    });
-    await deployProject(p.ctx, owner, 'petstore', {
-      document: JSON.stringify({ openapi: '3.0.3', info: { title: 'T', version: '1' }, paths: {} }),
-    });
-    nodeA = await startNode(p.ctx, 'node-a');
-    nodeB = await startNode(ctxB, 'node-b');
+    nodeA = await startNode(p, 'node-a');
+    nodeB = await startNode(
+      { ...p, ctx: { ...p.ctx, db: databaseB.db, changes: new ChangeFeed() } },
+      'node-b',
+    );
     // The name resolves to loopback, and Pebble dials node B's HTTP port there: only B is asked.
     pebble = await startPebble({ httpPort: nodeB.httpPort, dnsServer: dns.servers[0] as string });
-    issuer = new AcmeIssuer({
-      directoryUrl: pebble.directoryUrl,
-      email: 'ops@example.test',
-      caPem: pebble.caPem,
-      caaIdentities: ['pebble.test'],
-      polling: { minDelayMs: 20, maxDelayMs: 200 },
-    });
+    issuer = pebbleIssuer(pebble, ['pebble.test']);
   });
 
-  after(async () => {
-    for (const cleanup of cleanups) await cleanup();
-    origin?.close();
-    await issuer?.close();
-    await pebble?.stop();
-    await databaseB?.close();
-    await p?.close();
-    await dns?.stop();
-  });
+  after(() => closeAll(...parts, origin, issuer, pebble, databaseB, site, dns));
 
   it('A places the order, Pebble validates through B, and both nodes serve the certificate and redirect to the live primary (B within a second)', async () => {
     await addDomain(p.ctx, owner, 'petstore', HOST);
@@ -222,13 +121,8 @@ describe('two nodes on one PostgreSQL: node A orders, Pebble validates through n
     await applyDomainConfig(p.ctx, owner, 'petstore', `domains:\n  primary: ${HOST}\n`);
     assert.equal((await requestAs(nodeB.httpPort, DEFAULT_HOST, '/openapi.json')).status, 200);
 
-    const issued = await obtainDueCertificates(p.ctx, {
-      issuer,
-      store: new CertificateStore(p.ctx.db, [KEY]),
-      challenges: databaseChallenges(p.ctx.db, () => p.clock.now()),
-      nodeId: 'node-a',
-      leaseMs: 60_000,
-    });
+    const store = new CertificateStore(p.ctx.db, [TEST_SEALING_KEY]);
+    const issued = await issueDueCertificates(p, { issuer, store, nodeId: 'node-a' });
     const started = performance.now();
     assert.deepEqual(issued, [HOST]);
     assert.ok(nodeB.challengeRequests >= 1, `node B answered ${nodeB.challengeRequests} challenge requests`);

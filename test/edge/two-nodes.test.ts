@@ -5,11 +5,10 @@ import type { Actor } from '../../src/platform/context.ts';
 import { addDomain } from '../../src/platform/domains/add-domain.ts';
 import { removeDomain } from '../../src/platform/domains/remove-domain.ts';
 import { verifyDomain } from '../../src/platform/domains/verify-domain.ts';
-import { deployProject } from '../../src/platform/projects/deploys.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
+import { closeAll } from '../support/cleanup.ts';
 import { testDialects } from '../support/databases.ts';
-import { startDns, type TestDns } from '../support/dns.ts';
-import { seedTeam } from '../support/platform.ts';
+import type { TestDns } from '../support/dns.ts';
+import { seedSites, startSiteDns } from '../support/edge-site.ts';
 import { requestNode, startTestNode, type TestNode } from '../support/test-node.ts';
 
 const status = async (node: TestNode, host: string) =>
@@ -25,32 +24,17 @@ describe('two nodes on one PostgreSQL', {
   let owner: Actor;
 
   before(async () => {
-    dns = await startDns({ zones: ['example.test', 'platform.test'] });
-    await dns.setRecords('platform.test', [{ name: 'petstore', type: 'A', value: '127.0.0.1' }]);
-    await dns.setRecords('example.test', [{ name: 'shop', type: 'CNAME', value: 'petstore.platform.test' }]);
+    dns = await startSiteDns('shop');
     nodeA = await startTestNode('postgres', {
       env: { DNS_SERVERS: dns.servers.join(',') },
       nodeId: 'node-a',
     });
-    const seeded = await seedTeam(nodeA.ctx);
-    owner = seeded.owner;
-    await createProject(nodeA.ctx, owner, {
-      teamId: seeded.team.id,
-      slug: 'petstore',
-      name: 'P',
-      originUrl: 'http://127.0.0.1:9',
-    });
-    await deployProject(nodeA.ctx, owner, 'petstore', {
-      document: JSON.stringify({ openapi: '3.0.3', info: { title: 'T', version: '1' }, paths: {} }),
-    });
+    const site = { slug: 'petstore', name: 'P', originUrl: 'http://127.0.0.1:9', title: 'T' };
+    ({ owner } = await seedSites(nodeA.ctx, [site]));
   });
 
-  after(async () => {
-    // Node B shares node A's database: it stops first.
-    await nodeB?.stop();
-    await nodeA?.stop();
-    await dns?.stop();
-  });
+  // Node B shares node A's database: it stops first.
+  after(() => closeAll(nodeB, nodeA, dns));
 
   it('a domain removed on node A stops being served by node B within a second', async () => {
     nodeB = await startTestNode('postgres', {

@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { after, describe, it } from 'node:test';
+import pg from 'pg';
+import { originGuard } from '../../src/edge/index.ts';
 import { buildManagementApp } from '../../src/platform/api/app.ts';
-import { testDialects } from '../support/databases.ts';
+import { TEST_POSTGRES_URL, testDialects } from '../support/databases.ts';
 import { requestAs } from '../support/http.ts';
 import { startTestNode, type TestNode } from '../support/test-node.ts';
 
@@ -65,6 +68,41 @@ for (const dialect of testDialects()) {
       } finally {
         taken.close();
       }
+    });
+
+    it('takes what a benchmark or a test sets: the app’s version, an edge guard made from the node’s context, no jobs', async () => {
+      let given: unknown;
+      const relayName = `relay_${randomBytes(4).toString('hex')}`;
+      const node = await startTestNode(dialect, {
+        app: { version: '9.9.9' },
+        edge: (ctx) => {
+          given = ctx;
+          return { guard: originGuard({ allowlist: [] }) };
+        },
+        jobs: false,
+        changeRelay: { url: `${TEST_POSTGRES_URL}?application_name=${relayName}` },
+      });
+      running.push(node);
+      const page = await requestAs(node.httpPort, 'platform.test', '/readyz');
+      assert.equal(page.status, 200);
+      assert.equal(given, node.ctx, 'the edge override is called with the node’s context');
+      const api = await requestAs(node.httpPort, 'platform.test', '/api/v1/session');
+      assert.equal(api.headers['x-kennel-version'], '9.9.9');
+      if (dialect === 'postgres') {
+        // Jobs off: no change relay either (its session would carry the URL's application name).
+        const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+        await admin.connect();
+        try {
+          const { rows } = await admin.query(
+            'SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1',
+            [relayName],
+          );
+          assert.equal((rows[0] as { n: number }).n, 0);
+        } finally {
+          await admin.end();
+        }
+      }
+      await node.stop();
     });
   });
 }

@@ -5,7 +5,7 @@ import type { PetstoreTables } from '../../src/petstore/index.ts';
 import { createPetstoreStore } from '../../src/petstore/store/index.ts';
 import { openDatabase } from '../../src/storage/index.ts';
 import { createTestStorage, testDialects } from '../support/databases.ts';
-import { startPetstore, type TestPetstore } from '../support/petstore.ts';
+import { postOverHttp, seedPet, startPetstore, stockOf, type TestPetstore } from '../support/petstore.ts';
 import { type RunningProcess, startProcess, storageEnv } from '../support/processes.ts';
 
 for (const dialect of testDialects()) {
@@ -19,30 +19,12 @@ for (const dialect of testDialects()) {
     after(() => ps.close());
 
     it('200 simultaneous orders of 1 against stock 50: exactly 50 accepted, stock 0', async () => {
-      const category = await ps.request<{ id: number }>('POST', '/categories', { name: 'Rush' });
-      const pet = await ps.request<{ id: number }>('POST', '/pets', {
-        name: 'Popular',
-        categoryId: category.body.id,
-      });
-      const petId = pet.body.id;
-      await ps.request('PUT', `/store/inventory/${petId}`, { quantity: 50 });
+      const petId = await seedPet(ps, 'Rush', 'Popular', 50);
 
       const answers = await Promise.all(
         Array.from({ length: 200 }, async () => {
-          const response = await fetch(`${base}/store/orders`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json', authorization: `Bearer ${ps.adminKey}` },
-            body: JSON.stringify({ petId, quantity: 1 }),
-          });
-          const text = await response.text();
-          ps.contract.check(
-            'POST',
-            '/store/orders',
-            response.status,
-            response.headers.get('content-type') ?? undefined,
-            text,
-          );
-          return { status: response.status, body: JSON.parse(text) as { code?: string; id?: number } };
+          const answer = await postOverHttp(ps, base, '/store/orders', { petId, quantity: 1 });
+          return { status: answer.status, body: JSON.parse(answer.text) as { code?: string; id?: number } };
         }),
       );
       const accepted = answers.filter((a) => a.status === 201);
@@ -59,11 +41,7 @@ for (const dialect of testDialects()) {
       });
       const orders = await ps.request<unknown[]>('GET', `/store/orders?petId=${petId}&limit=100`);
       assert.equal(orders.body.length, 50);
-      const row = await ps.database.db
-        .selectFrom('inventory')
-        .select(['quantity', 'reserved'])
-        .where('pet_id', '=', petId)
-        .executeTakeFirstOrThrow();
+      const row = await stockOf(ps.database.db, petId);
       assert.deepEqual({ ...row }, { quantity: 0, reserved: 50 });
     });
 
@@ -130,11 +108,7 @@ for (const dialect of testDialects()) {
           quantity: 0,
           status: 'pending',
         });
-        const row = await ps.database.db
-          .selectFrom('inventory')
-          .select(['reserved'])
-          .where('pet_id', '=', petId)
-          .executeTakeFirstOrThrow();
+        const row = await stockOf(ps.database.db, petId);
         assert.equal(row.reserved, reserved);
       }
       const petA = await ps.request<{ status: string }>('GET', `/pets/${a}`);
@@ -153,13 +127,7 @@ for (const dialect of testDialects()) {
     });
 
     it('concurrent completes and cancels of the same orders apply each order once', async () => {
-      const category = await ps.request<{ id: number }>('POST', '/categories', { name: 'Race' });
-      const pet = await ps.request<{ id: number }>('POST', '/pets', {
-        name: 'Contested',
-        categoryId: category.body.id,
-      });
-      const petId = pet.body.id;
-      await ps.request('PUT', `/store/inventory/${petId}`, { quantity: 20 });
+      const petId = await seedPet(ps, 'Race', 'Contested', 20);
       const ids: number[] = [];
       for (let i = 0; i < 10; i++) {
         ids.push((await ps.request<{ id: number }>('POST', '/store/orders', { petId, quantity: 2 })).body.id);
@@ -191,11 +159,7 @@ for (const dialect of testDialects()) {
       }
       const item = await ps.request<{ quantity: number }>('GET', `/store/inventory/${petId}`);
       assert.equal(item.body.quantity, cancelled * 2);
-      const row = await ps.database.db
-        .selectFrom('inventory')
-        .select(['reserved'])
-        .where('pet_id', '=', petId)
-        .executeTakeFirstOrThrow();
+      const row = await stockOf(ps.database.db, petId);
       assert.equal(row.reserved, 0);
       assert.equal(cancelled + completed, 10);
     });
@@ -281,11 +245,7 @@ describe('concurrent orders on two nodes (postgres)', {
         ids,
         'the database holds exactly the acknowledged orders',
       );
-      const row = await database.db
-        .selectFrom('inventory')
-        .select(['quantity', 'reserved'])
-        .where('pet_id', '=', petId)
-        .executeTakeFirstOrThrow();
+      const row = await stockOf(database.db, petId);
       assert.deepEqual({ ...row }, { quantity: 0, reserved: 50 });
     } finally {
       await database.close();

@@ -4,7 +4,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { PetstoreTables } from '../../src/petstore/index.ts';
 import { openDatabase } from '../../src/storage/index.ts';
 import { createTestStorage, type TestStorage, testDialects } from '../support/databases.ts';
-import { processStorage, type RunningProcess, startProcess, storageEnv } from '../support/processes.ts';
+import { callPetstore, stockOf } from '../support/petstore.ts';
+import {
+  processStorage,
+  processSuite,
+  type RunningProcess,
+  startProcess,
+  storageEnv,
+} from '../support/processes.ts';
 
 /** Registered at each start through PETSTORE_ADMIN_KEY; every call sends it. */
 const ADMIN_KEY = `pk_${'d'.repeat(43)}`;
@@ -14,21 +21,9 @@ function petstoreEnv(location: Parameters<typeof storageEnv>[0]): Record<string,
   return { ...storageEnv(location), PETSTORE_ADMIN_KEY: ADMIN_KEY, PETSTORE_RATE_LIMIT_PER_KEY: '100000000' };
 }
 
-async function call<T>(
-  base: string,
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; body: T }> {
-  const response = await fetch(`${base}${path}`, {
-    method,
-    ...(body === undefined
-      ? { headers: AUTH }
-      : { headers: { ...AUTH, 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
-}
+/** A call to the Petstore process at `base` with the admin key. */
+const call = <T>(base: string, method: string, path: string, body?: unknown) =>
+  callPetstore<T>(base, ADMIN_KEY, method, path, body);
 
 interface Order {
   id: number;
@@ -49,44 +44,36 @@ async function allOrders(base: string, petId: number): Promise<Order[]> {
 
 for (const dialect of testDialects()) {
   describe(`durability (${dialect})`, () => {
-    let storage: TestStorage;
-    let server: RunningProcess | undefined;
-    before(async () => {
-      storage = await createTestStorage(dialect);
-    });
-    after(async () => {
-      await server?.stop('SIGKILL');
-      await storage.drop();
-    });
+    const suite = processSuite(dialect);
 
     it('keeps its data across a restart', async () => {
-      server = await startProcess('petstore.ts', petstoreEnv(storage.location));
-      const category = await call<{ id: number }>(server.url, 'POST', '/categories', { name: 'Kept' });
-      const pet = await call<{ id: number }>(server.url, 'POST', '/pets', {
+      suite.server = await startProcess('petstore.ts', petstoreEnv(suite.storage.location));
+      const category = await call<{ id: number }>(suite.server.url, 'POST', '/categories', { name: 'Kept' });
+      const pet = await call<{ id: number }>(suite.server.url, 'POST', '/pets', {
         name: 'Lasting',
         categoryId: category.body.id,
       });
-      await call(server.url, 'PUT', `/store/inventory/${pet.body.id}`, { quantity: 7 });
-      await call(server.url, 'POST', '/store/orders', { petId: pet.body.id, quantity: 3 });
-      await server.stop('SIGTERM');
+      await call(suite.server.url, 'PUT', `/store/inventory/${pet.body.id}`, { quantity: 7 });
+      await call(suite.server.url, 'POST', '/store/orders', { petId: pet.body.id, quantity: 3 });
+      await suite.server.stop('SIGTERM');
 
-      server = await startProcess('petstore.ts', petstoreEnv(storage.location));
-      assert.deepEqual((await call(server.url, 'GET', `/pets?id=${pet.body.id}`)).body, [
+      suite.server = await startProcess('petstore.ts', petstoreEnv(suite.storage.location));
+      assert.deepEqual((await call(suite.server.url, 'GET', `/pets?id=${pet.body.id}`)).body, [
         { id: pet.body.id, name: 'Lasting', categoryId: category.body.id, status: 'available' },
       ]);
-      assert.deepEqual((await call(server.url, 'GET', `/store/inventory/${pet.body.id}`)).body, {
+      assert.deepEqual((await call(suite.server.url, 'GET', `/store/inventory/${pet.body.id}`)).body, {
         petId: pet.body.id,
         quantity: 4,
         status: 'available',
       });
-      await server.stop('SIGTERM');
-      server = undefined;
+      await suite.server.stop('SIGTERM');
+      suite.server = undefined;
     });
 
     it('comes back consistent after SIGKILL in the middle of a stream of orders', async () => {
       const STOCK = 100_000;
-      server = await startProcess('petstore.ts', petstoreEnv(storage.location));
-      const base = server.url;
+      suite.server = await startProcess('petstore.ts', petstoreEnv(suite.storage.location));
+      const base = suite.server.url;
       const category = await call<{ id: number }>(base, 'POST', '/categories', { name: 'Crash' });
       const pet = await call<{ id: number }>(base, 'POST', '/pets', {
         name: 'Crashy',
@@ -122,7 +109,7 @@ for (const dialect of testDialects()) {
       // than a fixed sleep assumes), still mid-stream: the clients keep ordering until the kill.
       for (const deadline = Date.now() + 20_000; acknowledged.size <= 40 && Date.now() < deadline; )
         await sleep(25);
-      await server.stop('SIGKILL');
+      await suite.server.stop('SIGKILL');
       stop = true;
       await Promise.all(clients);
       assert.ok(
@@ -130,10 +117,10 @@ for (const dialect of testDialects()) {
         `only ${acknowledged.size} orders before the kill; the test proves nothing`,
       );
 
-      server = await startProcess('petstore.ts', petstoreEnv(storage.location));
-      const orders = await allOrders(server.url, petId);
+      suite.server = await startProcess('petstore.ts', petstoreEnv(suite.storage.location));
+      const orders = await allOrders(suite.server.url, petId);
       const item = await call<{ quantity: number; status: string }>(
-        server.url,
+        suite.server.url,
         'GET',
         `/store/inventory/${petId}`,
       );
@@ -147,15 +134,11 @@ for (const dialect of testDialects()) {
       assert.equal(item.body.status, 'available');
       // Units held for open orders are exactly the open orders' quantities, read in the database
       // itself once the server has stopped.
-      await server.stop('SIGTERM');
-      server = undefined;
-      const database = openDatabase<PetstoreTables>(processStorage(storage.location, 'petstore.db'));
+      await suite.server.stop('SIGTERM');
+      suite.server = undefined;
+      const database = openDatabase<PetstoreTables>(processStorage(suite.storage.location, 'petstore.db'));
       try {
-        const row = await database.db
-          .selectFrom('inventory')
-          .select(['reserved'])
-          .where('pet_id', '=', petId)
-          .executeTakeFirstOrThrow();
+        const row = await stockOf(database.db, petId);
         const open = orders.filter((o) => !o.complete).reduce((sum, o) => sum + o.quantity, 0);
         assert.equal(row.reserved, open);
       } finally {
@@ -244,11 +227,7 @@ describe('durability on two nodes, one killed (postgres)', {
         const lost = [...acknowledged[node]].filter((id) => !ids.has(id));
         assert.deepEqual(lost, [], `acknowledged by the ${node} node but not in the database`);
       }
-      const row = await database.db
-        .selectFrom('inventory')
-        .select(['quantity', 'reserved'])
-        .where('pet_id', '=', petId)
-        .executeTakeFirstOrThrow();
+      const row = await stockOf(database.db, petId);
       const ordered = orders.reduce((sum, o) => sum + o.quantity, 0);
       assert.equal(row.quantity + ordered, STOCK, 'every unit is in stock or in an order');
       assert.equal(row.reserved, ordered);

@@ -1,24 +1,15 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { createTestStorage, type TestStorage, testDialects } from '../support/databases.ts';
-import { NODE, type RunningProcess, startProcess, storageEnv } from '../support/processes.ts';
+import { describe, it } from 'node:test';
+import { testDialects } from '../support/databases.ts';
+import { callPetstore } from '../support/petstore.ts';
+import { NODE, processSuite, startProcess, storageEnv } from '../support/processes.ts';
 
 const KEY_TEXT = /pk_[A-Za-z0-9_-]{43}/g;
 
-async function call(url: string, method: string, path: string, key: string, body?: unknown) {
-  const response = await fetch(`${url}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${key}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : undefined };
-}
+const call = (url: string, method: string, path: string, key: string, body?: unknown) =>
+  callPetstore<Record<string, unknown> | undefined>(url, key, method, path, body);
 
 /**
  * The first admin key, as an operator meets it: printed once at the first start (never in a log
@@ -26,60 +17,62 @@ async function call(url: string, method: string, path: string, key: string, body
  */
 for (const dialect of testDialects()) {
   describe(`the Petstore's first admin key (${dialect})`, () => {
-    let storage: TestStorage;
-    let server: RunningProcess | undefined;
-    before(async () => {
-      storage = await createTestStorage(dialect);
-    });
-    after(async () => {
-      await server?.stop('SIGKILL');
-      await storage.drop();
-    });
+    const suite = processSuite(dialect);
 
     it('is printed once at the first start, works with every scope, and no key is ever logged', async () => {
-      server = await startProcess('petstore.ts', storageEnv(storage.location));
+      suite.server = await startProcess('petstore.ts', storageEnv(suite.storage.location));
       // The banner comes before the "listening" log line startProcess waits for.
-      const printed = server.output().match(KEY_TEXT) ?? [];
-      assert.equal(printed.length, 1, server.output());
+      const printed = suite.server.output().match(KEY_TEXT) ?? [];
+      assert.equal(printed.length, 1, suite.server.output());
       const admin = printed[0] as string;
       assert.match(
-        server.output(),
+        suite.server.output(),
         /first admin API key \(every scope; shown this once, stored only as a hash\)/,
       );
-      const created = await call(server.url, 'POST', '/keys', admin, { name: 'later', scopes: ['store'] });
+      const created = await call(suite.server.url, 'POST', '/keys', admin, {
+        name: 'later',
+        scopes: ['store'],
+      });
       assert.equal(created.status, 201);
       const secret = created.body?.secret as string;
-      assert.equal((await call(server.url, 'GET', '/store/orders', secret)).status, 200);
-      assert.equal((await call(server.url, 'GET', '/store/orders', `${secret.slice(0, -1)}x`)).status, 401);
-      assert.equal((await call(server.url, 'DELETE', `/keys/${created.body?.id}`, admin)).status, 200);
-      await server.stop('SIGTERM');
-      const output = server.output();
+      assert.equal((await call(suite.server.url, 'GET', '/store/orders', secret)).status, 200);
+      assert.equal(
+        (await call(suite.server.url, 'GET', '/store/orders', `${secret.slice(0, -1)}x`)).status,
+        401,
+      );
+      assert.equal((await call(suite.server.url, 'DELETE', `/keys/${created.body?.id}`, admin)).status, 200);
+      await suite.server.stop('SIGTERM');
+      const output = suite.server.output();
       assert.ok(!output.includes(secret), 'a created key is never written out');
       for (const line of output.split('\n').filter((l) => l.startsWith('{'))) {
         assert.ok(!line.includes(admin), `a log line shows the admin key: ${line}`);
       }
 
-      server = await startProcess('petstore.ts', storageEnv(storage.location));
-      assert.equal(server.output().match(KEY_TEXT), null, 'no new key at later starts');
-      assert.equal((await call(server.url, 'GET', '/keys', admin)).status, 200);
-      await server.stop('SIGTERM');
-      server = undefined;
+      suite.server = await startProcess('petstore.ts', storageEnv(suite.storage.location));
+      assert.equal(suite.server.output().match(KEY_TEXT), null, 'no new key at later starts');
+      assert.equal((await call(suite.server.url, 'GET', '/keys', admin)).status, 200);
+      await suite.server.stop('SIGTERM');
+      suite.server = undefined;
     });
 
     it('takes PETSTORE_ADMIN_KEY instead, and refuses a malformed one', async () => {
       const chosen = `pk_${'c'.repeat(43)}`;
-      server = await startProcess('petstore.ts', {
-        ...storageEnv(storage.location),
+      suite.server = await startProcess('petstore.ts', {
+        ...storageEnv(suite.storage.location),
         PETSTORE_ADMIN_KEY: chosen,
       });
-      assert.equal(server.output().match(KEY_TEXT), null);
-      const keys = await call(server.url, 'GET', '/keys', chosen);
+      assert.equal(suite.server.output().match(KEY_TEXT), null);
+      const keys = await call(suite.server.url, 'GET', '/keys', chosen);
       assert.equal(keys.status, 200);
-      await server.stop('SIGTERM');
-      server = undefined;
+      await suite.server.stop('SIGTERM');
+      suite.server = undefined;
 
       const bad = spawnSync(NODE, [join(import.meta.dirname, '..', '..', 'src', 'main', 'petstore.ts')], {
-        env: { PATH: process.env.PATH ?? '', ...storageEnv(storage.location), PETSTORE_ADMIN_KEY: 'secret' },
+        env: {
+          PATH: process.env.PATH ?? '',
+          ...storageEnv(suite.storage.location),
+          PETSTORE_ADMIN_KEY: 'secret',
+        },
         encoding: 'utf8',
         timeout: 15_000,
       });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { testDialects } from '../support/databases.ts';
-import { startPetstore, type TestPetstore } from '../support/petstore.ts';
+import { postOverHttp, startPetstore, stockOf, type TestPetstore } from '../support/petstore.ts';
 
 /**
  * Idempotency-Key on POST /store/orders and POST /pets: retries (even 50 at once, over real
@@ -24,31 +24,20 @@ for (const dialect of testDialects()) {
       const pet = await ps.request<{ id: number }>('POST', '/pets', { name: 'Once', categoryId });
       const petId = pet.body.id;
       await ps.request('PUT', `/store/inventory/${petId}`, { quantity: 10 });
-      const body = JSON.stringify({ petId, quantity: 3 });
       const answers = await Promise.all(
         Array.from({ length: 50 }, async () => {
-          const response = await fetch(`${base}/store/orders`, {
-            method: 'POST',
-            headers: {
-              'content-type': 'application/json',
-              authorization: `Bearer ${ps.adminKey}`,
-              'idempotency-key': 'order-7f3a',
-            },
-            body,
-          });
-          const text = await response.text();
-          ps.contract.check(
-            'POST',
+          const answer = await postOverHttp(
+            ps,
+            base,
             '/store/orders',
-            response.status,
-            response.headers.get('content-type') ?? undefined,
-            text,
+            { petId, quantity: 3 },
+            { 'idempotency-key': 'order-7f3a' },
           );
           return {
-            status: response.status,
-            body: text,
-            location: response.headers.get('location'),
-            replayed: response.headers.get('idempotent-replayed'),
+            status: answer.status,
+            body: answer.text,
+            location: answer.headers.get('location'),
+            replayed: answer.headers.get('idempotent-replayed'),
           };
         }),
       );
@@ -73,11 +62,7 @@ for (const dialect of testDialects()) {
         .where('pet_id', '=', petId)
         .execute();
       assert.equal(orders.length, 1);
-      const stock = await ps.database.db
-        .selectFrom('inventory')
-        .select(['quantity', 'reserved'])
-        .where('pet_id', '=', petId)
-        .executeTakeFirstOrThrow();
+      const stock = await stockOf(ps.database.db, petId);
       assert.deepEqual({ ...stock }, { quantity: 7, reserved: 3 });
     });
 
@@ -122,11 +107,7 @@ for (const dialect of testDialects()) {
         new Set([...idsOf('rush-a'), ...idsOf('rush-b'), ...idsOf(undefined)]),
       );
       assert.equal(orders.length, 32);
-      const stock = await ps.database.db
-        .selectFrom('inventory')
-        .select(['quantity', 'reserved'])
-        .where('pet_id', '=', petId)
-        .executeTakeFirstOrThrow();
+      const stock = await stockOf(ps.database.db, petId);
       assert.deepEqual({ ...stock }, { quantity: 100 - 30 - 2 - 3, reserved: 35 });
     });
 

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { INTERFACE_VERSION } from '../../src/petstore/index.ts';
 import { testDialects } from '../support/databases.ts';
-import { startPetstore, TEST_LIMITS, type TestPetstore } from '../support/petstore.ts';
+import { seedPet, startPetstore, TEST_LIMITS, type TestPetstore } from '../support/petstore.ts';
 
 /**
  * The request-time cap (a change stuck behind a lock is answered 503 request_timeout) and the
@@ -18,11 +18,7 @@ for (const dialect of testDialects()) {
     after(() => ps.close());
 
     it('answers 503 request_timeout when a change waits past the limit, and nothing is lost', async () => {
-      const category = await ps.request<{ id: number }>('POST', '/categories', { name: 'Slow' });
-      const pet = await ps.request<{ id: number }>('POST', '/pets', {
-        name: 'Sloth',
-        categoryId: category.body.id,
-      });
+      const petId = await seedPet(ps, 'Slow', 'Sloth');
       let release = () => {};
       const held = new Promise<void>((done) => {
         release = done;
@@ -34,16 +30,16 @@ for (const dialect of testDialects()) {
       // Another writer holds the pet's inventory row (PostgreSQL) or the writer (SQLite).
       const holder = ps.database.db.transaction().execute(async (trx) => {
         if (dialect === 'postgres') {
-          await sql`SELECT pet_id FROM inventory WHERE pet_id = ${pet.body.id} FOR UPDATE`.execute(trx);
+          await sql`SELECT pet_id FROM inventory WHERE pet_id = ${petId} FOR UPDATE`.execute(trx);
         } else {
-          await sql`UPDATE inventory SET quantity = quantity WHERE pet_id = ${pet.body.id}`.execute(trx);
+          await sql`UPDATE inventory SET quantity = quantity WHERE pet_id = ${petId}`.execute(trx);
         }
         locked();
         await held;
       });
       await isLocked;
       const started = performance.now();
-      const answer = await ps.request('PUT', `/store/inventory/${pet.body.id}`, { quantity: 4 });
+      const answer = await ps.request('PUT', `/store/inventory/${petId}`, { quantity: 4 });
       const tookMs = performance.now() - started;
       release();
       await holder;
@@ -60,8 +56,7 @@ for (const dialect of testDialects()) {
       // Polled for up to 10 s: on a loaded machine the released change takes a while to commit.
       const deadline = Date.now() + 10_000;
       while (quantity !== 4 && Date.now() < deadline) {
-        quantity = (await ps.request<{ quantity: number }>('GET', `/store/inventory/${pet.body.id}`)).body
-          .quantity;
+        quantity = (await ps.request<{ quantity: number }>('GET', `/store/inventory/${petId}`)).body.quantity;
         if (quantity !== 4) await new Promise((resolve) => setTimeout(resolve, 50));
       }
       assert.equal(quantity, 4);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { systemClock } from '../../src/lib/clock.ts';
 import { createTestStorage, type TestStorage, testDialects } from '../support/databases.ts';
+import { callPetstore } from '../support/petstore.ts';
 import { type RunningProcess, startProcess, storageEnv } from '../support/processes.ts';
 import { WebhookReceiver } from '../support/webhook-receiver.ts';
 
@@ -12,7 +13,6 @@ import { WebhookReceiver } from '../support/webhook-receiver.ts';
  */
 
 const ADMIN_KEY = `pk_${'w'.repeat(43)}`;
-const AUTH = { authorization: `Bearer ${ADMIN_KEY}` };
 
 function env(location: Parameters<typeof storageEnv>[0]): Record<string, string> {
   return {
@@ -25,20 +25,9 @@ function env(location: Parameters<typeof storageEnv>[0]): Record<string, string>
   };
 }
 
-async function call<T>(
-  base: string,
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; body: T }> {
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers: body === undefined ? AUTH : { ...AUTH, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
-}
+/** A call to the Petstore process at `base` with the admin key. */
+const call = <T>(base: string, method: string, path: string, body?: unknown) =>
+  callPetstore<T>(base, ADMIN_KEY, method, path, body);
 
 for (const dialect of testDialects()) {
   describe(`Petstore webhooks across SIGKILL (${dialect})`, () => {

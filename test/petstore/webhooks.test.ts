@@ -6,7 +6,7 @@ import { createPetstoreStore } from '../../src/petstore/store/index.ts';
 import { transact } from '../../src/storage/index.ts';
 import { testDialects } from '../support/databases.ts';
 import { startPetstore, type TestPetstore } from '../support/petstore.ts';
-import { WebhookReceiver } from '../support/webhook-receiver.ts';
+import { type WebhookDelivery, WebhookReceiver } from '../support/webhook-receiver.ts';
 
 /**
  * Petstore webhooks end to end: a real loopback receiver verifies every signature with the
@@ -14,17 +14,7 @@ import { WebhookReceiver } from '../support/webhook-receiver.ts';
  * injected clock, so the retry schedule is walked exactly.
  */
 
-interface Delivery {
-  id: string;
-  type: string;
-  state: string;
-  attempts: number;
-  nextAttemptAt: string | null;
-  lastStatus: number | null;
-  lastError: string | null;
-  payload: { type: string; timestamp: string; data: Record<string, unknown> };
-  log: { attempt: number; at: string; statusCode: number | null; ok: boolean; error: string | null }[];
-}
+type Delivery = WebhookDelivery;
 
 const sorted = (events: { type: string; data: unknown }[]) =>
   events.map((e) => JSON.stringify({ type: e.type, data: e.data })).sort();

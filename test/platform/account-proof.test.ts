@@ -1,22 +1,22 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { buildPlatformApp } from '../../src/main/platform-app.ts';
 import { createTeam } from '../../src/platform/accounts/teams.ts';
 import { createUser } from '../../src/platform/accounts/users.ts';
-import { type PlatformTables, platformMigrations } from '../../src/platform/db-schema.ts';
-import { migrateToLatest, openDatabase } from '../../src/storage/index.ts';
 import {
   type Answer,
+  appSuite,
   apiClient as client,
   codeOf,
   signedIn,
   statusAndBody,
+  userIdOf,
 } from '../support/api-scenario.ts';
-import { closeAll } from '../support/cleanup.ts';
-import { createTestStorage, testDialects } from '../support/databases.ts';
+import { testDialects } from '../support/databases.ts';
 import { startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { beforeMigration } from '../support/platform-migrations.ts';
 import { SmtpReceiver } from '../support/smtp.ts';
 
 /**
@@ -43,10 +43,7 @@ function shapeOf(answer: Answer): unknown {
   };
 }
 
-const userId = async (p: TestPlatform, email: string) =>
-  Number(
-    (await p.ctx.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirstOrThrow()).id,
-  );
+const userId = userIdOf;
 
 const provedAt = async (p: TestPlatform, email: string) =>
   (
@@ -59,37 +56,32 @@ const provedAt = async (p: TestPlatform, email: string) =>
 
 for (const dialect of testDialects()) {
   describe(`password resets: re-checked when used, ending sessions and tokens (${dialect})`, () => {
-    let p: TestPlatform;
-    let app: FastifyInstance;
-    const anonymous = () => client(app);
-
-    before(async () => {
-      p = await startPlatformContext(dialect);
-      app = buildPlatformApp(p.ctx);
-      await app.ready();
-    });
-    after(() => closeAll(app, p));
+    const suite = appSuite(dialect);
+    const anonymous = () => client(suite.app);
 
     it('refuses an old reset link once the account joined a team its maker does not own (Alice cannot take Victim in team B)', async () => {
-      const alice = await createUser(p.ctx, { email: 'alice@x.test', password: 'alice password 1' });
-      const bob = await createUser(p.ctx, { email: 'bob@x.test', password: 'bob password 123' });
-      const teamA = (await createTeam(p.ctx, alice, 'A')).id;
-      const teamB = (await createTeam(p.ctx, bob, 'B')).id;
-      const asAlice = await signedIn(app, 'alice@x.test', 'alice password 1');
-      const asBob = await signedIn(app, 'bob@x.test', 'bob password 123');
+      const alice = await createUser(suite.p.ctx, { email: 'alice@x.test', password: 'alice password 1' });
+      const bob = await createUser(suite.p.ctx, { email: 'bob@x.test', password: 'bob password 123' });
+      const teamA = (await createTeam(suite.p.ctx, alice, 'A')).id;
+      const teamB = (await createTeam(suite.p.ctx, bob, 'B')).id;
+      const asAlice = await signedIn(suite.app, 'alice@x.test', 'alice password 1');
+      const asBob = await signedIn(suite.app, 'bob@x.test', 'bob password 123');
       // Victim (an account of the operator's, email proved) is in team A only, so Alice may make
       // a reset link for Victim.
-      const victimActor = await createUser(p.ctx, { email: 'victim@x.test', password: 'victim password 1' });
-      await p.ctx.db
+      const victimActor = await createUser(suite.p.ctx, {
+        email: 'victim@x.test',
+        password: 'victim password 1',
+      });
+      await suite.p.ctx.db
         .insertInto('memberships')
         .values({
           team_id: teamA,
           user_id: victimActor.userId,
           role: 'member',
-          created_at: p.clock.now().toISOString(),
+          created_at: suite.p.clock.now().toISOString(),
         })
         .execute();
-      const victim = await userId(p, 'victim@x.test');
+      const victim = await userId(suite.p, 'victim@x.test');
       const link = await asAlice('POST', `/api/v1/teams/${teamA}/members/${victim}/password-reset`);
       assert.equal(link.status, 201);
       // Victim then joins team B (Bob's invitation, accepted with Victim's password).
@@ -118,11 +110,11 @@ for (const dialect of testDialects()) {
             'This password reset link no longer holds: the account belongs to a team the maker does not own. Your password is unchanged. Ask a platform admin (or an owner of every team of the account) for a new link.',
         },
       });
-      assert.equal(await signInStatus(app, 'victim@x.test', 'alice owns you now'), 401);
-      assert.equal(await signInStatus(app, 'victim@x.test', 'victim password 1'), 201);
+      assert.equal(await signInStatus(suite.app, 'victim@x.test', 'alice owns you now'), 401);
+      assert.equal(await signInStatus(suite.app, 'victim@x.test', 'victim password 1'), 201);
 
       // Once Victim leaves team B, the link holds again (it was refused, not spent).
-      const asVictim = await signedIn(app, 'victim@x.test', 'victim password 1');
+      const asVictim = await signedIn(suite.app, 'victim@x.test', 'victim password 1');
       assert.equal((await asVictim('DELETE', `/api/v1/teams/${teamB}/membership`)).status, 204);
       const again = await anonymous()('POST', '/api/v1/password-reset', {
         token: link.body.token,
@@ -133,22 +125,22 @@ for (const dialect of testDialects()) {
     });
 
     it('refuses an old reset link once its maker is no longer an owner of the team', async () => {
-      const owner = await createUser(p.ctx, { email: 'o2@x.test', password: 'owner2 password' });
-      const member = await createUser(p.ctx, { email: 'm2@x.test', password: 'member2 password' });
-      const other = await createUser(p.ctx, { email: 'p2@x.test', password: 'other2 password' });
-      const team = (await createTeam(p.ctx, owner, 'Two')).id;
-      const now = p.clock.now().toISOString();
-      await p.ctx.db
+      const owner = await createUser(suite.p.ctx, { email: 'o2@x.test', password: 'owner2 password' });
+      const member = await createUser(suite.p.ctx, { email: 'm2@x.test', password: 'member2 password' });
+      const other = await createUser(suite.p.ctx, { email: 'p2@x.test', password: 'other2 password' });
+      const team = (await createTeam(suite.p.ctx, owner, 'Two')).id;
+      const now = suite.p.clock.now().toISOString();
+      await suite.p.ctx.db
         .insertInto('memberships')
         .values([
           { team_id: team, user_id: member.userId, role: 'member', created_at: now },
           { team_id: team, user_id: other.userId, role: 'owner', created_at: now },
         ])
         .execute();
-      const asOwner = await signedIn(app, 'o2@x.test', 'owner2 password');
+      const asOwner = await signedIn(suite.app, 'o2@x.test', 'owner2 password');
       const link = await asOwner('POST', `/api/v1/teams/${team}/members/${member.userId}/password-reset`);
       assert.equal(link.status, 201);
-      const asOther = await signedIn(app, 'p2@x.test', 'other2 password');
+      const asOther = await signedIn(suite.app, 'p2@x.test', 'other2 password');
       assert.equal(
         (await asOther('PUT', `/api/v1/teams/${team}/members/${owner.userId}/role`, { role: 'member' }))
           .status,
@@ -159,13 +151,13 @@ for (const dialect of testDialects()) {
         password: 'member2 new password',
       });
       assert.deepEqual(codeOf(redeemed), [403, 'reset_link_outdated']);
-      assert.equal(await signInStatus(app, 'm2@x.test', 'member2 password'), 201);
+      assert.equal(await signInStatus(suite.app, 'm2@x.test', 'member2 password'), 201);
     });
 
     it('ends every session and revokes every API token of the account, and says so', async () => {
-      const owner = await createUser(p.ctx, { email: 'o3@x.test', password: 'owner3 password' });
-      const team = (await createTeam(p.ctx, owner, 'Three')).id;
-      const asOwner = await signedIn(app, 'o3@x.test', 'owner3 password');
+      const owner = await createUser(suite.p.ctx, { email: 'o3@x.test', password: 'owner3 password' });
+      const team = (await createTeam(suite.p.ctx, owner, 'Three')).id;
+      const asOwner = await signedIn(suite.app, 'o3@x.test', 'owner3 password');
       const invited = await asOwner('POST', `/api/v1/teams/${team}/invitations`, { email: 'm3@x.test' });
       await anonymous()('POST', '/api/v1/invitations/accept', {
         token: invited.body.token,
@@ -173,12 +165,12 @@ for (const dialect of testDialects()) {
         password: 'member3 password',
       });
       // Whoever held the password (an attacker, say) made a token and has a session.
-      const asHolder = await signedIn(app, 'm3@x.test', 'member3 password');
+      const asHolder = await signedIn(suite.app, 'm3@x.test', 'member3 password');
       const token = await asHolder('POST', '/api/v1/tokens', { name: 'kept' });
       assert.equal(token.status, 201);
-      const bearer = client(app, { authorization: `Bearer ${token.body.token}` });
+      const bearer = client(suite.app, { authorization: `Bearer ${token.body.token}` });
       assert.equal((await bearer('GET', '/api/v1/me')).status, 200);
-      const member = await userId(p, 'm3@x.test');
+      const member = await userId(suite.p, 'm3@x.test');
       const link = await asOwner('POST', `/api/v1/teams/${team}/members/${member}/password-reset`);
       const redeemed = await anonymous()('POST', '/api/v1/password-reset', {
         token: link.body.token,
@@ -190,29 +182,24 @@ for (const dialect of testDialects()) {
       });
       assert.deepEqual(codeOf(await bearer('GET', '/api/v1/me')), [401, 'unauthenticated']);
       assert.deepEqual(codeOf(await asHolder('GET', '/api/v1/me')), [401, 'unauthenticated']);
-      assert.equal(await signInStatus(app, 'm3@x.test', 'member3 new password'), 201);
+      assert.equal(await signInStatus(suite.app, 'm3@x.test', 'member3 new password'), 201);
     });
   });
 
   describe(`members only through invitations, and proved emails (${dialect})`, () => {
-    let p: TestPlatform;
-    let app: FastifyInstance;
-    const anonymous = () => client(app);
-
-    before(async () => {
-      p = await startPlatformContext(dialect);
-      app = buildPlatformApp(p.ctx);
-      await app.ready();
-    });
-    after(() => closeAll(app, p));
+    const suite = appSuite(dialect);
+    const anonymous = () => client(suite.app);
 
     it('a squatter who made an account under victim@x.test gets nothing when another team adds that email', async () => {
-      const mallory = await createUser(p.ctx, { email: 'mallory@x.test', password: 'mallory password' });
-      const carol = await createUser(p.ctx, { email: 'carol@x.test', password: 'carol password 1' });
-      const teamS = (await createTeam(p.ctx, mallory, 'Squat')).id;
-      const teamC = (await createTeam(p.ctx, carol, 'Carol')).id;
+      const mallory = await createUser(suite.p.ctx, {
+        email: 'mallory@x.test',
+        password: 'mallory password',
+      });
+      const carol = await createUser(suite.p.ctx, { email: 'carol@x.test', password: 'carol password 1' });
+      const teamS = (await createTeam(suite.p.ctx, mallory, 'Squat')).id;
+      const teamC = (await createTeam(suite.p.ctx, carol, 'Carol')).id;
       // Mallory invites the victim's address to her own team and accepts with her own password.
-      const asMallory = await signedIn(app, 'mallory@x.test', 'mallory password');
+      const asMallory = await signedIn(suite.app, 'mallory@x.test', 'mallory password');
       const squat = await asMallory('POST', `/api/v1/teams/${teamS}/invitations`, { email: 'victim@x.test' });
       assert.equal(squat.body.mailed, false);
       const accepted = await anonymous()('POST', '/api/v1/invitations/accept', {
@@ -223,10 +210,10 @@ for (const dialect of testDialects()) {
       assert.equal(accepted.status, 201);
 
       // Carol adds victim@x.test to her team: an invitation, nobody joins without accepting.
-      const asCarol = await signedIn(app, 'carol@x.test', 'carol password 1');
+      const asCarol = await signedIn(suite.app, 'carol@x.test', 'carol password 1');
       const added = await asCarol('POST', `/api/v1/teams/${teamC}/members`, { email: 'victim@x.test' });
       assert.equal(added.status, 201);
-      const asSquatter = await signedIn(app, 'victim@x.test', 'mallory squats here');
+      const asSquatter = await signedIn(suite.app, 'victim@x.test', 'mallory squats here');
       assert.deepEqual(codeOf(await asSquatter('GET', `/api/v1/teams/${teamC}`)), [404, 'team_not_found']);
       assert.equal(added.body.status, 'pending');
       assert.deepEqual((await asCarol('GET', `/api/v1/teams/${teamC}/members`)).body, [
@@ -235,7 +222,7 @@ for (const dialect of testDialects()) {
           email: 'carol@x.test',
           name: null,
           role: 'owner',
-          since: p.clock.now().toISOString(),
+          since: suite.p.clock.now().toISOString(),
         },
       ]);
       // Even if Carol's copied link reaches Mallory, it cannot hand Carol's team to an account
@@ -260,14 +247,14 @@ for (const dialect of testDialects()) {
         (listed.body as unknown as { email: string; status: string }[]).map((i) => [i.email, i.status]),
         [['victim@x.test', 'pending']],
       );
-      assert.equal(await provedAt(p, 'victim@x.test'), null, 'a copied link proves nothing');
+      assert.equal(await provedAt(suite.p, 'victim@x.test'), null, 'a copied link proves nothing');
     });
 
     it('answers adding and inviting the same way whether or not the email has an account', async () => {
-      const owner = await createUser(p.ctx, { email: 'dora@x.test', password: 'dora password 12' });
-      await createUser(p.ctx, { email: 'known@x.test', password: 'known password 1' });
-      const team = (await createTeam(p.ctx, owner, 'Same')).id;
-      const asOwner = await signedIn(app, 'dora@x.test', 'dora password 12');
+      const owner = await createUser(suite.p.ctx, { email: 'dora@x.test', password: 'dora password 12' });
+      await createUser(suite.p.ctx, { email: 'known@x.test', password: 'known password 1' });
+      const team = (await createTeam(suite.p.ctx, owner, 'Same')).id;
+      const asOwner = await signedIn(suite.app, 'dora@x.test', 'dora password 12');
       for (const path of [`/api/v1/teams/${team}/members`, `/api/v1/teams/${team}/invitations`]) {
         const known = await asOwner('POST', path, { email: 'known@x.test' });
         const unknown = await asOwner('POST', path, { email: 'nobody-here@x.test' });
@@ -295,8 +282,8 @@ for (const dialect of testDialects()) {
           role: 'member',
           status: 'pending',
           mailed: false,
-          createdAt: p.clock.now().toISOString(),
-          expiresAt: new Date(p.clock.now().getTime() + 7 * 86_400_000).toISOString(),
+          createdAt: suite.p.clock.now().toISOString(),
+          expiresAt: new Date(suite.p.clock.now().getTime() + 7 * 86_400_000).toISOString(),
         });
       }
       const owners = await asOwner('POST', `/api/v1/teams/${team}/members`, {
@@ -363,14 +350,7 @@ for (const dialect of testDialects()) {
 
   describe(`migration 0006_account_proof (${dialect})`, () => {
     it('counts existing admins as proved and everyone else as not; existing invitations join as members, unmailed', async () => {
-      const storage = await createTestStorage(dialect);
-      const database = openDatabase<PlatformTables>(storage.location);
-      try {
-        const { db } = database;
-        const before = Object.fromEntries(
-          Object.entries(platformMigrations).filter(([name]) => name < '0006'),
-        );
-        await migrateToLatest(db, database.dialect, 'platform', before);
+      await beforeMigration(dialect, '0006', async (db, migrateRest) => {
         const at = '2026-11-22T12:00:00.000Z';
         const yes = dialect === 'postgres' ? sql`true` : sql`1`;
         const no = dialect === 'postgres' ? sql`false` : sql`0`;
@@ -381,7 +361,7 @@ for (const dialect of testDialects()) {
         await sql`INSERT INTO invitations (team_id, email, token_hash, invited_by, created_at, expires_at) SELECT id, 'new@x.test', 'hash', 1, ${at}, ${at} FROM teams`.execute(
           db,
         );
-        await migrateToLatest(db, database.dialect, 'platform', platformMigrations);
+        await migrateRest();
         assert.deepEqual(
           (await db.selectFrom('users').select(['email', 'email_proved_at']).orderBy('email').execute()).map(
             (row) => ({ ...row }),
@@ -399,10 +379,7 @@ for (const dialect of testDialects()) {
           ),
           [{ email: 'new@x.test', role: 'member', mailed_at: null }],
         );
-      } finally {
-        await database.close();
-        await storage.drop();
-      }
+      });
     });
   });
 }

@@ -18,8 +18,9 @@ import type { Actor } from '../../src/platform/context.ts';
 import { addDomain } from '../../src/platform/domains/add-domain.ts';
 import { verifyDomain } from '../../src/platform/domains/verify-domain.ts';
 import { testDialects } from '../support/databases.ts';
-import { startDns, type TestDns } from '../support/dns.ts';
+import type { TestDns } from '../support/dns.ts';
 import { seedProject, seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { dnsEnv, petstoreZones, startZones } from '../support/platform-dns.ts';
 
 const KEY = parseSealingKey(`k1:${Buffer.alloc(32, 5).toString('base64')}`);
 const DAY = 86_400_000;
@@ -124,6 +125,13 @@ for (const dialect of testDialects()) {
       leaseMs: 60_000,
       random: () => 0.25,
     });
+    /** When a third of the lifetime of `hostname`'s stored certificate remains (there must be one). */
+    const thirdLeft = async (hostname: string) => {
+      const stored = await store.load(hostname);
+      assert.ok(stored);
+      const lifetime = stored.notAfter.getTime() - stored.notBefore.getTime();
+      return new Date(stored.notAfter.getTime() - lifetime / 3).toISOString();
+    };
     const job = async (hostname: string) => ({
       ...(await p.ctx.db
         .selectFrom('certificate_jobs')
@@ -136,13 +144,8 @@ for (const dialect of testDialects()) {
       `${Buffer.from(caKeyId, 'hex').toString('base64url')}.${Buffer.from(new X509Certificate(pem).serialNumber, 'hex').toString('base64url')}`;
 
     before(async () => {
-      dns = await startDns({ zones: ['example.test', 'platform.test'] });
-      await dns.setRecords('platform.test', [{ name: 'petstore', type: 'A', value: '127.0.0.1' }]);
-      await dns.setRecords('example.test', [
-        { name: 'shop', type: 'CNAME', value: 'petstore.platform.test' },
-        { name: 'plain', type: 'CNAME', value: 'petstore.platform.test' },
-      ]);
-      p = await startPlatformContext(dialect, { DNS_SERVERS: dns.servers.join(',') });
+      dns = await startZones(petstoreZones(['shop', 'plain']));
+      p = await startPlatformContext(dialect, dnsEnv(dns));
       store = new CertificateStore(p.ctx.db, [KEY]);
       const ca = await store.internalCa(p.clock.now());
       caKeyId = new x509.X509Certificate(ca.certificatePem).getExtension(x509.SubjectKeyIdentifierExtension)
@@ -231,12 +234,9 @@ for (const dialect of testDialects()) {
       directory.window = { start: new Date(0), end: new Date(1), retryAfterSeconds: 120 };
       p.clock.advance(DAY);
       assert.deepEqual(await obtainDueCertificates(p.ctx, deps()), ['shop.example.test']);
-      const stored = await store.load('shop.example.test');
-      assert.ok(stored);
-      const lifetime = stored.notAfter.getTime() - stored.notBefore.getTime();
       assert.deepEqual(await job('shop.example.test'), {
         state: 'issued',
-        next_attempt_at: new Date(stored.notAfter.getTime() - lifetime / 3).toISOString(),
+        next_attempt_at: await thirdLeft('shop.example.test'),
         renewal_info_at: new Date(p.clock.now().getTime() + 120_000).toISOString(),
       });
       directory.status = 200;
@@ -251,12 +251,9 @@ for (const dialect of testDialects()) {
       await addDomain(p.ctx, owner, 'petstore', 'plain.example.test');
       await verifyDomain(p.ctx, owner, 'petstore', 'plain.example.test');
       assert.ok((await obtainDueCertificates(p.ctx, deps())).includes('plain.example.test'));
-      const stored = await store.load('plain.example.test');
-      assert.ok(stored);
-      const lifetime = stored.notAfter.getTime() - stored.notBefore.getTime();
       assert.deepEqual(await job('plain.example.test'), {
         state: 'issued',
-        next_attempt_at: new Date(stored.notAfter.getTime() - lifetime / 3).toISOString(),
+        next_attempt_at: await thirdLeft('plain.example.test'),
         renewal_info_at: null,
       });
       assert.equal(directory.asked.length, asked);

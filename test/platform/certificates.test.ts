@@ -7,8 +7,10 @@ import {
   obtainDueCertificates,
   REFUSED_RENEWAL_RETRY_MS,
 } from '../../src/platform/certificates/certificate-job.ts';
-import { CertificateStore, databaseChallenges } from '../../src/platform/certificates/certificate-store.ts';
-import { InternalIssuer } from '../../src/platform/certificates/internal-issuer.ts';
+import {
+  type CertificateStore,
+  databaseChallenges,
+} from '../../src/platform/certificates/certificate-store.ts';
 import { type CertificateRequest, type Issuer, IssuerError } from '../../src/platform/certificates/issuer.ts';
 import type { Actor } from '../../src/platform/context.ts';
 import { addDomain } from '../../src/platform/domains/add-domain.ts';
@@ -18,8 +20,11 @@ import { removeDomain } from '../../src/platform/domains/remove-domain.ts';
 import { reverifyDomain, verifyDomain } from '../../src/platform/domains/verify-domain.ts';
 import { closeAll } from '../support/cleanup.ts';
 import { testDialects } from '../support/databases.ts';
-import { startDns, type TestDns } from '../support/dns.ts';
-import { seedProject, seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import type { TestDns } from '../support/dns.ts';
+import { startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { internalCertificates } from '../support/platform-certificates.ts';
+import { seedTeamProject } from '../support/platform-config.ts';
+import { caaZone, dnsEnv, petstoreZones, startZones } from '../support/platform-dns.ts';
 
 const KEY = parseSealingKey(`k1:${Buffer.alloc(32, 7).toString('base64')}`);
 
@@ -62,32 +67,20 @@ for (const dialect of testDialects()) {
     });
 
     before(async () => {
-      dns = await startDns({ zones: ['example.test', 'platform.test', 'caa.test'] });
-      await dns.setRecords('platform.test', [{ name: 'petstore', type: 'A', value: '127.0.0.1' }]);
-      await dns.setRecords('example.test', [
-        { name: 'shop', type: 'CNAME', value: 'petstore.platform.test' },
-        { name: 'api', type: 'CNAME', value: 'petstore.platform.test' },
-        { name: 'refused', type: 'CNAME', value: 'petstore.platform.test' },
-      ]);
-      await dns.setRecords('caa.test', [
-        { name: '@', type: 'CAA', value: '0 issue "pki.goog"' },
-        { name: 'www', type: 'CNAME', value: 'petstore.platform.test' },
-      ]);
-      p = await startPlatformContext(dialect, { DNS_SERVERS: dns.servers.join(',') });
-      store = new CertificateStore(p.ctx.db, [KEY]);
-      issuer = new CountingIssuer(
-        new InternalIssuer(await store.internalCa(p.clock.now()), { now: () => p.clock.now() }),
-      );
-      const seeded = await seedTeam(p.ctx);
-      owner = seeded.owner;
-      const team = seeded.team;
-      await seedProject(p.ctx, owner, {
-        teamId: team.id,
+      dns = await startZones({
+        ...petstoreZones(['shop', 'api', 'refused']),
+        'caa.test': caaZone('pki.goog', 'petstore.platform.test'),
+      });
+      p = await startPlatformContext(dialect, dnsEnv(dns));
+      const internal = await internalCertificates(p, KEY);
+      store = internal.store;
+      issuer = new CountingIssuer(internal.issuer);
+      ({ owner } = await seedTeamProject(p.ctx, {
         slug: 'petstore',
         name: 'P',
         originUrl: 'http://127.0.0.1:1',
         title: 'T',
-      });
+      }));
     });
     after(() => closeAll(p, dns));
 

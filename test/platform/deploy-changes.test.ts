@@ -4,21 +4,19 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { parse as parseYaml } from 'yaml';
 import { diffDocuments } from '../../src/lib/openapi-diff/index.ts';
-import { buildPlatformApp } from '../../src/main/platform-app.ts';
 import { createToken } from '../../src/platform/accounts/credentials.ts';
 import { addMember, createTeam } from '../../src/platform/accounts/teams.ts';
 import { createUser } from '../../src/platform/accounts/users.ts';
-import { type PlatformTables, platformMigrations } from '../../src/platform/db-schema.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
 import { listPublications } from '../../src/platform/publishing/index.ts';
 import { startWebhookWorker } from '../../src/platform/webhooks/index.ts';
-import { migrateToLatest, openDatabase } from '../../src/storage/index.ts';
-import { bearerClient as client } from '../support/api-scenario.ts';
+import { type Client, bearerClient as client, startAppPlatform } from '../support/api-scenario.ts';
 import { closeAll } from '../support/cleanup.ts';
-import { createTestStorage, testDialects } from '../support/databases.ts';
+import { testDialects } from '../support/databases.ts';
 import { type PlainEdge, startPlainEdge } from '../support/edge.ts';
 import { requestAs } from '../support/http.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { seedTeam, type TestPlatform } from '../support/platform.ts';
+import { beforeMigration } from '../support/platform-migrations.ts';
 import { WebhookReceiver } from '../support/webhook-receiver.ts';
 
 const get = (description: string) => ({ get: { responses: { '200': { description } } } });
@@ -48,9 +46,8 @@ for (const dialect of testDialects()) {
     let edge: PlainEdge;
     let receiver: WebhookReceiver;
     let worker: ReturnType<typeof startWebhookWorker>;
-    let owner: ReturnType<typeof client>;
-    let member: ReturnType<typeof client>;
-    let outsider: ReturnType<typeof client>;
+    /** The team's owner and member, and someone of another team, with API tokens. */
+    let owner: Client, member: Client, outsider: Client;
     let projectId: number;
     const ids: Record<string, number> = {};
     const deploys = '/api/v1/projects/shop/deploys';
@@ -70,9 +67,7 @@ for (const dialect of testDialects()) {
     };
 
     before(async () => {
-      p = await startPlatformContext(dialect, { WEBHOOK_TARGETS: 'private' });
-      app = buildPlatformApp(p.ctx);
-      await app.ready();
+      ({ p, app } = await startAppPlatform(dialect, { WEBHOOK_TARGETS: 'private' }));
       const seeded = await seedTeam(p.ctx);
       const memberActor = await createUser(p.ctx, { email: 'member@x.test', password: 'member password 1' });
       await addMember(p.ctx, seeded.owner, seeded.team.id, 'member@x.test', 'member');
@@ -324,9 +319,7 @@ for (const dialect of testDialects()) {
     let owner: ReturnType<typeof client>;
     let app: FastifyInstance;
     before(async () => {
-      p = await startPlatformContext(dialect, { DEPLOY_RETENTION: '1' });
-      app = buildPlatformApp(p.ctx);
-      await app.ready();
+      ({ p, app } = await startAppPlatform(dialect, { DEPLOY_RETENTION: '1' }));
       const seeded = await seedTeam(p.ctx);
       owner = client(app, (await createToken(p.ctx, seeded.owner, 't')).token);
       await createProject(p.ctx, seeded.owner, {
@@ -370,14 +363,7 @@ for (const dialect of testDialects()) {
 
   describe(`migration 0009_deploy_changes on existing deploys (${dialect})`, () => {
     it('numbers deploys per project in id order and gives each live deploy a publication without changes', async () => {
-      const storage = await createTestStorage(dialect);
-      const database = openDatabase<PlatformTables>(storage.location);
-      try {
-        const { db } = database;
-        const before = Object.fromEntries(
-          Object.entries(platformMigrations).filter(([name]) => name < '0009'),
-        );
-        await migrateToLatest(db, database.dialect, 'platform', before);
+      await beforeMigration(dialect, '0009', async (db, migrateRest) => {
         const at = '2026-11-22T12:00:00.000Z';
         const no = dialect === 'postgres' ? sql`false` : sql`0`;
         await sql`INSERT INTO users (email, password_hash, is_admin, created_at) VALUES ('pat@x.test', 'h', ${no}, ${at})`.execute(
@@ -402,7 +388,7 @@ for (const dialect of testDialects()) {
         await sql`UPDATE projects SET active_deploy_id = (SELECT MAX(d.id) FROM deploys d WHERE d.project_id = projects.id AND d.status = 'succeeded')`.execute(
           db,
         );
-        await migrateToLatest(db, database.dialect, 'platform', platformMigrations);
+        await migrateRest();
         const rows = await db
           .selectFrom('deploys')
           .innerJoin('projects', 'projects.id', 'deploys.project_id')
@@ -446,10 +432,7 @@ for (const dialect of testDialects()) {
         assert.deepEqual(await changelog('a'), [[4, 3, '2026-11-04T00:00:00.000Z', 'pat@x.test', [], false]]);
         assert.deepEqual(await changelog('b'), [[2, 1, '2026-11-02T00:00:00.000Z', 'pat@x.test', [], false]]);
         assert.deepEqual(await changelog('c'), []);
-      } finally {
-        await database.close();
-        await storage.drop();
-      }
+      });
     });
   });
 }

@@ -2,26 +2,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { loadPlatformConfig } from '../../src/config/index.ts';
-import { buildPlatformApp } from '../../src/main/platform-app.ts';
-import { createToken } from '../../src/platform/accounts/credentials.ts';
-import { managementDocument } from '../../src/platform/api/app.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
-import { ContractChecker } from '../support/contract.ts';
+import { startApiPlatform, statusAndBody } from '../support/api-scenario.ts';
 import { testDialects } from '../support/databases.ts';
-import { seedTeam, startPlatformContext } from '../support/platform.ts';
 
 /**
  * Issue 25: a YAML deploy with a 1 MB anchored string aliased 98 times was accepted and grew the
  * database to 192 MB. A document is measured once parsed (aliases expanded) and refused, 413 or
  * 422 with the Error body, before anything is stored; old deploys are pruned.
  */
-const contract = new ContractChecker(managementDocument());
-
-interface Answer {
-  status: number;
-  body: Record<string, unknown> & unknown[];
-}
-
 const operation = { responses: { 200: { description: 'ok' } } };
 const openapi = (extra: Record<string, unknown> = {}, paths: Record<string, unknown> = {}) => ({
   openapi: '3.0.3',
@@ -73,40 +62,19 @@ const advice = (setting: string) =>
   ` Nothing was stored. Make the document smaller, or ask the platform's operator to raise ${setting}.`;
 
 async function platformWithApi(dialect: 'sqlite' | 'postgres', env: Record<string, string>) {
-  const p = await startPlatformContext(dialect, env);
-  const { owner, team } = await seedTeam(p.ctx);
+  const api = await startApiPlatform(dialect, env);
+  const { p, owner, team } = api;
   await createProject(p.ctx, owner, {
     teamId: team.id,
     slug: 'shop',
     name: 'Shop',
     originUrl: 'http://127.0.0.1:9',
   });
-  const app = buildPlatformApp(p.ctx);
-  await app.ready();
-  const token = (await createToken(p.ctx, owner, 'tests')).token;
-  const call = async (method: 'GET' | 'POST', url: string, payload?: string): Promise<Answer> => {
-    const response = await app.inject({
-      method,
-      url,
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(payload === undefined ? {} : { payload }),
-    });
-    contract.check(
-      method,
-      url,
-      response.statusCode,
-      response.headers['content-type'] as string | undefined,
-      response.body,
-    );
-    return { status: response.statusCode, body: JSON.parse(response.body) as Answer['body'] };
-  };
+  const call = api.asOwner;
   // The documents differ in shape from one test to the next: the deploy gate (tested in
   // deploy-changes.test.ts) is told to let their changes through.
   const deploy = (document: string) =>
-    call('POST', '/api/v1/projects/shop/deploys', JSON.stringify({ document, allowBreaking: true }));
+    call('POST', '/api/v1/projects/shop/deploys', { document, allowBreaking: true });
   const deploys = async () =>
     (await call('GET', '/api/v1/projects/shop/deploys')).body as unknown as { id: number; active: boolean }[];
   const storedRows = async () =>
@@ -118,7 +86,7 @@ async function platformWithApi(dialect: 'sqlite' | 'postgres', env: Record<strin
           .executeTakeFirstOrThrow()
       ).n,
     );
-  return { p, app, call, deploy, deploys, storedRows };
+  return { ...api, call, deploy, deploys, storedRows };
 }
 
 type Api = Awaited<ReturnType<typeof platformWithApi>>;
@@ -142,8 +110,7 @@ for (const dialect of testDialects()) {
       assert.equal((await api.deploy(VALID)).status, 201);
     });
     after(async () => {
-      await api?.app.close();
-      await api?.p.close();
+      await api?.close();
     });
 
     it("refuses the finding's 1 MB string aliased 98 times: 413 document_too_large, naming DEPLOY_MAX_EXPANDED_SIZE", async () => {
@@ -191,8 +158,7 @@ for (const dialect of testDialects()) {
       assert.equal((await api.deploy(VALID)).status, 201);
     });
     after(async () => {
-      await api?.app.close();
-      await api?.p.close();
+      await api?.close();
     });
 
     it('the body of a deploy: 413 body_too_large naming DEPLOY_BODY_LIMIT', async () => {
@@ -207,17 +173,13 @@ for (const dialect of testDialects()) {
 
     it('other requests keep API_BODY_LIMIT, below what a deploy may send', async () => {
       // 100 KiB: over API_BODY_LIMIT, under DEPLOY_BODY_LIMIT.
-      const other = await api.call(
-        'POST',
-        '/api/v1/projects',
-        JSON.stringify({
-          slug: 'big',
-          name: 'n'.repeat(100 * 1024),
-          teamId: 1,
-          originUrl: 'http://127.0.0.1:9',
-        }),
-      );
-      assert.deepEqual(other, {
+      const other = await api.call('POST', '/api/v1/projects', {
+        slug: 'big',
+        name: 'n'.repeat(100 * 1024),
+        teamId: 1,
+        originUrl: 'http://127.0.0.1:9',
+      });
+      assert.deepEqual(statusAndBody(other), {
         status: 413,
         body: {
           code: 'body_too_large',
@@ -304,8 +266,7 @@ for (const dialect of testDialects()) {
       api = await platformWithApi(dialect, { DEPLOY_RETENTION: '3' });
     });
     after(async () => {
-      await api?.app.close();
-      await api?.p.close();
+      await api?.close();
     });
 
     it('keeps the latest DEPLOY_RETENTION deploys and the live one, in the deploy that makes the rest old', async () => {
@@ -337,11 +298,10 @@ for (const dialect of testDialects()) {
     });
 
     it('keeps a preview however many deploys come after it', async () => {
-      const preview = await api.call(
-        'POST',
-        '/api/v1/projects/shop/deploys',
-        JSON.stringify({ document: VALID, preview: true }),
-      );
+      const preview = await api.call('POST', '/api/v1/projects/shop/deploys', {
+        document: VALID,
+        preview: true,
+      });
       assert.equal(preview.status, 201);
       const later: number[] = [];
       for (let i = 0; i < 4; i++) later.push((await api.deploy(VALID)).body.id as number);

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { type ApiPlatform, startApiPlatform } from '../support/api-scenario.ts';
+import { describe, it } from 'node:test';
 import { testDialects } from '../support/databases.ts';
-import { seedProject } from '../support/platform.ts';
+import { clubApiSuite } from '../support/platform-deploys.ts';
 
 /**
  * A deploy whose path templates no router can serve unambiguously fails, as any invalid document
@@ -15,25 +14,8 @@ const ok = { get: { responses: { '200': { description: 'ok' } } } };
 
 for (const dialect of testDialects()) {
   describe(`deploys refuse ambiguous path templates (${dialect})`, () => {
-    let api: ApiPlatform;
-
-    before(async () => {
-      api = await startApiPlatform(dialect, { KENNEL_ORIGIN_ALLOWLIST: 'http://127.0.0.1:4010' });
-      await seedProject(api.p.ctx, api.owner, {
-        teamId: api.team.id,
-        slug: 'club',
-        name: 'Kennel club',
-        originUrl: 'http://127.0.0.1:4010',
-        document: false,
-      });
-    });
-    after(() => api?.close());
-
-    async function deploy(document: string) {
-      const answer = await api.asOwner('POST', '/api/v1/projects/club/deploys', { document });
-      assert.equal(answer.status, 201, answer.text);
-      return answer.body as unknown as { id: number; status: string; active: boolean; problems: string[] };
-    }
+    const club = clubApiSuite(dialect);
+    const { deploy } = club;
 
     it('keeps a failed deploy naming each template and what to do, and the active deploy', async () => {
       const good = await deploy(documentWith({ '/files/{name}.{ext}': ok, '/pets/{petId}': ok }));
@@ -59,7 +41,7 @@ for (const dialect of testDialects()) {
           ],
         },
       );
-      const project = await api.asOwner('GET', '/api/v1/projects/club');
+      const project = await club.api.asOwner('GET', '/api/v1/projects/club');
       assert.equal(project.body.activeDeployId, good.id);
     });
   });

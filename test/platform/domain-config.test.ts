@@ -5,7 +5,13 @@ import { applyDomainConfig, exportDomainConfig } from '../../src/platform/domain
 import { type ConfigContext, parseDomainConfig } from '../../src/platform/domains/domain-config.ts';
 import { listDomains } from '../../src/platform/domains/read-domains.ts';
 import { testDialects } from '../support/databases.ts';
-import { seedProject, seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import {
+  expectRefusedUnchanged,
+  itRefusesEach,
+  type RefusedConfig,
+  seedTeamProject,
+} from '../support/platform-config.ts';
 
 const CONTEXT: ConfigContext = {
   existing: ['shop.example.test', 'www.example.test'],
@@ -41,7 +47,7 @@ describe('the YAML domain configuration', () => {
     });
   });
 
-  const invalid: [name: string, yaml: string, line: number, column: number, message: RegExp][] = [
+  const invalid: RefusedConfig[] = [
     ['broken YAML', 'domains:\n  primary: [\n', 3, 1, /./],
     [
       'an invalid hostname',
@@ -107,16 +113,7 @@ describe('the YAML domain configuration', () => {
       /not a valid custom domain/,
     ],
   ];
-  for (const [name, yaml, line, column, message] of invalid) {
-    it(`refuses ${name} at line ${line}, column ${column}`, () => {
-      const parsed = parseDomainConfig(yaml, CONTEXT);
-      assert.equal(parsed.ok, false);
-      if (parsed.ok) return;
-      const first = parsed.problems[0];
-      assert.deepEqual([first?.line, first?.column], [line, column], JSON.stringify(parsed.problems));
-      assert.match(first?.message ?? '', message);
-    });
-  }
+  itRefusesEach(invalid, CONTEXT);
 });
 
 for (const dialect of testDialects()) {
@@ -125,16 +122,12 @@ for (const dialect of testDialects()) {
     let owner: Actor;
     before(async () => {
       p = await startPlatformContext(dialect);
-      const seeded = await seedTeam(p.ctx);
-      owner = seeded.owner;
-      const team = seeded.team;
-      await seedProject(p.ctx, owner, {
-        teamId: team.id,
+      ({ owner } = await seedTeamProject(p.ctx, {
         slug: 'petstore',
         name: 'Petstore',
         originUrl: 'http://127.0.0.1:4010',
         title: 'T',
-      });
+      }));
     });
     after(() => p.close());
 
@@ -207,20 +200,16 @@ for (const dialect of testDialects()) {
     });
 
     it('changes nothing when the file is invalid', async () => {
-      const before = await exportDomainConfig(p.ctx, owner, 'petstore');
-      await assert.rejects(
-        applyDomainConfig(
-          p.ctx,
-          owner,
-          'petstore',
-          'domains:\n  names: [new.example.test]\n  redirects:\n    - from: new.example.test\n      to: new.example.test\n',
-        ),
-        (error: { code: string; status: number; message: string }) =>
+      await expectRefusedUnchanged(
+        p.ctx,
+        owner,
+        'petstore',
+        'domains:\n  names: [new.example.test]\n  redirects:\n    - from: new.example.test\n      to: new.example.test\n',
+        (error) =>
           error.code === 'invalid_domain_config' &&
           error.status === 422 &&
           /line 5, column 11/.test(error.message),
       );
-      assert.equal(await exportDomainConfig(p.ctx, owner, 'petstore'), before);
     });
   });
 }

@@ -6,8 +6,10 @@ import { RoutingTable } from '../../src/edge/index.ts';
 import { createTeam, setPlan } from '../../src/platform/accounts/teams.ts';
 import { createUser } from '../../src/platform/accounts/users.ts';
 import { obtainDueCertificates, reclaimOwnLeases } from '../../src/platform/certificates/certificate-job.ts';
-import { CertificateStore, databaseChallenges } from '../../src/platform/certificates/certificate-store.ts';
-import { InternalIssuer } from '../../src/platform/certificates/internal-issuer.ts';
+import {
+  type CertificateStore,
+  databaseChallenges,
+} from '../../src/platform/certificates/certificate-store.ts';
 import type {
   CertificateRequest,
   ChallengeStore,
@@ -28,12 +30,9 @@ import { setWebhookEndpoint } from '../../src/platform/webhooks/webhook-endpoint
 import { type Database, openDatabase } from '../../src/storage/index.ts';
 import { testDialects } from '../support/databases.ts';
 import { type DnsRecord, startDns, type TestDns } from '../support/dns.ts';
-import {
-  seedProject,
-  startPlatformContext,
-  TEST_SEALING_KEY,
-  type TestPlatform,
-} from '../support/platform.ts';
+import { seedProject, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { GatedIssuer, internalCertificates } from '../support/platform-certificates.ts';
+import { liveDomain } from '../support/platform-dns.ts';
 
 /**
  * A model-based test of the domain lifecycle across three teams and two nodes (issue 17): random
@@ -186,41 +185,6 @@ const MAX_STEPS = Number(process.env.MODEL_STEPS ?? 30);
 const SEED = Number(process.env.MODEL_SEED ?? 20261125);
 const LEASE_MS = 15_000;
 
-/** The internal CA with a gate on one hostname, to remove a domain while its order is in flight. */
-class GatedIssuer implements Issuer {
-  readonly name = 'internal';
-  readonly #inner: Issuer;
-  #held: string | null = null;
-  #open: () => void = () => {};
-  #gate: Promise<void> = Promise.resolve();
-  #started: () => void = () => {};
-  started: Promise<void> = Promise.resolve();
-  constructor(inner: Issuer) {
-    this.#inner = inner;
-  }
-  hold(hostname: string): void {
-    this.#held = hostname;
-    this.#gate = new Promise((resolve) => {
-      this.#open = resolve;
-    });
-    this.started = new Promise((resolve) => {
-      this.#started = resolve;
-    });
-  }
-  release(): void {
-    this.#held = null;
-    this.#open();
-    this.#started();
-  }
-  async issue(request: CertificateRequest): Promise<IssuedChain> {
-    if (request.hostname === this.#held) {
-      this.#started();
-      await this.#gate;
-    }
-    return this.#inner.issue(request, databaseChallenges as never);
-  }
-}
-
 /**
  * One node's issuer: once the node is doomed, its next order never returns, as if the process
  * were killed while the CA worked (heartbeats are off in this model, so a dead node's lease is
@@ -309,10 +273,9 @@ for (const dialect of testDialects()) {
         DNS_SERVERS: dns.servers.join(','),
         WEBHOOK_TARGETS: 'private',
       });
-      store = new CertificateStore(p.ctx.db, [TEST_SEALING_KEY]);
-      gate = new GatedIssuer(
-        new InternalIssuer(await store.internalCa(p.clock.now()), { now: () => p.clock.now() }),
-      );
+      const internal = await internalCertificates(p);
+      store = internal.store;
+      gate = new GatedIssuer(internal.issuer);
       for (const n of twoNodes ? NODES : (['a'] as const)) {
         let ctx = p.ctx;
         if (n === 'b') {
@@ -563,13 +526,8 @@ for (const dialect of testDialects()) {
       const point = async (who: Team, hostname: string, proof: boolean) => {
         const label = hostname.split('.')[0] as string;
         const set: DnsRecord[] = [{ name: label, type: 'CNAME', value: `${who}.platform.test` }];
-        const claim = await p.ctx.db
-          .selectFrom('domains')
-          .innerJoin('projects', 'projects.id', 'domains.project_id')
+        const claim = await liveDomain(p.ctx.db, who, hostname)
           .select('domains.ownership_token')
-          .where('projects.slug', '=', who)
-          .where('domains.hostname', '=', hostname)
-          .where('domains.state', '<>', 'removed')
           .executeTakeFirst();
         if (proof && claim) {
           set.push({

@@ -9,16 +9,13 @@ import {
   obtainDueCertificates,
   reclaimOwnLeases,
 } from '../../src/platform/certificates/certificate-job.ts';
-import { CertificateStore, databaseChallenges } from '../../src/platform/certificates/certificate-store.ts';
-import { InternalIssuer } from '../../src/platform/certificates/internal-issuer.ts';
 import {
-  type CertificateRequest,
-  type IssuedChain,
-  type Issuer,
-  IssuerError,
-} from '../../src/platform/certificates/issuer.ts';
+  type CertificateStore,
+  databaseChallenges,
+} from '../../src/platform/certificates/certificate-store.ts';
+import { type Issuer, IssuerError } from '../../src/platform/certificates/issuer.ts';
 import type { Actor, PlatformContext } from '../../src/platform/context.ts';
-import { type PlatformTables, platformMigrations } from '../../src/platform/db-schema.ts';
+import type { PlatformTables } from '../../src/platform/db-schema.ts';
 import { addDomain } from '../../src/platform/domains/add-domain.ts';
 import { applyDomainConfig } from '../../src/platform/domains/apply-domain-config.ts';
 import { checkDueDomains } from '../../src/platform/domains/check-due-domains.ts';
@@ -26,61 +23,15 @@ import { inspectDomain, listDomains } from '../../src/platform/domains/read-doma
 import { removeDomain } from '../../src/platform/domains/remove-domain.ts';
 import { reverifyDomain, verifyDomain } from '../../src/platform/domains/verify-domain.ts';
 import { setWebhookEndpoint } from '../../src/platform/webhooks/webhook-endpoints.ts';
-import { migrateToLatest, openDatabase } from '../../src/storage/index.ts';
-import { createTestStorage, testDialects } from '../support/databases.ts';
-import { startDns, type TestDns } from '../support/dns.ts';
-import {
-  seedProject,
-  seedTeam,
-  startPlatformContext,
-  TEST_SEALING_KEY,
-  type TestPlatform,
-} from '../support/platform.ts';
+import { openDatabase } from '../../src/storage/index.ts';
+import { testDialects } from '../support/databases.ts';
+import type { TestDns } from '../support/dns.ts';
+import { seedProject, seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { GatedIssuer, internalCertificates } from '../support/platform-certificates.ts';
+import { caaZone, dnsEnv, liveDomain, startZones } from '../support/platform-dns.ts';
+import { beforeMigration } from '../support/platform-migrations.ts';
 
 const DOC = JSON.stringify({ openapi: '3.0.3', info: { title: 'T', version: '1' }, paths: {} });
-
-/**
- * The real internal CA behind a gate: `issue` starts at once (so the test knows the order is in
- * flight) and returns only when the test opens the gate. Not a mock: the certificate is real.
- */
-class GatedIssuer implements Issuer {
-  readonly name: string;
-  readonly #inner: Issuer;
-  calls = 0;
-  #open: (() => void) | null = null;
-  #gate: Promise<void> | null = null;
-  #held: string | null = null;
-  #started: (() => void) | null = null;
-  started: Promise<void> = Promise.resolve();
-  readonly preCheck?: Issuer['preCheck'];
-  constructor(inner: Issuer, name = 'internal', preCheck?: Issuer['preCheck']) {
-    this.#inner = inner;
-    this.name = name;
-    if (preCheck) this.preCheck = preCheck;
-  }
-  /** The next order for `hostname` waits until `release()`; `started` resolves when it is in flight. */
-  hold(hostname: string): void {
-    this.#held = hostname;
-    this.#gate = new Promise((resolve) => {
-      this.#open = resolve;
-    });
-    this.started = new Promise((resolve) => {
-      this.#started = resolve;
-    });
-  }
-  release(): void {
-    this.#open?.();
-    this.#held = null;
-  }
-  async issue(request: CertificateRequest): Promise<IssuedChain> {
-    this.calls++;
-    if (request.hostname === this.#held) {
-      this.#started?.();
-      await this.#gate;
-    }
-    return this.#inner.issue(request, databaseChallenges as never);
-  }
-}
 
 /** Resolves for everyone once `n` callers have arrived. */
 function barrier(n: number): () => Promise<void> {
@@ -136,39 +87,57 @@ for (const dialect of testDialects()) {
       ...extra,
     });
     const domainId = async (slug: string, hostname: string) =>
-      (
-        await p.ctx.db
-          .selectFrom('domains')
-          .innerJoin('projects', 'projects.id', 'domains.project_id')
-          .select('domains.id')
-          .where('projects.slug', '=', slug)
-          .where('domains.hostname', '=', hostname)
-          .where('domains.state', '<>', 'removed')
-          .executeTakeFirstOrThrow()
-      ).id;
+      (await liveDomain(p.ctx.db, slug, hostname).select('domains.id').executeTakeFirstOrThrow()).id;
     /** Issues whatever earlier tests left due, so a test's passes see only its own orders. */
     const drain = () => obtainDueCertificates(p.ctx, deps('drain'));
     const cname = (name: string, project: string) =>
       dns.addRecord('example.test', { name, type: 'CNAME', value: `${project}.platform.test` });
+    /**
+     * `<label>.example.test` of alpha, once what earlier tests left due is issued: its CNAME made,
+     * the domain added and verified (its order due); the hostname and the domain's id.
+     */
+    const verifiedDomain = async (label: string) => {
+      await drain();
+      const hostname = `${label}.example.test`;
+      await cname(label, 'alpha');
+      await addDomain(p.ctx, alice, 'alpha', hostname);
+      await verifyDomain(p.ctx, alice, 'alpha', hostname);
+      return { hostname, id: await domainId('alpha', hostname) };
+    };
+    /** Sets fields of a domain's certificate job, as a node's pass would have left them. */
+    const setJob = (id: number, fields: Record<string, string | null>) =>
+      p.ctx.db.updateTable('certificate_jobs').set(fields).where('domain_id', '=', id).execute();
+    /** An order `node`'s process 0 is working on, its lease running `ms` from now. */
+    const leasedTo = (node: string, ms: number) => ({
+      state: 'ordering',
+      lease_owner: node,
+      lease_instance: `${node}-0`,
+      lease_until: new Date(p.clock.now().getTime() + ms).toISOString(),
+    });
+    /** A domain's history as [action, outcome] pairs, oldest first. */
+    const historyOf = async (id: number) =>
+      (
+        await p.ctx.db
+          .selectFrom('domain_events')
+          .select(['action', 'outcome'])
+          .where('domain_id', '=', id)
+          .orderBy('id')
+          .execute()
+      ).map((e) => [e.action, e.outcome]);
 
     before(async () => {
-      dns = await startDns({ zones: ['example.test', 'platform.test', 'caa.test'] });
-      await dns.setRecords('platform.test', [
-        { name: 'alpha', type: 'A', value: '127.0.0.1' },
-        { name: 'beta', type: 'A', value: '127.0.0.1' },
-      ]);
-      await dns.setRecords('caa.test', [
-        { name: '@', type: 'CAA', value: '0 issue "pki.goog"' },
-        { name: 'www', type: 'CNAME', value: 'alpha.platform.test' },
-      ]);
+      dns = await startZones({
+        'example.test': [],
+        'platform.test': ['alpha', 'beta'].map((name) => ({ name, type: 'A', value: '127.0.0.1' })),
+        'caa.test': caaZone('pki.goog', 'alpha.platform.test'),
+      });
       p = await startPlatformContext(dialect, {
-        DNS_SERVERS: dns.servers.join(','),
+        ...dnsEnv(dns),
         CAA_IDENTIFIER: 'letsencrypt.org',
         DNS_PROPAGATION_WINDOW: '10m',
         WEBHOOK_TARGETS: 'private',
       });
-      store = new CertificateStore(p.ctx.db, [TEST_SEALING_KEY]);
-      plain = new InternalIssuer(await store.internalCa(p.clock.now()), { now: () => p.clock.now() });
+      ({ store, issuer: plain } = await internalCertificates(p));
       issuer = new GatedIssuer(plain);
       const seeded = await seedTeam(p.ctx);
       alice = seeded.owner;
@@ -197,9 +166,7 @@ for (const dialect of testDialects()) {
     });
 
     it("another team's claim and removal of a served hostname leaves the owner's certificate and job alone", async () => {
-      await cname('shop', 'alpha');
-      await addDomain(p.ctx, alice, 'alpha', 'shop.example.test');
-      await verifyDomain(p.ctx, alice, 'alpha', 'shop.example.test');
+      await verifiedDomain('shop');
       assert.deepEqual(await obtainDueCertificates(p.ctx, deps()), ['shop.example.test']);
       const served = await store.load('shop.example.test');
       assert.ok(served);
@@ -238,11 +205,7 @@ for (const dialect of testDialects()) {
     });
 
     it('discards an order that completes after its domain was removed', async () => {
-      await drain();
-      await cname('race', 'alpha');
-      await addDomain(p.ctx, alice, 'alpha', 'race.example.test');
-      const id = await domainId('alpha', 'race.example.test');
-      await verifyDomain(p.ctx, alice, 'alpha', 'race.example.test');
+      const { id } = await verifiedDomain('race');
       issuer.hold('race.example.test');
       const pass = obtainDueCertificates(p.ctx, deps());
       await issuer.started;
@@ -260,21 +223,12 @@ for (const dialect of testDialects()) {
         .where('domain_id', '=', id)
         .execute();
       assert.deepEqual(jobs, []);
-      const history = await p.ctx.db
-        .selectFrom('domain_events')
-        .select(['action', 'outcome', 'detail'])
-        .where('domain_id', '=', id)
-        .orderBy('id')
-        .execute();
-      assert.deepEqual(
-        history.map((e) => [e.action, e.outcome]),
-        [
-          ['add', 'unverified'],
-          ['verify', 'verified'],
-          ['remove', 'removed'],
-          ['certificate_discarded', 'removed'],
-        ],
-      );
+      assert.deepEqual(await historyOf(id), [
+        ['add', 'unverified'],
+        ['verify', 'verified'],
+        ['remove', 'removed'],
+        ['certificate_discarded', 'removed'],
+      ]);
     });
 
     it('discards an order whose domain was removed and added again meanwhile', async () => {
@@ -313,14 +267,8 @@ for (const dialect of testDialects()) {
             ['verified', 'verified'],
           );
           const id = await domainId('alpha', hostname);
-          const history = await p.ctx.db
-            .selectFrom('domain_events')
-            .select(['action', 'outcome'])
-            .where('domain_id', '=', id)
-            .orderBy('id')
-            .execute();
           assert.deepEqual(
-            history.map((e) => [e.action, e.outcome]),
+            await historyOf(id),
             [
               ['add', 'unverified'],
               ['verify', 'verified'],
@@ -344,10 +292,7 @@ for (const dialect of testDialects()) {
     });
 
     it("keeps a live order's lease with its heartbeat, past the lease's length", async () => {
-      await drain();
-      await cname('beat', 'alpha');
-      await addDomain(p.ctx, alice, 'alpha', 'beat.example.test');
-      await verifyDomain(p.ctx, alice, 'alpha', 'beat.example.test');
+      await verifiedDomain('beat');
       const calls = issuer.calls;
       issuer.hold('beat.example.test');
       const pass = obtainDueCertificates(p.ctx, deps('node-a'));
@@ -363,43 +308,17 @@ for (const dialect of testDialects()) {
     });
 
     it("takes over a dead node's order once its heartbeat is older than the lease", async () => {
-      await drain();
-      await cname('dead', 'alpha');
-      await addDomain(p.ctx, alice, 'alpha', 'dead.example.test');
-      await verifyDomain(p.ctx, alice, 'alpha', 'dead.example.test');
-      const id = await domainId('alpha', 'dead.example.test');
+      const { id } = await verifiedDomain('dead');
       // node-a claimed the order and died: its last heartbeat was now, and none follows.
-      await p.ctx.db
-        .updateTable('certificate_jobs')
-        .set({
-          state: 'ordering',
-          lease_owner: 'node-a',
-          lease_instance: 'node-a-0',
-          lease_until: new Date(p.clock.now().getTime() + 15_000).toISOString(),
-        })
-        .where('domain_id', '=', id)
-        .execute();
+      await setJob(id, leasedTo('node-a', 15_000));
       assert.deepEqual(await obtainDueCertificates(p.ctx, deps('node-b')), []);
       p.clock.advance(15_001);
       assert.deepEqual(await obtainDueCertificates(p.ctx, deps('node-b')), ['dead.example.test']);
     });
 
     it('a restarted node takes back the orders its dead process held, at once', async () => {
-      await drain();
-      await cname('restart', 'alpha');
-      await addDomain(p.ctx, alice, 'alpha', 'restart.example.test');
-      await verifyDomain(p.ctx, alice, 'alpha', 'restart.example.test');
-      const id = await domainId('alpha', 'restart.example.test');
-      await p.ctx.db
-        .updateTable('certificate_jobs')
-        .set({
-          state: 'ordering',
-          lease_owner: 'node-a',
-          lease_instance: 'node-a-0',
-          lease_until: new Date(p.clock.now().getTime() + 15_000).toISOString(),
-        })
-        .where('domain_id', '=', id)
-        .execute();
+      const { id } = await verifiedDomain('restart');
+      await setJob(id, leasedTo('node-a', 15_000));
       // Another node's leases and this process's own are left alone.
       assert.equal(await reclaimOwnLeases(p.ctx.db, 'node-b', 'node-b-1'), 0);
       assert.equal(await reclaimOwnLeases(p.ctx.db, 'node-a', 'node-a-0'), 0);
@@ -408,22 +327,11 @@ for (const dialect of testDialects()) {
     });
 
     it('Verify of a domain whose order died, or whose certificate failed on CAA, starts a fresh attempt', async () => {
-      await drain();
-      await cname('stuck', 'alpha');
-      await addDomain(p.ctx, alice, 'alpha', 'stuck.example.test');
-      await verifyDomain(p.ctx, alice, 'alpha', 'stuck.example.test');
-      const id = await domainId('alpha', 'stuck.example.test');
-      await p.ctx.db
-        .updateTable('certificate_jobs')
-        .set({
-          state: 'ordering',
-          lease_owner: 'node-z',
-          lease_instance: 'node-z-0',
-          next_attempt_at: new Date(p.clock.now().getTime() + 86_400_000).toISOString(),
-          lease_until: new Date(p.clock.now().getTime() - 1).toISOString(),
-        })
-        .where('domain_id', '=', id)
-        .execute();
+      const { id } = await verifiedDomain('stuck');
+      await setJob(id, {
+        ...leasedTo('node-z', -1),
+        next_attempt_at: new Date(p.clock.now().getTime() + 86_400_000).toISOString(),
+      });
       const again = await verifyDomain(p.ctx, alice, 'alpha', 'stuck.example.test');
       assert.equal(again.domain.certificate?.state, 'pending');
       assert.equal(again.domain.certificate?.nextAttemptAt, p.clock.now().toISOString());
@@ -446,17 +354,11 @@ for (const dialect of testDialects()) {
       assert.deepEqual(failed.failure?.reason, 'caa_forbids');
       assert.match(failed.failure?.remedy ?? '', /verify again/);
       // Re-verify before its 30 minutes says why, and what to do now.
-      await assert.rejects(reverifyDomain(p.ctx, alice, 'alpha', 'www.caa.test'), (error: Error) => {
-        assert.match(
-          error.message,
+      await assert.rejects(reverifyDomain(p.ctx, alice, 'alpha', 'www.caa.test'), {
+        message:
           /failed \(a CAA record forbids the certificate authority\)\. The platform does not retry on its own: fix the cause, then verify again to retry now\. Re-verify is offered from \S+ \(30 minutes after verification\)\./,
-        );
-        return true;
       });
-      await dns.setRecords('caa.test', [
-        { name: '@', type: 'CAA', value: '0 issue "letsencrypt.org"' },
-        { name: 'www', type: 'CNAME', value: 'alpha.platform.test' },
-      ]);
+      await dns.setRecords('caa.test', caaZone('letsencrypt.org', 'alpha.platform.test'));
       const fixed = await verifyDomain(p.ctx, alice, 'alpha', 'www.caa.test');
       assert.equal(fixed.domain.status, 'issuing');
       assert.equal(fixed.domain.certificate?.state, 'pending');
@@ -472,10 +374,7 @@ for (const dialect of testDialects()) {
     });
 
     it('Verify retries a failed certificate at once, but keeps a wait the certificate authority asked for', async () => {
-      await drain();
-      await cname('flaky', 'alpha');
-      await addDomain(p.ctx, alice, 'alpha', 'flaky.example.test');
-      await verifyDomain(p.ctx, alice, 'alpha', 'flaky.example.test');
+      await verifiedDomain('flaky');
       const failures = [
         new IssuerError('the challenge failed', { retryable: true }),
         new IssuerError('rate limited', { retryable: true, retryAfterMs: 3_600_000 }),
@@ -496,14 +395,10 @@ for (const dialect of testDialects()) {
         [kept.domain.certificate?.state, kept.domain.certificate?.nextAttemptAt],
         ['failed', waitUntil],
       );
-      await assert.rejects(reverifyDomain(p.ctx, alice, 'alpha', 'flaky.example.test'), (error: Error) => {
-        assert.match(
-          error.message,
-          new RegExp(
-            `failed \\(rate limited\\)\\. The certificate authority asked to wait: the platform retries at ${waitUntil.replaceAll('.', '\\.')}\\.`,
-          ),
-        );
-        return true;
+      await assert.rejects(reverifyDomain(p.ctx, alice, 'alpha', 'flaky.example.test'), {
+        message: new RegExp(
+          `failed \\(rate limited\\)\\. The certificate authority asked to wait: the platform retries at ${waitUntil.replaceAll('.', '\\.')}\\.`,
+        ),
       });
     });
 
@@ -555,14 +450,7 @@ for (const dialect of testDialects()) {
 for (const dialect of testDialects()) {
   describe(`migration 0004: certificates go to the domain serving their hostname (${dialect})`, () => {
     it('assigns existing certificates to the serving domain and makes "issued" jobs without one due again', async () => {
-      const storage = await createTestStorage(dialect);
-      const database = openDatabase<PlatformTables>(storage.location);
-      try {
-        const { db } = database;
-        const before = Object.fromEntries(
-          Object.entries(platformMigrations).filter(([name]) => name < '0004'),
-        );
-        await migrateToLatest(db, database.dialect, 'platform', before);
+      await beforeMigration(dialect, '0004', async (db, migrateRest) => {
         const at = '2026-11-22T12:00:00.000Z';
         await sql`INSERT INTO teams (name, plan, created_at) VALUES ('T', 'pro', ${at})`.execute(db);
         const team = await sql<{ id: number }>`SELECT id FROM teams`.execute(db);
@@ -595,7 +483,7 @@ for (const dialect of testDialects()) {
             db,
           );
         }
-        await migrateToLatest(db, database.dialect, 'platform', platformMigrations);
+        await migrateRest();
         const certificates = await db.selectFrom('certificates').select(['hostname', 'domain_id']).execute();
         assert.deepEqual(
           certificates.map((c) => [c.hostname, Number(c.domain_id)]),
@@ -623,10 +511,7 @@ for (const dialect of testDialects()) {
             },
           ],
         );
-      } finally {
-        await database.close();
-        await storage.drop();
-      }
+      });
     });
   });
 }

@@ -12,8 +12,9 @@ import { deployProject } from '../../src/platform/projects/deploys.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
 import { closeAll } from '../support/cleanup.ts';
 import { testDialects } from '../support/databases.ts';
-import { startDns, type TestDns } from '../support/dns.ts';
+import type { TestDns } from '../support/dns.ts';
 import { seedProject, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { addOwnershipTxt, dnsEnv, startZones } from '../support/platform-dns.ts';
 
 const DOC = JSON.stringify({ openapi: '3.0.3', info: { title: 'T', version: '1' }, paths: {} });
 
@@ -39,13 +40,14 @@ for (const dialect of testDialects()) {
     let owner: Actor;
     let teamId: number;
     before(async () => {
-      dns = await startDns({ zones: ['example.test', 'platform.test', 'other.test', 'xn--bcher-kva.test'] });
-      await dns.setRecords('platform.test', [
-        { name: 'petstore', type: 'A', value: '127.0.0.1' },
-        { name: 'rival', type: 'A', value: '127.0.0.1' },
-      ]);
+      dns = await startZones({
+        'example.test': [],
+        'platform.test': ['petstore', 'rival'].map((name) => ({ name, type: 'A', value: '127.0.0.1' })),
+        'other.test': [],
+        'xn--bcher-kva.test': [],
+      });
       p = await startPlatformContext(dialect, {
-        DNS_SERVERS: dns.servers.join(','),
+        ...dnsEnv(dns),
         PLATFORM_IPV4: '127.0.0.1',
         CAA_IDENTIFIER: 'letsencrypt.org',
       });
@@ -205,11 +207,7 @@ for (const dialect of testDialects()) {
       await dns.addRecord('example.test', { name: '@', type: 'A', value: '127.0.0.1' });
       const without = await verifyDomain(p.ctx, owner, 'petstore', 'example.test');
       assert.equal(without.domain.reason, 'ownership_token_missing');
-      await dns.addRecord('example.test', {
-        name: '_kennel-challenge',
-        type: 'TXT',
-        value: txt?.value ?? '',
-      });
+      await addOwnershipTxt(dns, '_kennel-challenge', txt?.value);
       const withToken = await verifyDomain(p.ctx, owner, 'petstore', 'example.test');
       assert.equal(withToken.domain.state, 'verified');
     });
@@ -281,11 +279,7 @@ for (const dialect of testDialects()) {
       );
 
       const txt = claim.domain.records.find((r) => r.type === 'TXT');
-      await dns.addRecord('example.test', {
-        name: '_kennel-challenge.shop',
-        type: 'TXT',
-        value: txt?.value ?? '',
-      });
+      await addOwnershipTxt(dns, '_kennel-challenge.shop', txt?.value);
       const proven = await verifyDomain(p.ctx, rivalOwner, 'rival', 'shop.example.test');
       assert.equal(proven.domain.state, 'verified');
       const old = await inspectDomain(p.ctx, owner, 'petstore', 'shop.example.test');

@@ -6,11 +6,10 @@ import { buildPlatformApp } from '../../src/main/platform-app.ts';
 import { createToken } from '../../src/platform/accounts/credentials.ts';
 import { RESET_REQUEST_ANSWER } from '../../src/platform/accounts/request-password-reset.ts';
 import { createUser } from '../../src/platform/accounts/users.ts';
-import { managementDocument } from '../../src/platform/api/app.ts';
-import { ContractChecker } from '../support/contract.ts';
+import { apiClient } from '../support/api-scenario.ts';
 import { testDialects } from '../support/databases.ts';
 import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
-import { type ReceivedMail, SmtpReceiver } from '../support/smtp.ts';
+import { type ReceivedMail, SmtpReceiver, textOfMail } from '../support/smtp.ts';
 
 /**
  * Issue 28, "Forgot password?": with SMTP_URL a reset link is mailed to an account's own proved
@@ -18,47 +17,17 @@ import { type ReceivedMail, SmtpReceiver } from '../support/smtp.ts';
  * keeps that email; requests are limited per email and per address. Without SMTP_URL the API
  * says to ask a team owner or the operator. A real SMTP server on loopback; both databases.
  */
-const contract = new ContractChecker(managementDocument());
-
-interface Answer {
-  status: number;
-  headers: Record<string, unknown>;
-  body: Record<string, unknown>;
-}
-
-async function call(
+/** A call without credentials, from `remoteAddress`. */
+const call = (
   app: FastifyInstance,
   method: string,
   url: string,
   body?: unknown,
   remoteAddress = '127.0.0.1',
-): Promise<Answer> {
-  const response = await app.inject({
-    method: method as 'GET',
-    url,
-    remoteAddress,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
-  });
-  contract.check(
-    method,
-    url,
-    response.statusCode,
-    response.headers['content-type'] as string | undefined,
-    response.body,
-  );
-  return {
-    status: response.statusCode,
-    headers: response.headers,
-    body: response.body ? JSON.parse(response.body) : undefined,
-  };
-}
+) => apiClient(app, {}, { remoteAddress })(method, url, body);
 
 /** A mail's text, quoted-printable soft breaks and escapes undone. */
-const textOf = (mail: ReceivedMail) =>
-  mail.data
-    .replace(/=\r\n/g, '')
-    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+const textOf = textOfMail;
 
 /** Waits (up to 20 s) until the receiver holds `count` mails. */
 async function mailsArrived(smtp: SmtpReceiver, count: number): Promise<ReceivedMail[]> {

@@ -15,8 +15,9 @@ import {
 } from '../support/api-scenario.ts';
 import { closeAll } from '../support/cleanup.ts';
 import { testDialects } from '../support/databases.ts';
-import { startDns, type TestDns } from '../support/dns.ts';
+import type { TestDns } from '../support/dns.ts';
 import { emptyDocument, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { dnsEnv, petstoreZones, startZones } from '../support/platform-dns.ts';
 
 const DOC = emptyDocument();
 /** The operations a caller without an account may use: their token or password is the proof. */
@@ -60,13 +61,9 @@ for (const dialect of testDialects()) {
     const ids = { teamId: 0, deployId: 0, tokenId: 0 };
 
     before(async () => {
-      dns = await startDns({ zones: ['example.test', 'platform.test'] });
-      await dns.setRecords('platform.test', [{ name: 'petstore', type: 'A', value: '127.0.0.1' }]);
-      await dns.setRecords('example.test', [
-        { name: 'shop', type: 'CNAME', value: 'petstore.platform.test' },
-      ]);
+      dns = await startZones(petstoreZones(['shop']));
       p = await startPlatformContext(dialect, {
-        DNS_SERVERS: dns.servers.join(','),
+        ...dnsEnv(dns),
         // The Petstore's origin, as `npm start` allows it: for the bootstrap team only, so the
         // tenant team below gets a platform admin's grant for it.
         KENNEL_ORIGIN_ALLOWLIST: 'http://127.0.0.1:4010',

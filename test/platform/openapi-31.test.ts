@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { stringify } from 'yaml';
-import { type ApiPlatform, startApiPlatform } from '../support/api-scenario.ts';
 import { testDialects } from '../support/databases.ts';
 import { OPENAPI_31_DOCUMENT } from '../support/openapi-31.ts';
-import { seedProject } from '../support/platform.ts';
+import { clubApiSuite } from '../support/platform-deploys.ts';
 
 /**
  * Deploys take OpenAPI 3.1 as well as 3.0.x, through the management API: a valid 3.1 document
@@ -14,31 +13,8 @@ import { seedProject } from '../support/platform.ts';
  */
 for (const dialect of testDialects()) {
   describe(`OpenAPI 3.1 deploys through the management API (${dialect})`, () => {
-    let api: ApiPlatform;
-
-    before(async () => {
-      api = await startApiPlatform(dialect, { KENNEL_ORIGIN_ALLOWLIST: 'http://127.0.0.1:4010' });
-      await seedProject(api.p.ctx, api.owner, {
-        teamId: api.team.id,
-        slug: 'club',
-        name: 'Kennel club',
-        originUrl: 'http://127.0.0.1:4010',
-        document: false,
-      });
-    });
-    after(() => api?.close());
-
-    async function deploy(document: string) {
-      const answer = await api.asOwner('POST', '/api/v1/projects/club/deploys', { document });
-      assert.equal(answer.status, 201, answer.text);
-      return answer.body as unknown as {
-        id: number;
-        status: string;
-        active: boolean;
-        problems: string[];
-        sourceFormat: string;
-      };
-    }
+    const club = clubApiSuite(dialect);
+    const { deploy } = club;
 
     it('makes a valid 3.1 document with webhooks the active deploy, in JSON and in YAML', async () => {
       const json = await deploy(JSON.stringify(OPENAPI_31_DOCUMENT));
@@ -52,7 +28,7 @@ for (const dialect of testDialects()) {
         { status: 'succeeded', active: true, problems: [], format: 'yaml' },
       );
       // What is stored, and published, is the document as sent: webhooks and all.
-      const row = await api.p.ctx.db
+      const row = await club.api.p.ctx.db
         .selectFrom('deploys')
         .select('document')
         .where('id', '=', yaml.id)
@@ -74,7 +50,7 @@ for (const dialect of testDialects()) {
       assert.deepEqual(failed.problems, [
         `/webhooks/litterAnnounced/post/responses/200 (line 1, column ${column}): The field "description" is required here: add it.`,
       ]);
-      const listed = await api.asOwner('GET', '/api/v1/projects/club/deploys');
+      const listed = await club.api.asOwner('GET', '/api/v1/projects/club/deploys');
       const active = listed.body.filter((d) => d.active);
       assert.deepEqual(
         active.map((d) => d.id),

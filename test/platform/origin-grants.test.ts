@@ -2,9 +2,6 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import type { FastifyInstance } from 'fastify';
-import { type StartedEdge, startEdge } from '../../src/edge/index.ts';
-import { buildPlatformApp } from '../../src/main/platform-app.ts';
 import { createToken } from '../../src/platform/accounts/credentials.ts';
 import { createTeam } from '../../src/platform/accounts/teams.ts';
 import { createUser } from '../../src/platform/accounts/users.ts';
@@ -14,6 +11,7 @@ import { bearerClient, type Client, statusAndBody } from '../support/api-scenari
 import { testDialects } from '../support/databases.ts';
 import { requestAs } from '../support/http.ts';
 import { seedProject, seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { startTestNode, type TestNode } from '../support/test-node.ts';
 
 const DOC = JSON.stringify({ openapi: '3.0.3', info: { title: 'T', version: '1' }, paths: {} });
 
@@ -26,9 +24,7 @@ type Send = Client;
  */
 for (const dialect of testDialects()) {
   describe(`private origins need a platform admin's grant (${dialect})`, () => {
-    let p: TestPlatform;
-    let app: FastifyInstance;
-    let edge: StartedEdge;
+    let node: TestNode;
     let internal: Server;
     let internalConnections = 0;
     let internalOrigin = '';
@@ -40,9 +36,9 @@ for (const dialect of testDialects()) {
       new Promise<number>((resolve) =>
         server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)),
       );
-    const sender = (token: string): Send => bearerClient(app, token);
+    const sender = (token: string): Send => bearerClient(node.node.app, token);
     const viaEdge = async (slug: string) => {
-      const answer = await requestAs(edge.httpPort, `${slug}.platform.test`, '/api/inside');
+      const answer = await requestAs(node.httpPort, `${slug}.platform.test`, '/api/inside');
       return [answer.status, answer.status === 200 ? answer.text : JSON.parse(answer.text).code];
     };
 
@@ -53,42 +49,34 @@ for (const dialect of testDialects()) {
         internalConnections++;
       });
       internalOrigin = `http://127.0.0.1:${await listen(internal)}`;
-      p = await startPlatformContext(dialect, { KENNEL_ORIGIN_ALLOWLIST: internalOrigin });
-      await bootstrapPlatform(p.ctx, {
+      node = await startTestNode(dialect, {
+        env: { KENNEL_ORIGIN_ALLOWLIST: internalOrigin },
+        edge: { connectTimeoutMs: 500, responseTimeoutMs: 2000 },
+      });
+      const { ctx } = node;
+      await bootstrapPlatform(ctx, {
         slug: 'petstore',
         name: 'Petstore',
         originUrl: internalOrigin,
         document: DOC,
       });
-      const seeded = await seedTeam(p.ctx);
+      const seeded = await seedTeam(ctx);
       teamId = seeded.team.id;
       // A project of the tenant's that points at the private service from before grants existed.
-      await seedProject(p.ctx, seeded.owner, {
+      await seedProject(ctx, seeded.owner, {
         teamId,
         slug: 'older',
         name: 'Older',
         originUrl: internalOrigin,
         document: DOC,
       });
-      app = buildPlatformApp(p.ctx);
-      await app.ready();
-      tenant = sender((await createToken(p.ctx, seeded.owner, 'tests')).token);
-      admin = sender((await createToken(p.ctx, seeded.admin, 'tests')).token);
-      edge = await startEdge({
-        ctx: p.ctx,
-        platformApp: app,
-        host: '127.0.0.1',
-        httpPort: 0,
-        connectTimeoutMs: 500,
-        responseTimeoutMs: 2000,
-      });
+      tenant = sender((await createToken(ctx, seeded.owner, 'tests')).token);
+      admin = sender((await createToken(ctx, seeded.admin, 'tests')).token);
     });
 
     after(async () => {
-      await edge?.close();
-      await app?.close();
+      await node?.stop();
       internal?.close();
-      await p?.close();
     });
 
     it("serves the operator's own Petstore on the allowlisted origin", async () => {

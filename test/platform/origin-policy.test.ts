@@ -58,16 +58,14 @@ for (const dialect of testDialects()) {
       assert.equal(granted.status, 201, granted.text);
     });
     after(() => api?.close());
+    /** POST /api/v1/projects in the team, as its owner. */
+    const createProject = (slug: string, name: string, originUrl: string) =>
+      send('POST', '/api/v1/projects', { teamId, slug, name, originUrl });
 
     it('refuses to create a project whose origin is not public, saying what to do', async () => {
       const answers = [];
       for (const [originUrl] of FORBIDDEN) {
-        const answer = await send('POST', '/api/v1/projects', {
-          teamId,
-          slug: 'probe',
-          name: 'Probe',
-          originUrl,
-        });
+        const answer = await createProject('probe', 'Probe', originUrl);
         answers.push([originUrl, answer.status, answer.body.code, answer.body.message]);
       }
       assert.deepEqual(
@@ -86,30 +84,20 @@ for (const dialect of testDialects()) {
     });
 
     it('still answers validation_failed for what is not an http(s) URL', async () => {
-      const answer = await send('POST', '/api/v1/projects', {
-        teamId,
-        slug: 'probe',
-        name: 'Probe',
-        originUrl: 'gopher://127.0.0.1:9464',
-      });
+      const answer = await createProject('probe', 'Probe', 'gopher://127.0.0.1:9464');
       assert.deepEqual([answer.status, answer.body.code], [400, 'validation_failed']);
     });
 
     it("accepts the team's granted origin however it is spelled, and public origins", async () => {
-      const allowed = await send('POST', '/api/v1/projects', {
-        teamId,
-        slug: 'petstore',
-        name: 'Petstore',
-        originUrl: 'http://2130706433:4010/',
-      });
+      const allowed = await createProject('petstore', 'Petstore', 'http://2130706433:4010/');
       assert.equal(allowed.status, 201, JSON.stringify(allowed.body));
       assert.equal(allowed.body.originUrl, 'http://127.0.0.1:4010');
       for (const [slug, originUrl] of [
         ['shop', 'https://api.example.com/v1'],
         ['direct', 'http://93.184.216.34:8080'],
         ['nat64', 'http://[64:ff9b::5db8:d822]'],
-      ]) {
-        const created = await send('POST', '/api/v1/projects', { teamId, slug, name: slug, originUrl });
+      ] as const) {
+        const created = await createProject(slug, slug, originUrl);
         assert.equal(created.status, 201, `${originUrl}: ${JSON.stringify(created.body)}`);
       }
     });

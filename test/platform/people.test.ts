@@ -9,12 +9,15 @@ import {
   apiClient as client,
   codeOf,
   runScenarios,
+  scenarios,
   signInSession,
+  startAppPlatform,
+  userIdOf,
 } from '../support/api-scenario.ts';
 import { closeAll } from '../support/cleanup.ts';
 import { testDialects } from '../support/databases.ts';
 import { startPlatformContext, type TestPlatform } from '../support/platform.ts';
-import { SmtpReceiver } from '../support/smtp.ts';
+import { SmtpReceiver, unquote } from '../support/smtp.ts';
 
 const DAY = 86_400_000;
 
@@ -33,9 +36,7 @@ for (const dialect of testDialects()) {
     const ids = { owner: 0, other: 0, admin: 0 };
 
     before(async () => {
-      p = await startPlatformContext(dialect);
-      app = buildPlatformApp(p.ctx);
-      await app.ready();
+      ({ p, app } = await startAppPlatform(dialect));
       anonymous = client(app);
       const admin = await createUser(p.ctx, {
         email: 'admin@x.test',
@@ -66,40 +67,23 @@ for (const dialect of testDialects()) {
       assert.ok(!JSON.stringify(stored).includes(token), 'the token is not stored');
 
       // Team B's owner can neither see nor act on team A's invitations and members.
-      await runScenarios({ other }, [
-        {
-          name: "another team's invitations",
-          as: 'other',
-          method: 'GET',
-          url: `/api/v1/teams/${teamA}/invitations`,
-          status: 404,
-          code: 'team_not_found',
-        },
-        {
-          name: "another team's members",
-          as: 'other',
-          method: 'GET',
-          url: `/api/v1/teams/${teamA}/members`,
-          status: 404,
-          code: 'team_not_found',
-        },
-        {
-          name: 'revoking in another team',
-          as: 'other',
-          method: 'DELETE',
-          url: `/api/v1/teams/${teamA}/invitations/${invited.body.id}`,
-          status: 404,
-          code: 'team_not_found',
-        },
-        {
-          name: "revoking another team's invitation in one's own",
-          as: 'other',
-          method: 'DELETE',
-          url: `/api/v1/teams/${teamB}/invitations/${invited.body.id}`,
-          status: 404,
-          code: 'invitation_not_found',
-        },
-      ]);
+      await runScenarios(
+        { other },
+        scenarios('other', [
+          ["another team's invitations", `GET /api/v1/teams/${teamA}/invitations`, '404 team_not_found'],
+          ["another team's members", `GET /api/v1/teams/${teamA}/members`, '404 team_not_found'],
+          [
+            'revoking in another team',
+            `DELETE /api/v1/teams/${teamA}/invitations/${invited.body.id}`,
+            '404 team_not_found',
+          ],
+          [
+            "revoking another team's invitation in one's own",
+            `DELETE /api/v1/teams/${teamB}/invitations/${invited.body.id}`,
+            '404 invitation_not_found',
+          ],
+        ]),
+      );
 
       const short = await anonymous('POST', '/api/v1/invitations/accept', {
         token,
@@ -131,26 +115,23 @@ for (const dialect of testDialects()) {
         ],
       );
       // A member cannot invite, change roles or list invitations.
-      await runScenarios({ member: member.as }, [
-        {
-          name: 'a member invites',
-          as: 'member',
-          method: 'POST',
-          url: `/api/v1/teams/${teamA}/invitations`,
-          body: { email: 'z@x.test' },
-          status: 403,
-          code: 'forbidden',
-        },
-        {
-          name: 'a member changes a role',
-          as: 'member',
-          method: 'PUT',
-          url: `/api/v1/teams/${teamA}/members/${ids.owner}/role`,
-          body: { role: 'member' },
-          status: 403,
-          code: 'forbidden',
-        },
-      ]);
+      await runScenarios(
+        { member: member.as },
+        scenarios('member', [
+          [
+            'a member invites',
+            `POST /api/v1/teams/${teamA}/invitations`,
+            '403 forbidden',
+            { body: { email: 'z@x.test' } },
+          ],
+          [
+            'a member changes a role',
+            `PUT /api/v1/teams/${teamA}/members/${ids.owner}/role`,
+            '403 forbidden',
+            { body: { role: 'member' } },
+          ],
+        ]),
+      );
       const listed = await owner('GET', `/api/v1/teams/${teamA}/invitations`);
       assert.deepEqual(
         listed.body.map((i) => [i.email, i.status, 'token' in i]),
@@ -192,52 +173,31 @@ for (const dialect of testDialects()) {
     });
 
     it('changes roles and removes members; the last owner can be neither demoted nor removed, nor leave', async () => {
-      const newId = Number(
-        (
-          await p.ctx.db
-            .selectFrom('users')
-            .select('id')
-            .where('email', '=', 'new@x.test')
-            .executeTakeFirstOrThrow()
-        ).id,
+      const newId = await userIdOf(p, 'new@x.test');
+      await runScenarios(
+        { owner },
+        scenarios('owner', [
+          [
+            'the last owner steps down',
+            `PUT /api/v1/teams/${teamA}/members/${ids.owner}/role`,
+            '409 last_owner',
+            { body: { role: 'member' } },
+          ],
+          ['the last owner leaves', `DELETE /api/v1/teams/${teamA}/membership`, '409 last_owner'],
+          [
+            'the last owner is removed',
+            `DELETE /api/v1/teams/${teamA}/members/${ids.owner}`,
+            '409 last_owner',
+          ],
+          // Someone of another team is no member here.
+          [
+            'a role for a non-member',
+            `PUT /api/v1/teams/${teamA}/members/${ids.other}/role`,
+            '404 member_not_found',
+            { body: { role: 'owner' } },
+          ],
+        ]),
       );
-      await runScenarios({ owner }, [
-        {
-          name: 'the last owner steps down',
-          as: 'owner',
-          method: 'PUT',
-          url: `/api/v1/teams/${teamA}/members/${ids.owner}/role`,
-          body: { role: 'member' },
-          status: 409,
-          code: 'last_owner',
-        },
-        {
-          name: 'the last owner leaves',
-          as: 'owner',
-          method: 'DELETE',
-          url: `/api/v1/teams/${teamA}/membership`,
-          status: 409,
-          code: 'last_owner',
-        },
-        {
-          name: 'the last owner is removed',
-          as: 'owner',
-          method: 'DELETE',
-          url: `/api/v1/teams/${teamA}/members/${ids.owner}`,
-          status: 409,
-          code: 'last_owner',
-        },
-        // Someone of another team is no member here.
-        {
-          name: 'a role for a non-member',
-          as: 'owner',
-          method: 'PUT',
-          url: `/api/v1/teams/${teamA}/members/${ids.other}/role`,
-          body: { role: 'owner' },
-          status: 404,
-          code: 'member_not_found',
-        },
-      ]);
       const promoted = await owner('PUT', `/api/v1/teams/${teamA}/members/${newId}/role`, { role: 'owner' });
       assert.equal(promoted.status, 200);
       assert.equal(promoted.body.role, 'owner');
@@ -331,35 +291,16 @@ for (const dialect of testDialects()) {
         name: 'Bee',
         password: 'bee password 12',
       });
-      const bee = Number(
-        (
-          await p.ctx.db
-            .selectFrom('users')
-            .select('id')
-            .where('email', '=', 'bee@x.test')
-            .executeTakeFirstOrThrow()
-        ).id,
-      );
+      const bee = await userIdOf(p, 'bee@x.test');
       const newOwner = (await signedIn(app, 'new@x.test', 'new person password')).as;
       const resetOf = (team: number) => `/api/v1/teams/${team}/members/${bee}/password-reset`;
-      await runScenarios({ newOwner }, [
-        {
-          name: "another team's member",
-          as: 'newOwner',
-          method: 'POST',
-          url: resetOf(teamB),
-          status: 404,
-          code: 'team_not_found',
-        },
-        {
-          name: 'no member of this team',
-          as: 'newOwner',
-          method: 'POST',
-          url: resetOf(teamA),
-          status: 404,
-          code: 'member_not_found',
-        },
-      ]);
+      await runScenarios(
+        { newOwner },
+        scenarios('newOwner', [
+          ["another team's member", `POST ${resetOf(teamB)}`, '404 team_not_found'],
+          ['no member of this team', `POST ${resetOf(teamA)}`, '404 member_not_found'],
+        ]),
+      );
       const beeSession = await signedIn(app, 'bee@x.test', 'bee password 12');
       const reset = await b('POST', `/api/v1/teams/${teamB}/members/${bee}/password-reset`);
       assert.equal(reset.status, 201);
@@ -471,10 +412,7 @@ for (const dialect of testDialects()) {
         const raw = mail?.data ?? '';
         const split = raw.indexOf('\r\n\r\n');
         const headers = raw.slice(0, split).replace(/\r\n[ \t]/g, ' ');
-        const body = raw
-          .slice(split + 4)
-          .replace(/=\r\n/g, '')
-          .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+        const body = unquote(raw.slice(split + 4));
         assert.match(
           headers,
           /^Subject: owner@x\.test invites you to the team Shop Bcc: evil@x\.test on Kennel\r?$/m,
@@ -500,9 +438,7 @@ for (const dialect of testDialects()) {
             payload: JSON.stringify({ email }),
           });
           assert.equal(answer.statusCode, 201);
-          const mail = (smtp.mails.at(-1)?.data ?? '')
-            .replace(/=\r\n/g, '')
-            .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+          const mail = unquote(smtp.mails.at(-1)?.data ?? '');
           return new URL(/^ {2}(http\S+#token=kin_[\w-]{43})\r?$/m.exec(mail)?.[1] ?? 'invalid:');
         };
         assert.equal(

@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { previewDeployIdOf, previewHost, previewLabel } from '../../src/platform/previews/index.ts';
 import { deployProject, deploysToPrune, PREVIEWS_KEPT } from '../../src/platform/projects/deploys.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
 import { readPublishedRoutes } from '../../src/platform/publishing/index.ts';
 import { testDialects } from '../support/databases.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { seedTeamProject } from '../support/platform-config.ts';
 
 const DOCUMENT = JSON.stringify({
   openapi: '3.0.3',
@@ -76,12 +76,11 @@ for (const dialect of testDialects()) {
     });
 
     it("route a succeeded preview to its own deploy and origin; an older slug's default address wins", async () => {
-      const { owner, team } = await seedTeam(p.ctx);
-      await createProject(p.ctx, owner, {
-        teamId: team.id,
+      const { owner, team } = await seedTeamProject(p.ctx, {
         slug: 'old',
         name: 'Old',
         originUrl: 'https://live.example.com',
+        document: false,
       });
       const live = await deployProject(p.ctx, owner, 'old', { document: DOCUMENT });
       const preview = await deployProject(p.ctx, owner, 'old', {

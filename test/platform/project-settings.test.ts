@@ -5,27 +5,21 @@ import { buildPlatformApp } from '../../src/main/platform-app.ts';
 import { createToken } from '../../src/platform/accounts/credentials.ts';
 import { addMember, createTeam } from '../../src/platform/accounts/teams.ts';
 import { createUser } from '../../src/platform/accounts/users.ts';
-import { CertificateStore } from '../../src/platform/certificates/certificate-store.ts';
-import { InternalIssuer } from '../../src/platform/certificates/internal-issuer.ts';
 import type { Change } from '../../src/platform/changes.ts';
 import { addDomain } from '../../src/platform/domains/add-domain.ts';
 import { applyDomainConfig } from '../../src/platform/domains/apply-domain-config.ts';
 import { verifyDomain } from '../../src/platform/domains/verify-domain.ts';
 import { deployProject } from '../../src/platform/projects/deploys.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
-import { bearerClient as client } from '../support/api-scenario.ts';
+import { type Client, bearerClient as client } from '../support/api-scenario.ts';
 import { closeAll } from '../support/cleanup.ts';
 import { testDialects } from '../support/databases.ts';
-import { startDns, type TestDns } from '../support/dns.ts';
+import type { TestDns } from '../support/dns.ts';
 import { type PlainEdge, startPlainEdge } from '../support/edge.ts';
 import { requestAs } from '../support/http.ts';
-import {
-  issueDueCertificates,
-  seedTeam,
-  startPlatformContext,
-  TEST_SEALING_KEY,
-  type TestPlatform,
-} from '../support/platform.ts';
+import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { internalCertificates } from '../support/platform-certificates.ts';
+import { dnsEnv, startZones } from '../support/platform-dns.ts';
 
 const doc = (version: string) =>
   JSON.stringify({
@@ -40,21 +34,17 @@ for (const dialect of testDialects()) {
     let p: TestPlatform;
     let app: FastifyInstance;
     let edge: PlainEdge;
-    let owner: ReturnType<typeof client>;
-    let member: ReturnType<typeof client>;
-    let stranger: ReturnType<typeof client>;
-    let admin: ReturnType<typeof client>;
+    /** With API tokens: the team's owner and member, someone of another team, a platform admin. */
+    let owner: Client, member: Client, stranger: Client, admin: Client;
     const changes: Change[] = [];
     let projectId = 0;
 
     before(async () => {
-      dns = await startDns({ zones: ['example.test', 'platform.test'] });
-      await dns.setRecords('platform.test', [{ name: 'shop', type: 'A', value: '127.0.0.1' }]);
-      await dns.setRecords('example.test', [
-        { name: 'www', type: 'CNAME', value: 'shop.platform.test' },
-        { name: 'old', type: 'CNAME', value: 'shop.platform.test' },
-      ]);
-      p = await startPlatformContext(dialect, { DNS_SERVERS: dns.servers.join(',') });
+      dns = await startZones({
+        'platform.test': [{ name: 'shop', type: 'A', value: '127.0.0.1' }],
+        'example.test': ['www', 'old'].map((name) => ({ name, type: 'CNAME', value: 'shop.platform.test' })),
+      });
+      p = await startPlatformContext(dialect, dnsEnv(dns));
       const seeded = await seedTeam(p.ctx);
       const memberActor = await createUser(p.ctx, { email: 'member@x.test', password: 'member password 1' });
       await addMember(p.ctx, seeded.owner, seeded.team.id, 'member@x.test', 'member');
@@ -83,12 +73,8 @@ for (const dialect of testDialects()) {
         'shop',
         'domains:\n  primary: www.example.test\n  redirects:\n    - from: old.example.test\n      to: www.example.test\n',
       );
-      const store = new CertificateStore(p.ctx.db, [TEST_SEALING_KEY]);
-      const issuer = new InternalIssuer(await store.internalCa(p.clock.now()), { now: () => p.clock.now() });
-      assert.deepEqual((await issueDueCertificates(p, { issuer, store })).sort(), [
-        'old.example.test',
-        'www.example.test',
-      ]);
+      const { issueDue } = await internalCertificates(p);
+      assert.deepEqual((await issueDue()).sort(), ['old.example.test', 'www.example.test']);
 
       app = buildPlatformApp(p.ctx);
       await app.ready();

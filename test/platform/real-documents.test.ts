@@ -179,6 +179,14 @@ for (const dialect of testDialects()) {
       return answer.json() as DeployAnswer;
     }
 
+    /** Deploys `document` as a new project `slug`: a failed deploy, with these problems (line and column). */
+    async function deployFailing(slug: string, document: string, details: DeployAnswer['problemDetails']) {
+      const deployed = await deployNew(slug, document);
+      assert.equal(deployed.status, 'failed');
+      assert.deepEqual(deployed.problemDetails, details);
+      return deployed;
+    }
+
     it("GitHub's full REST description (13 MB as shipped) deploys with the default limits and is served, its reference too", async () => {
       const delay = monitorEventLoopDelay({ resolution: 10 });
       delay.enable();
@@ -231,9 +239,7 @@ for (const dialect of testDialects()) {
 
     it('an external $ref where OpenAPI resolves it is refused: why, where (line and column) and what to do', async () => {
       const document = TRAIN_TRAVEL.replace("$ref: '#/components/schemas/Station'", '$ref: ./station.yaml');
-      const deployed = await deployNew('trains-split', document);
-      assert.equal(deployed.status, 'failed');
-      assert.deepEqual(deployed.problemDetails, [
+      const deployed = await deployFailing('trains-split', document, [
         {
           pointer: '/paths/~1stations/get/responses/200/content/application~1json/schema/$defs/itemType/$ref',
           line: 24,
@@ -249,9 +255,7 @@ for (const dialect of testDialects()) {
     });
 
     it('reports every problem at once, each with its line and column, `content: nope` included, without combinator noise', async () => {
-      const deployed = await deployNew('pets', THREE_MISTAKES);
-      assert.equal(deployed.status, 'failed');
-      assert.deepEqual(deployed.problemDetails, [
+      await deployFailing('pets', THREE_MISTAKES, [
         {
           pointer: '/paths/~1pets/get/responses/200/content',
           line: 11,

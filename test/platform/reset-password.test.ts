@@ -1,7 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import {
   actorForToken,
@@ -14,26 +11,12 @@ import { type PlatformTables, platformMigrations } from '../../src/platform/db-s
 import { migrateToLatest, openDatabase } from '../../src/storage/index.ts';
 import { createTestStorage, testDialects } from '../support/databases.ts';
 import { startPlatformContext } from '../support/platform.ts';
-import { NODE, processStorage, startProcess, storageEnv } from '../support/processes.ts';
-
-const SCRIPT = join(import.meta.dirname, '..', '..', 'src', 'main', 'reset-password.ts');
+import { processStorage, runToExit, startProcess, storageEnv } from '../support/processes.ts';
 
 /** Runs `npm run reset-password -- <args>` against a storage. */
 async function resetPassword(env: Record<string, string>, ...args: string[]) {
-  const child = spawn(NODE, [SCRIPT, ...args], {
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const [code] = (await once(child, 'exit')) as [number | null];
-  return { code, stdout, stderr, password: /^ {2}(\S+)$/m.exec(stdout)?.[1] };
+  const result = await runToExit('reset-password.ts', args, env);
+  return { ...result, password: /^ {2}(\S+)$/m.exec(result.stdout)?.[1] };
 }
 
 for (const dialect of testDialects()) {

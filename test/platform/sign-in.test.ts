@@ -61,6 +61,13 @@ async function signIn(
   return { status: response.statusCode, headers: response.headers, body: JSON.parse(response.body) };
 }
 
+/** A sign-in refused as too many attempts (429), with `message` and `retry-after` seconds. */
+function assertTooMany(refused: Answer, message: string, retryAfter: string) {
+  assert.equal(refused.status, 429);
+  assert.deepEqual(refused.body, { code: 'too_many_sign_in_attempts', status: 429, message });
+  assert.equal(refused.headers['retry-after'], retryAfter);
+}
+
 describe('sign-in limits in memory', () => {
   it('keeps at most maxKeys windows, dropping expired ones first, then the oldest', () => {
     const counter = new WindowCounter(60_000, 100);
@@ -228,14 +235,11 @@ for (const dialect of testDialects()) {
       // The right password from the guessing address: refused all the same, without a check.
       derived.length = 0;
       const refused = await signIn(app, other, '198.51.100.7');
-      assert.equal(refused.status, 429);
-      assert.deepEqual(refused.body, {
-        code: 'too_many_sign_in_attempts',
-        status: 429,
-        message:
-          'Too many failed sign-ins for this email from your address. Try again in 840 s; sessions and API tokens already issued keep working.',
-      });
-      assert.equal(refused.headers['retry-after'], String(14 * 60));
+      assertTooMany(
+        refused,
+        'Too many failed sign-ins for this email from your address. Try again in 840 s; sessions and API tokens already issued keep working.',
+        String(14 * 60),
+      );
       assert.equal(derived.length, 0);
       // Another account is not affected from the guessing address either.
       assert.equal((await signIn(app, OWNER, '198.51.100.7')).status, 201);
@@ -328,14 +332,11 @@ for (const dialect of testDialects()) {
       p.clock.advance(60_000);
       // The budget is spent: a new address is refused, even with the right password.
       const refused = await signIn(app, OWNER, '198.18.0.7');
-      assert.equal(refused.status, 429);
-      assert.deepEqual(refused.body, {
-        code: 'too_many_sign_in_attempts',
-        status: 429,
-        message:
-          'Too many failed sign-ins for this email from many addresses. Try again in 86340 s, or from an address this account signed in from before; sessions and API tokens already issued keep working.',
-      });
-      assert.equal(refused.headers['retry-after'], '86340');
+      assertTooMany(
+        refused,
+        'Too many failed sign-ins for this email from many addresses. Try again in 86340 s, or from an address this account signed in from before; sessions and API tokens already issued keep working.',
+        '86340',
+      );
       // The owner's known address still signs in, and the budget stays spent for the others.
       assert.equal((await signIn(app, OWNER, '192.0.2.50')).status, 201);
       assert.equal((await signIn(app, OWNER, '203.0.113.77')).status, 429);

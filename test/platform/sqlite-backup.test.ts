@@ -83,25 +83,25 @@ describe('backups of the SQLite files while the platform runs (POST /backup, ope
       for (const name of ['kennel.db-shm', 'petstore.db-shm'])
         if (existsSync(join(dataDir, name))) assert.equal(modeOf(join(dataDir, name)), '600', name);
       assert.equal(modeOf(join(dataDir, 'backups')), '700');
-      const kennel = new DatabaseSync((files[0] as { file: string }).file, { readOnly: true });
-      assert.deepEqual(
-        kennel
-          .prepare('select slug from projects')
-          .all()
-          .map((r) => r.slug),
-        ['petstore'],
-      );
-      assert.equal(kennel.prepare('pragma integrity_check').get()?.integrity_check, 'ok');
-      kennel.close();
-      const petstore = new DatabaseSync((files[1] as { file: string }).file, { readOnly: true });
-      assert.deepEqual(
-        petstore
-          .prepare('select name from categories')
-          .all()
-          .map((r) => r.name),
-        ['Backed up'],
-      );
-      petstore.close();
+      /** The backup file `index` opened read-only: `column(sql)` is the first column of each row. */
+      const backup = (index: number) => {
+        const db = new DatabaseSync((files[index] as { file: string }).file, { readOnly: true });
+        return {
+          db,
+          column: (query: string) =>
+            db
+              .prepare(query)
+              .all()
+              .map((r) => Object.values(r)[0]),
+        };
+      };
+      const kennel = backup(0);
+      assert.deepEqual(kennel.column('select slug from projects'), ['petstore']);
+      assert.equal(kennel.db.prepare('pragma integrity_check').get()?.integrity_check, 'ok');
+      kennel.db.close();
+      const petstore = backup(1);
+      assert.deepEqual(petstore.column('select name from categories'), ['Backed up']);
+      petstore.db.close();
 
       // A second backup gets files of its own, and the edge still serves.
       const again = (await (await fetch(`${metricsUrl}/backup`, { method: 'POST' })).json()) as {

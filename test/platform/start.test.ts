@@ -5,7 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import pg from 'pg';
 import { type PlatformTables, platformMigrations } from '../../src/platform/db-schema.ts';
 import { migrateToLatest, openDatabase, quoteIdentifier } from '../../src/storage/index.ts';
@@ -16,7 +16,14 @@ import {
   testDialects,
 } from '../support/databases.ts';
 import { type Reply, requestAs, secureRequestAs } from '../support/http.ts';
-import { NODE, type RunningProcess, startProcess, storageEnv } from '../support/processes.ts';
+import {
+  NODE,
+  processSuite,
+  type RunningProcess,
+  runToExit as runEntryToExit,
+  startProcess,
+  storageEnv,
+} from '../support/processes.ts';
 
 const dataDirs = new Map<TestStorage, string>();
 const dataDirOf = (storage: TestStorage) => {
@@ -57,20 +64,12 @@ async function signIn(base: string, email: string, password: string) {
 
 for (const dialect of testDialects()) {
   describe(`npm start: the platform's first start (${dialect})`, () => {
-    let storage: TestStorage;
-    let server: RunningProcess | undefined;
-    before(async () => {
-      storage = await createTestStorage(dialect);
-    });
-    after(async () => {
-      await server?.stop('SIGKILL');
-      await storage.drop();
-    });
+    const suite = processSuite(dialect);
 
     it('bootstraps an admin, prints the credentials once, and deploys the Petstore as the first project', async () => {
-      server = await startProcess('platform.ts', env(storage));
+      suite.server = await startProcess('platform.ts', env(suite.storage));
       await new Promise((resolve) => setTimeout(resolve, 200));
-      const output = server.output();
+      const output = suite.server.output();
       const password = /password {2}(\S+) {3}\(shown this once/.exec(output)?.[1];
       assert.ok(password, output);
       assert.match(output, /email {5}admin@localhost/);
@@ -78,9 +77,9 @@ for (const dialect of testDialects()) {
       for (const line of output.split('\n').filter((l) => l.startsWith('{')))
         assert.ok(!line.includes(password));
 
-      const session = await signIn(platformUrl(server), 'admin@localhost', password);
+      const session = await signIn(platformUrl(suite.server), 'admin@localhost', password);
       assert.equal(session.status, 201);
-      const project = await fetch(`${platformUrl(server)}/api/v1/projects/petstore`, {
+      const project = await fetch(`${platformUrl(suite.server)}/api/v1/projects/petstore`, {
         headers: { cookie: session.cookie },
       });
       const body = (await project.json()) as {
@@ -94,8 +93,8 @@ for (const dialect of testDialects()) {
       assert.notEqual(body.activeDeployId, null);
       // Published at its default address through the edge, and the origin is the running Petstore.
       // (curl and browsers resolve *.localhost themselves; Node's resolver does not, so set Host.)
-      assert.equal(await statusFor(server.url, 'petstore.localhost', '/api/pets'), 200);
-      assert.equal((await fetch(`${server.url}/api/pets`)).status, 404, 'a bare address is no project');
+      assert.equal(await statusFor(suite.server.url, 'petstore.localhost', '/api/pets'), 200);
+      assert.equal((await fetch(`${suite.server.url}/api/pets`)).status, 404, 'a bare address is no project');
       const pets = await fetch(`${body.originUrl}/pets`);
       assert.equal(pets.status, 200);
       const document = (await (await fetch(`${body.originUrl}/openapi.json`)).json()) as {
@@ -104,7 +103,7 @@ for (const dialect of testDialects()) {
       assert.equal(document.info.title, 'Petstore API');
       // The platform allows its bundled Petstore's origin (on loopback) and nothing else private.
       const redeploy = (originUrl: string) =>
-        fetch(`${platformUrl(server as RunningProcess)}/api/v1/projects/petstore/deploys`, {
+        fetch(`${platformUrl(suite.server as RunningProcess)}/api/v1/projects/petstore/deploys`, {
           method: 'POST',
           headers: {
             'content-type': 'application/json',
@@ -119,14 +118,14 @@ for (const dialect of testDialects()) {
         [operator.status, ((await operator.json()) as { code: string }).code],
         [422, 'origin_not_allowed'],
       );
-      await server.stop('SIGTERM');
+      await suite.server.stop('SIGTERM');
 
-      server = await startProcess('platform.ts', env(storage));
+      suite.server = await startProcess('platform.ts', env(suite.storage));
       await new Promise((resolve) => setTimeout(resolve, 200));
-      assert.doesNotMatch(server.output(), /Sign in with/);
-      assert.equal((await signIn(platformUrl(server), 'admin@localhost', password)).status, 201);
-      await server.stop('SIGTERM');
-      server = undefined;
+      assert.doesNotMatch(suite.server.output(), /Sign in with/);
+      assert.equal((await signIn(platformUrl(suite.server), 'admin@localhost', password)).status, 201);
+      await suite.server.stop('SIGTERM');
+      suite.server = undefined;
     });
   });
 }
@@ -248,22 +247,8 @@ describe('npm start with the admin password from the environment', () => {
 });
 
 /** Runs `npm start`'s entry to its exit (a start that fails before listening). */
-async function runToExit(environment: Record<string, string>) {
-  const child = spawn(NODE, [join(import.meta.dirname, '..', '..', 'src', 'main', 'platform.ts')], {
-    env: { PATH: process.env.PATH ?? '', METRICS_PORT: '0', ...environment },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const [code] = (await once(child, 'exit')) as [number | null];
-  return { code, stdout, stderr };
-}
+const runToExit = (environment: Record<string, string>) =>
+  runEntryToExit('platform.ts', [], { METRICS_PORT: '0', ...environment });
 
 async function occupiedPort(): Promise<{ port: number; close(): Promise<void> }> {
   const server = createNetServer();

@@ -1,16 +1,21 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { buildPlatformApp } from '../../src/main/platform-app.ts';
 import { createTeam } from '../../src/platform/accounts/teams.ts';
 import { createUser } from '../../src/platform/accounts/users.ts';
 import { type PlatformTables, platformMigrations } from '../../src/platform/db-schema.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
 import { isUniqueViolation, migrateToLatest, openDatabase } from '../../src/storage/index.ts';
-import { type Client, apiClient as client, errorOf, signedIn } from '../support/api-scenario.ts';
+import {
+  type Client,
+  apiClient as client,
+  errorOf,
+  signedIn,
+  startAppPlatform,
+} from '../support/api-scenario.ts';
 import { closeAll } from '../support/cleanup.ts';
 import { createTestStorage, testDialects } from '../support/databases.ts';
-import { startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import type { TestPlatform } from '../support/platform.ts';
 
 /**
  * Issue 28: teams are renamed and deleted (once they have no projects) through the management
@@ -36,9 +41,7 @@ for (const dialect of testDialects()) {
     const ids = { owner: 0, member: 0 };
 
     before(async () => {
-      p = await startPlatformContext(dialect);
-      app = buildPlatformApp(p.ctx);
-      await app.ready();
+      ({ p, app } = await startAppPlatform(dialect));
       anonymous = client(app);
       await createUser(p.ctx, { email: 'admin@x.test', password: 'admin password 1', isAdmin: true });
       const o = await createUser(p.ctx, {

@@ -3,8 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildPlatformApp } from '../../src/main/platform-app.ts';
 import { createToken } from '../../src/platform/accounts/credentials.ts';
-import { managementDocument } from '../../src/platform/api/app.ts';
-import { ContractChecker } from '../support/contract.ts';
+import { bearerClient } from '../support/api-scenario.ts';
 import { testDialects } from '../support/databases.ts';
 import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 
@@ -13,39 +12,7 @@ import { seedTeam, startPlatformContext, type TestPlatform } from '../support/pl
  * nothing (403 token_read_only); a token past its expiry answers 401 token_expired; the list shows
  * both. Through the management API, on both databases, the clock moved by hand.
  */
-const contract = new ContractChecker(managementDocument());
-
-interface Answer {
-  status: number;
-  headers: Record<string, unknown>;
-  body: Record<string, unknown> & { code?: string; message?: string };
-}
-
-function as(app: FastifyInstance, token: string) {
-  return async (method: string, url: string, body?: unknown): Promise<Answer> => {
-    const response = await app.inject({
-      method: method as 'GET',
-      url,
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
-    });
-    contract.check(
-      method,
-      url,
-      response.statusCode,
-      response.headers['content-type'] as string | undefined,
-      response.body,
-    );
-    return {
-      status: response.statusCode,
-      headers: response.headers,
-      body: response.body ? JSON.parse(response.body) : undefined,
-    };
-  };
-}
+const as = bearerClient;
 
 const readOnlyMessage = (method: string, path: string) =>
   `This API token is read-only: it may only read (GET). To ${method} ${path}, use a token with full scope (create one on the dashboard Account page or with kennel login).`;

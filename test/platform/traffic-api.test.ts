@@ -2,18 +2,17 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { LatencySketch } from '../../src/lib/latency-sketch.ts';
-import { buildPlatformApp } from '../../src/main/platform-app.ts';
 import { createToken } from '../../src/platform/accounts/credentials.ts';
 import { createUser } from '../../src/platform/accounts/users.ts';
 import { managementDocument } from '../../src/platform/api/app.ts';
-import { deployProject } from '../../src/platform/projects/deploys.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
 import { readDeprecatedOperations } from '../../src/platform/traffic/read-operation-lifecycle.ts';
+import { startAppPlatform } from '../support/api-scenario.ts';
 import { closeAll } from '../support/cleanup.ts';
 import { ContractChecker } from '../support/contract.ts';
 import { testDialects } from '../support/databases.ts';
-import { seedProject, seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
-import { SHOP_DOCUMENT, seedTraffic } from '../support/traffic.ts';
+import { seedProject, type TestPlatform } from '../support/platform.ts';
+import { seedTeamProject } from '../support/platform-config.ts';
+import { liveLogRow, SHOP_DOCUMENT, seedTraffic } from '../support/traffic.ts';
 
 const contract = new ContractChecker(managementDocument());
 const within = (actual: unknown, expected: number) =>
@@ -39,18 +38,9 @@ for (const dialect of testDialects()) {
 
     before(async () => {
       // The clock reads 2026-11-22T12:00:00Z.
-      p = await startPlatformContext(dialect);
-      app = buildPlatformApp(p.ctx);
-      await app.ready();
-      const { owner, team } = await seedTeam(p.ctx);
-      const project = await createProject(p.ctx, owner, {
-        teamId: team.id,
-        slug: 'shop',
-        name: 'Shop',
-        originUrl: 'http://127.0.0.1:9',
-      });
+      ({ p, app } = await startAppPlatform(dialect));
+      const { owner, project } = await seedTeamProject(p.ctx, { document: SHOP_DOCUMENT });
       projectId = project.id;
-      await deployProject(p.ctx, owner, 'shop', { document: SHOP_DOCUMENT });
       token = (await createToken(p.ctx, owner, 'tests')).token;
       const stranger = await createUser(p.ctx, { email: 'stranger@x.test', password: 'stranger password' });
       strangerToken = (await createToken(p.ctx, stranger, 'tests')).token;
@@ -264,20 +254,16 @@ for (const dialect of testDialects()) {
       assert.equal(stream.headers.get('content-type'), 'text/event-stream; charset=utf-8');
       assert.equal(stream.headers.get('cache-control'), 'no-cache, no-transform');
       const events = eventsOf(stream);
-      const log = (n: number) => ({
-        node_id: 'node-b',
-        project_id: projectId,
-        at: `2026-11-22T12:00:0${n}.000Z`,
-        method: 'POST',
-        operation: 'POST /pets',
-        path: '/pets',
-        status: 201,
-        latency_ms: 3,
-        bytes_in: 40,
-        bytes_out: 60,
-        caller_label: '203.0.113.0/24',
-        request_id: `live-${n}`,
-      });
+      const log = (n: number) =>
+        liveLogRow(projectId, n, {
+          method: 'POST',
+          operation: 'POST /pets',
+          path: '/pets',
+          status: 201,
+          latency_ms: 3,
+          bytes_in: 40,
+          bytes_out: 60,
+        });
       await p.ctx.db.insertInto('request_logs').values(log(6)).execute();
       const first = await events.next();
       assert.equal(first.id, String(newest + 1), 'the entries before the stream opened are not sent');

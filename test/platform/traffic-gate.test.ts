@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { buildPlatformApp } from '../../src/main/platform-app.ts';
 import { createToken } from '../../src/platform/accounts/credentials.ts';
 import { managementDocument } from '../../src/platform/api/app.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
+import { startAppPlatform } from '../support/api-scenario.ts';
 import { closeAll } from '../support/cleanup.ts';
 import { ContractChecker } from '../support/contract.ts';
 import { testDialects } from '../support/databases.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import type { TestPlatform } from '../support/platform.ts';
+import { seedTeamProject } from '../support/platform-config.ts';
 
 const contract = new ContractChecker(managementDocument());
 const get = (description: string) => ({ get: { responses: { '200': { description } } } });
@@ -42,16 +42,8 @@ for (const dialect of testDialects()) {
 
     before(async () => {
       // The clock reads 2026-11-22T12:00:00Z: the last 7 days are 2026-11-16 to 2026-11-22.
-      p = await startPlatformContext(dialect);
-      app = buildPlatformApp(p.ctx);
-      await app.ready();
-      const { owner, team } = await seedTeam(p.ctx);
-      const project = await createProject(p.ctx, owner, {
-        teamId: team.id,
-        slug: 'shop',
-        name: 'Shop',
-        originUrl: 'http://127.0.0.1:9',
-      });
+      ({ p, app } = await startAppPlatform(dialect));
+      const { owner, project } = await seedTeamProject(p.ctx, { document: false });
       token = (await createToken(p.ctx, owner, 'tests')).token;
       assert.equal((await call('POST', '/api/v1/projects/shop/deploys', { document: V1 })).status, 201);
       const row = (node: string, caller: string, operation: string, day: string, requests: number) => ({

@@ -2,15 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { PlatformContext } from '../../src/platform/context.ts';
 import type { PlatformTables } from '../../src/platform/db-schema.ts';
-import { deployProject } from '../../src/platform/projects/deploys.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
 import { sendDeprecationNotices } from '../../src/platform/traffic/deprecation-notices.ts';
 import { startWebhookWorker } from '../../src/platform/webhooks/index.ts';
 import { setWebhookEndpoint } from '../../src/platform/webhooks/webhook-endpoints.ts';
 import { type Database, openDatabase } from '../../src/storage/index.ts';
 import { closeAll } from '../support/cleanup.ts';
 import { testDialects } from '../support/databases.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { seedTeamProject } from '../support/platform-config.ts';
 import { WebhookReceiver } from '../support/webhook-receiver.ts';
 
 const ok = (description: string) => ({ responses: { '200': { description } } });
@@ -37,16 +36,8 @@ for (const dialect of testDialects()) {
       p = await startPlatformContext(dialect, { WEBHOOK_TARGETS: 'private' });
       // A second node: its own connection to the same database.
       second = openDatabase<PlatformTables>(p.storage.location);
-      const { owner, team } = await seedTeam(p.ctx);
-      projectId = (
-        await createProject(p.ctx, owner, {
-          teamId: team.id,
-          slug: 'shop',
-          name: 'Shop',
-          originUrl: 'http://127.0.0.1:9',
-        })
-      ).id;
-      await deployProject(p.ctx, owner, 'shop', { document: DOCUMENT });
+      const { owner, team, project } = await seedTeamProject(p.ctx, { document: DOCUMENT });
+      projectId = project.id;
       receiver = await new WebhookReceiver(p.clock).start();
       receiver.secret = String((await setWebhookEndpoint(p.ctx, owner, team.id, receiver.url)).secret);
       worker = startWebhookWorker(p.ctx, {

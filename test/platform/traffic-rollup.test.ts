@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { LatencySketch } from '../../src/lib/latency-sketch.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
 import { rollupTraffic, trafficWriter } from '../../src/platform/traffic/index.ts';
 import { testDialects } from '../support/databases.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { seedTeamProject } from '../support/platform-config.ts';
 
 const sketchOf = (...ms: number[]) => {
   const sketch = new LatencySketch();
@@ -24,15 +24,8 @@ for (const dialect of testDialects()) {
 
     before(async () => {
       p = await startPlatformContext(dialect);
-      const { owner, team } = await seedTeam(p.ctx);
-      projectId = (
-        await createProject(p.ctx, owner, {
-          teamId: team.id,
-          slug: 'shop',
-          name: 'Shop',
-          originUrl: 'https://origin.test',
-        })
-      ).id;
+      projectId = (await seedTeamProject(p.ctx, { originUrl: 'https://origin.test', document: false }))
+        .project.id;
     });
     after(async () => p?.close());
 

@@ -1,14 +1,10 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { hostname } from 'node:os';
 import { describe, it } from 'node:test';
 import type { PlatformTables } from '../../src/platform/db-schema.ts';
 import { openDatabase } from '../../src/storage/index.ts';
-import { createTestStorage, testDialects } from '../support/databases.ts';
-import { httpsPortOf, insertLeasedOrder, nodeEnv, waitForCertificate } from '../support/leased-orders.ts';
-import { type RunningProcess, startProcess } from '../support/processes.ts';
+import { testDialects } from '../support/databases.ts';
+import { insertLeasedOrder, platformNodes, servedWithin } from '../support/leased-orders.ts';
 
 const HOST = 'takeover.example.test';
 
@@ -16,36 +12,24 @@ const HOST = 'takeover.example.test';
 for (const dialect of testDialects().filter((d) => d === 'postgres')) {
   describe(`two nodes, one killed mid-order (${dialect})`, () => {
     it('the surviving node takes the dead node’s order over when its lease runs out and serves the certificate', async () => {
-      const storage = await createTestStorage(dialect);
-      const keys = `k1:${randomBytes(32).toString('base64')}`;
-      const env = (name: string) =>
-        nodeEnv(storage.location, {
-          dataDir: mkdtempSync(join(tmpdir(), `kennel-${name}-`)),
-          name,
-          certKeys: keys,
-        });
-      let a: RunningProcess | undefined;
-      let b: RunningProcess | undefined;
-      const database = openDatabase<PlatformTables>(storage.location);
+      const nodes = await platformNodes(dialect);
+      const database = openDatabase<PlatformTables>(nodes.storage.location);
       try {
         // One after the other: the first start creates the schema and the first project.
-        a = await startProcess('platform.ts', env('a'));
-        b = await startProcess('platform.ts', env('b'));
+        const a = await nodes.start(nodes.env('a'));
+        const b = await nodes.start(nodes.env('b'));
         const { db } = database;
         // Node A is ordering the certificate of a verified domain: it holds the lease, and its
         // heartbeat renewed it just now (15 s). Then A dies, and nobody renews it.
         await insertLeasedOrder(db, dialect, {
           hostname: HOST,
           leaseOwner: `${hostname()}:a`,
-          leaseInstance: `${a?.child.pid}:the process about to be killed`,
+          leaseInstance: `${a.child.pid}:the process about to be killed`,
         });
         const killed = Date.now();
         await a.stop('SIGKILL');
 
-        const port = httpsPortOf(b);
-        assert.ok(port, b.output());
-        const { cn, ms: took } = await waitForCertificate(port, HOST, killed, 25_000);
-        assert.equal(cn, HOST, `node b presents no certificate for ${HOST} after ${took} ms:\n${b.output()}`);
+        const took = await servedWithin(b, HOST, killed, 25_000);
         // Not before the lease ran out (A might still be alive as far as B knows), and within the
         // lease plus one job pass (CERT_CHECK_EVERY, 5 s), the order and 2 s for a loaded machine.
         assert.ok(took >= 14_000, `taken over after ${took} ms, before the dead node's lease ran out`);
@@ -68,10 +52,8 @@ for (const dialect of testDialects().filter((d) => d === 'postgres')) {
         );
         process.stdout.write(`# took ${took} ms\n`);
       } finally {
-        await a?.stop('SIGKILL');
-        await b?.stop('SIGKILL');
         await database.close();
-        await storage.drop();
+        await nodes.close();
       }
     });
   });

@@ -6,8 +6,10 @@ import { createToken } from '../../src/platform/accounts/credentials.ts';
 import { addMember, createTeam } from '../../src/platform/accounts/teams.ts';
 import { createUser } from '../../src/platform/accounts/users.ts';
 import { obtainDueCertificates } from '../../src/platform/certificates/certificate-job.ts';
-import { CertificateStore, databaseChallenges } from '../../src/platform/certificates/certificate-store.ts';
-import { InternalIssuer } from '../../src/platform/certificates/internal-issuer.ts';
+import {
+  type CertificateStore,
+  databaseChallenges,
+} from '../../src/platform/certificates/certificate-store.ts';
 import { type CertificateRequest, type Issuer, IssuerError } from '../../src/platform/certificates/issuer.ts';
 import type { Actor } from '../../src/platform/context.ts';
 import { addDomain } from '../../src/platform/domains/add-domain.ts';
@@ -18,15 +20,11 @@ import { transact } from '../../src/storage/index.ts';
 import { bearerClient as client } from '../support/api-scenario.ts';
 import { closeAll } from '../support/cleanup.ts';
 import { testDialects } from '../support/databases.ts';
-import { startDns, type TestDns } from '../support/dns.ts';
-import {
-  seedProject,
-  seedTeam,
-  startPlatformContext,
-  TEST_SEALING_KEY,
-  type TestPlatform,
-} from '../support/platform.ts';
-import { WebhookReceiver } from '../support/webhook-receiver.ts';
+import type { TestDns } from '../support/dns.ts';
+import { seedProject, seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { internalCertificates } from '../support/platform-certificates.ts';
+import { dnsEnv, petstoreZones, startZones } from '../support/platform-dns.ts';
+import { type WebhookDelivery, WebhookReceiver } from '../support/webhook-receiver.ts';
 
 /** The internal CA, failing while `failing` is set. */
 class SwitchableIssuer implements Issuer {
@@ -66,27 +64,11 @@ for (const dialect of testDialects()) {
     });
     const hook = () => `/api/v1/teams/${teamId}/webhook`;
     const deliveries = async () => (await owner('GET', `${hook()}/deliveries`)).body as unknown as Delivery[];
-    interface Delivery {
-      id: string;
-      type: string;
-      state: string;
-      attempts: number;
-      nextAttemptAt: string | null;
-      payload: { type: string; data: Record<string, unknown> };
-      log: { attempt: number; statusCode: number | null; ok: boolean; error: string | null }[];
-    }
+    type Delivery = WebhookDelivery;
 
     before(async () => {
-      dns = await startDns({ zones: ['example.test', 'platform.test'] });
-      await dns.setRecords('platform.test', [{ name: 'petstore', type: 'A', value: '127.0.0.1' }]);
-      await dns.setRecords('example.test', [
-        { name: 'shop', type: 'CNAME', value: 'petstore.platform.test' },
-        { name: 'api', type: 'CNAME', value: 'petstore.platform.test' },
-      ]);
-      p = await startPlatformContext(dialect, {
-        DNS_SERVERS: dns.servers.join(','),
-        WEBHOOK_TARGETS: 'private',
-      });
+      dns = await startZones(petstoreZones(['shop', 'api']));
+      p = await startPlatformContext(dialect, { ...dnsEnv(dns), WEBHOOK_TARGETS: 'private' });
       app = buildPlatformApp(p.ctx);
       await app.ready();
       const seeded = await seedTeam(p.ctx);
@@ -106,10 +88,9 @@ for (const dialect of testDialects()) {
         originUrl: 'http://127.0.0.1:1',
         title: 'T',
       });
-      store = new CertificateStore(p.ctx.db, [TEST_SEALING_KEY]);
-      issuer = new SwitchableIssuer(
-        new InternalIssuer(await store.internalCa(p.clock.now()), { now: () => p.clock.now() }),
-      );
+      const internal = await internalCertificates(p);
+      store = internal.store;
+      issuer = new SwitchableIssuer(internal.issuer);
       receiver = await new WebhookReceiver(p.clock).start();
       worker = startWebhookWorker(p.ctx, {
         nodeId: 'node-a',

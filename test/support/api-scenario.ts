@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { after, before } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildPlatformApp } from '../../src/main/platform-app.ts';
 import { createToken } from '../../src/platform/accounts/credentials.ts';
@@ -36,12 +37,20 @@ export interface Answer {
 /** Calls one operation: method, URL and an optional JSON body. */
 export type Client = (method: string, url: string, body?: unknown) => Promise<Answer>;
 
-/** A caller with these headers (a session cookie and CSRF token, a bearer token, none). */
-export function apiClient(app: FastifyInstance, headers: Record<string, string> = {}): Client {
+/**
+ * A caller with these headers (a session cookie and CSRF token, a bearer token, none), from
+ * `remoteAddress` (inject's default unless given).
+ */
+export function apiClient(
+  app: FastifyInstance,
+  headers: Record<string, string> = {},
+  { remoteAddress }: { remoteAddress?: string } = {},
+): Client {
   return async (method, url, body) => {
     const response = await app.inject({
       method: method as 'GET',
       url,
+      ...(remoteAddress === undefined ? {} : { remoteAddress }),
       headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
     });
@@ -88,6 +97,12 @@ export async function signInSession(app: FastifyInstance, email: string, passwor
 export const signedIn = async (app: FastifyInstance, email: string, password: string) =>
   (await signInSession(app, email, password)).as;
 
+/** The id of the account with `email` (the test fails if there is none). */
+export const userIdOf = async (p: TestPlatform, email: string) =>
+  Number(
+    (await p.ctx.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirstOrThrow()).id,
+  );
+
 /** An answer's status and error code, to compare with `[404, 'team_not_found']`. */
 export const codeOf = (answer: Answer) => [answer.status, answer.body?.code];
 
@@ -125,6 +140,42 @@ export interface ApiScenario<Actor extends string = string> {
 }
 
 /**
+ * A row in one line: `call` is "METHOD url", `expect` the status or "status error_code" (`'404
+ * team_not_found'`), `more` the rest of the row (body, fields, hides…).
+ */
+export function scenario<Actor extends string>(
+  name: string,
+  as: Actor | Client,
+  call: string,
+  expect: number | `${number} ${string}`,
+  more: Omit<Partial<ApiScenario<Actor>>, 'name' | 'as' | 'method' | 'url' | 'status' | 'code'> = {},
+): ApiScenario<Actor> {
+  const [method, url = ''] = call.split(' ');
+  const [status, code] = String(expect).split(' ');
+  return {
+    name,
+    as,
+    method: method as ApiScenario['method'],
+    url,
+    status: Number(status),
+    ...(code === undefined ? {} : { code }),
+    ...more,
+  };
+}
+
+/** Rows of one caller as tuples: [name, "METHOD url", expect, more?] (see scenario). */
+export const scenarios = <Actor extends string>(
+  as: Actor | Client,
+  rows: readonly (readonly [
+    string,
+    string,
+    Parameters<typeof scenario>[3],
+    Parameters<typeof scenario>[4]?,
+  ])[],
+): ApiScenario<Actor>[] =>
+  rows.map(([name, call, expect, more]) => scenario<Actor>(name, as, call, expect, more));
+
+/**
  * Runs the rows in order (a row may depend on the ones above it), each as its actor, and checks
  * status, code, message, fields and body. Returns the answers by row name.
  */
@@ -160,6 +211,30 @@ export async function runScenarios<Actor extends string>(
   return answers;
 }
 
+/** A platform on a fresh `dialect` database (settings by env names) and its app, ready for inject. */
+export async function startAppPlatform(dialect: Dialect, env: Record<string, string> = {}) {
+  const p: TestPlatform = await startPlatformContext(dialect, env);
+  const app = buildPlatformApp(p.ctx);
+  await app.ready();
+  return { p, app };
+}
+
+/**
+ * For a describe on a platform of its own: `suite.p` and `suite.app` (startAppPlatform) are made
+ * before its tests and closed after them.
+ */
+export function appSuite(dialect: Dialect, env: Record<string, string> = {}) {
+  const suite = {} as { p: TestPlatform; app: FastifyInstance };
+  before(async () => {
+    Object.assign(suite, await startAppPlatform(dialect, env));
+  });
+  after(async () => {
+    await suite.app?.close();
+    await suite.p?.close();
+  });
+  return suite;
+}
+
 /**
  * What most management-API tests start from: a platform on a fresh `dialect` database (settings
  * by env names), its app ready for inject, seedTeam's admin, owner and team (on `plan`), and the
@@ -170,9 +245,7 @@ export async function startApiPlatform(
   env: Record<string, string> = {},
   plan: Parameters<typeof seedTeam>[1] = 'pro',
 ) {
-  const p: TestPlatform = await startPlatformContext(dialect, env);
-  const app = buildPlatformApp(p.ctx);
-  await app.ready();
+  const { p, app } = await startAppPlatform(dialect, env);
   const seeded = await seedTeam(p.ctx, plan);
   const ownerToken = (await createToken(p.ctx, seeded.owner, 'tests')).token;
   return {

@@ -1,5 +1,6 @@
 import { accessSync, constants, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { after } from 'node:test';
 import { type Browser, type BrowserContext, chromium } from 'playwright-core';
 
 /**
@@ -53,13 +54,49 @@ export async function launchChromium(options: LaunchOptions = {}): Promise<TestB
   if (rules.length > 0) args.push(`--host-resolver-rules=${rules.join(', ')}`);
   if (options.trustSpki && options.trustSpki.length > 0)
     args.push(`--ignore-certificate-errors-spki-list=${options.trustSpki.join(',')}`);
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args });
+  const browser = await launch(args);
+  const opened: BrowserContext[] = [];
   return {
     browser,
-    newContext: (contextOptions) =>
-      browser.newContext({ viewport: { width: 1280, height: 900 }, ...contextOptions }),
+    async newContext(contextOptions) {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...contextOptions });
+      opened.push(context);
+      return context;
+    },
     async close() {
-      await browser.close().catch(() => {});
+      if (!SHARED) {
+        await browser.close().catch(() => {});
+        return;
+      }
+      // Shared: the contexts this launch opened go, the browser stays for the file's next suite.
+      await Promise.all(opened.splice(0).map((context) => context.close().catch(() => {})));
     },
   };
+}
+
+/**
+ * Under the test runner, one Chromium per test file and set of flags: a file's suites (one per
+ * dialect, usually) each launched their own, and a launch costs far more than a context. Each
+ * `close()` closes the contexts opened through that launch (each context is a fresh profile: cookies and
+ * storage are not shared), and the browser itself closes when the file's tests are done. A
+ * browser that has gone (crashed, or closed by its user) is launched again. Elsewhere (the
+ * benchmarks) every launch is its own.
+ */
+const SHARED = process.env.NODE_TEST_CONTEXT !== undefined;
+const browsers = new Map<string, Promise<Browser>>();
+if (SHARED)
+  after(async () => {
+    for (const browser of browsers.values())
+      await (await browser.catch(() => undefined))?.close().catch(() => {});
+  });
+
+async function launch(args: string[]): Promise<Browser> {
+  const start = () => chromium.launch({ executablePath: CHROMIUM, headless: true, args });
+  if (!SHARED) return start();
+  const key = args.join('\n');
+  const known = await browsers.get(key)?.catch(() => undefined);
+  if (known?.isConnected()) return known;
+  const launched = start();
+  browsers.set(key, launched);
+  return launched;
 }

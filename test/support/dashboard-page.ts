@@ -5,6 +5,12 @@ import { screenshotPath } from './chromium.ts';
 
 /** Small steps the dashboard's browser tests share (test/web/dashboard*.test.ts, team-onboarding). */
 
+/**
+ * How long a page may take to show what a step waits for. Generous: sign-ins, acceptances and
+ * resets hash a password, on a machine other tests load too.
+ */
+export const WAIT = { timeout: 60_000 };
+
 /** A locator's text as the DOM holds it ('' when it has none). */
 export const textOf = async (locator: Locator) => (await locator.textContent()) ?? '';
 
@@ -12,6 +18,17 @@ export const textOf = async (locator: Locator) => (await locator.textContent()) 
 export const laidOutText = async (locator: Locator) =>
   // biome-ignore lint/performance/useDomNodeTextContent: Playwright's locator, where the laid-out text is the point
   (await locator.innerText()).replace(/\s+/g, ' ').trim();
+
+/**
+ * Waits (up to 60 s) for `locator`, then checks its text, read by `read` (textContent unless
+ * given): equal to `expected`, or matching it.
+ */
+export async function expectText(locator: Locator, expected: string | RegExp, read = textOf) {
+  await locator.waitFor(WAIT);
+  const text = await read(locator);
+  if (typeof expected === 'string') assert.equal(text, expected);
+  else assert.match(text, expected);
+}
 
 /** How far the page scrolls sideways, in pixels (0 or less when it fits). */
 export const overflow = (page: Page) =>
@@ -57,9 +74,9 @@ export function watchFailures(page: Page, failures: string[] = []): string[] {
 
 /**
  * The page as it is at 1280 px and at 390 px: axe-clean at both, no sideways scrolling on the
- * phone, a screenshot of each (<name>-1280, <name>-390); back at 1280 afterwards.
+ * phone, a screenshot of each (<name>-1280, <name>-390); back at `own` (1280) afterwards.
  */
-export async function checkBothWidths(page: Page, name: string) {
+export async function checkBothWidths(page: Page, name: string, own = { width: 1280, height: 900 }) {
   await page.setViewportSize({ width: 1280, height: 900 });
   assert.deepEqual(await accessibilityViolations(page), [], `${name} at 1280 px`);
   await page.screenshot({ path: screenshotPath(`${name}-1280`), fullPage: true });
@@ -68,5 +85,45 @@ export async function checkBothWidths(page: Page, name: string) {
   assert.ok(sideways <= 0, `${name} scrolls sideways by ${sideways} px at 390 px`);
   assert.deepEqual(await accessibilityViolations(page), [], `${name} at 390 px`);
   await page.screenshot({ path: screenshotPath(`${name}-390`), fullPage: true });
-  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.setViewportSize(own);
+}
+
+/**
+ * On a project's Settings page: renames the project with the form, waits for the form's "Saved"
+ * status, and checks the page's heading shows the new name.
+ */
+export async function renameProject(page: Page, name: string) {
+  await page.getByLabel('Name', { exact: true }).fill(name);
+  await page.getByRole('button', { name: 'Save name' }).click();
+  await page
+    .locator('#rename-form [role="status"]')
+    .getByText(`Saved. The project is now called ${name}.`)
+    .waitFor(WAIT);
+  assert.equal(await textOf(page.locator('h1')), name);
+}
+
+/**
+ * The invitation page once it has loaded ("Join a team on Kennel"): the texts of its `fields`
+ * (test ids without the `invitation-` prefix: team, inviter, email, role), in order.
+ */
+export async function invitationShows(page: Page, fields: readonly string[]) {
+  await page.getByRole('heading', { level: 1, name: 'Join a team on Kennel' }).waitFor(WAIT);
+  await page.getByTestId('invitation-team').waitFor(WAIT);
+  const texts: string[] = [];
+  for (const field of fields) texts.push(await textOf(page.getByTestId(`invitation-${field}`)));
+  return texts;
+}
+
+/**
+ * On a project's Settings page: sets the origin field `origin` to `url` and saves it, waits for
+ * the form's "Saved" status naming `saved` (the origin as stored), and checks the field is valid.
+ */
+export async function saveOrigin(page: Page, origin: Locator, url: string, saved: string) {
+  await origin.fill(url);
+  await page.getByRole('button', { name: 'Save origin' }).click();
+  await page
+    .locator('#origin-form [role="status"]')
+    .getByText(`Saved. Requests to the API now go to ${saved}.`)
+    .waitFor(WAIT);
+  assert.equal(await origin.getAttribute('aria-invalid'), null);
 }

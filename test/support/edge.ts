@@ -18,10 +18,17 @@ import {
   databaseChallenges,
 } from '../../src/platform/certificates/certificate-store.ts';
 import type { DefaultAddressCertificates } from '../../src/platform/certificates/default-addresses.ts';
+import type { Issuer } from '../../src/platform/certificates/issuer.ts';
 import type { PlatformContext } from '../../src/platform/context.ts';
+import {
+  type EdgeSite,
+  type InternalCertificates,
+  internalCertificates,
+  startEdgeSite,
+} from './edge-site.ts';
 import { listenOnLoopback } from './http.ts';
 import { seededOriginGuard } from './origins.ts';
-import type { TestPlatform } from './platform.ts';
+import { issueDueCertificates, type TestPlatform } from './platform.ts';
 
 export interface TestEdge {
   readonly management: FastifyInstance;
@@ -51,18 +58,26 @@ function testTraffic(p: TestPlatform, nodeId: string): StartedTraffic | undefine
   });
 }
 
-export interface StartEdgeOptions {
-  /** Where certificates, ticket keys and the internal CA are read from. */
-  readonly store: CertificateStore;
-  /** Served to hosts without a certificate of their own. */
-  readonly defaultCertificate: { certificatePem: string; privateKeyPem: string };
+/**
+ * Where certificates, ticket keys and the internal CA are read from (`store`), and the certificate
+ * served to hosts without one of their own; or, without them, the internal CA's
+ * (test/support/edge-site.ts `internalCertificates`) with a default certificate for
+ * `certificateFor` (default: the platform domain).
+ */
+export type StartEdgeOptions = (
+  | {
+      readonly store: CertificateStore;
+      readonly defaultCertificate: { certificatePem: string; privateKeyPem: string };
+    }
+  | { readonly store?: undefined; readonly certificateFor?: string }
+) & {
   /** Certificates for projects' default addresses, issued on first use (as npm start wires it). */
   readonly defaultAddresses?: DefaultAddressCertificates;
   /** The origin's time limit for response headers (default 5 s). */
   readonly responseTimeoutMs?: number;
   /** The node id its traffic rows carry (default `edge-1`). */
   readonly nodeId?: string;
-}
+};
 
 /**
  * The edge as src/main/platform.ts starts it (`startEdge`): HTTP and HTTPS listeners on free
@@ -70,10 +85,13 @@ export interface StartEdgeOptions {
  * http-01 answers from the database, HTTP redirected to the HTTPS port for hosts with a
  * certificate. Origins of the projects seeded before it starts are allowed (test/support/origins.ts).
  */
-export async function startTestEdge(p: TestPlatform, options: StartEdgeOptions): Promise<TestEdge> {
+export async function startTestEdge(p: TestPlatform, options: StartEdgeOptions = {}): Promise<TestEdge> {
+  const { store, defaultCertificate } = options.store
+    ? { store: options.store, defaultCertificate: options.defaultCertificate }
+    : await internalCertificates(p, options.certificateFor);
   const management = buildPlatformApp(p.ctx);
   await management.ready();
-  const certificates = new CertificateCache(options.store, options.defaultCertificate, {
+  const certificates = new CertificateCache(store, defaultCertificate, {
     platformDomain: p.ctx.config.platformDomain,
     ...(options.defaultAddresses && { defaultAddresses: options.defaultAddresses }),
   });
@@ -87,8 +105,8 @@ export async function startTestEdge(p: TestPlatform, options: StartEdgeOptions):
     tls: {
       port: 0,
       certificates,
-      defaultCertificate: options.defaultCertificate,
-      ticketKeys: await options.store.ticketKeys(p.clock.now()),
+      defaultCertificate,
+      ticketKeys: await store.ticketKeys(p.clock.now()),
     },
     challenges: databaseChallenges(p.ctx.db, () => p.clock.now()),
     guard: await seededOriginGuard(p.ctx),
@@ -210,4 +228,48 @@ export async function startHttpEdge(
       await management.close();
     },
   };
+}
+
+/** A platform with its projects (startEdgeSite) served by a TLS edge with the internal CA's certificates. */
+export interface TlsEdgeSite extends EdgeSite {
+  readonly certificates: InternalCertificates;
+  readonly edge: TestEdge;
+  /** The certificate job once on this platform (issueDueCertificates), from the internal CA unless `issuer`. */
+  obtain(options?: { issuer?: Issuer; nodeId?: string }): Promise<string[]>;
+}
+
+/**
+ * startEdgeSite, then startTestEdge on it with `internalCertificates` (default certificate for the
+ * platform domain): the fixture of the suites about certificates and redirects. Its close stops the
+ * edge, then the platform.
+ */
+export async function startTlsEdgeSite(
+  dialect: Parameters<typeof startEdgeSite>[0],
+  {
+    responseTimeoutMs,
+    ...options
+  }: NonNullable<Parameters<typeof startEdgeSite>[1]> & { responseTimeoutMs?: number } = {},
+): Promise<TlsEdgeSite> {
+  const site = await startEdgeSite(dialect, options);
+  try {
+    const certificates = await internalCertificates(site.p);
+    const edge = await startTestEdge(site.p, {
+      ...certificates,
+      ...(responseTimeoutMs !== undefined && { responseTimeoutMs }),
+    });
+    return {
+      ...site,
+      certificates,
+      edge,
+      obtain: ({ issuer = certificates.issuer, nodeId } = {}) =>
+        issueDueCertificates(site.p, { issuer, store: certificates.store, ...(nodeId && { nodeId }) }),
+      async close() {
+        await edge.close();
+        await site.close();
+      },
+    };
+  } catch (error) {
+    await site.close();
+    throw error;
+  }
 }

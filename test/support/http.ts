@@ -1,4 +1,4 @@
-import { type IncomingMessage, request, type Server } from 'node:http';
+import { type ClientRequest, type IncomingMessage, request, type Server } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { type AddressInfo, connect } from 'node:net';
 
@@ -12,28 +12,31 @@ export interface Reply {
  * A plain HTTP request to a loopback port with the Host header the test chooses (Node's fetch
  * sets Host from the URL, and its resolver does not know `*.localhost` or the test domains).
  */
-export function requestAs(
-  port: number,
-  host: string,
-  path: string,
-  init: {
-    method?: string;
-    headers?: Record<string, string>;
-    body?: string;
-    /** Rejects when no answer has come by then (a hang), instead of waiting for ever. */
-    hangMs?: number;
-  } = {},
-): Promise<Reply> {
+export function requestAs(port: number, host: string, path: string, init: AsRequest = {}): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const req = request(
       { host: '127.0.0.1', port, path, method: init.method ?? 'GET', headers: { host, ...init.headers } },
       (res) => collect(res, resolve, reject),
     );
-    if (init.hangMs !== undefined)
-      req.setTimeout(init.hangMs, () => req.destroy(new Error(`${init.method ?? 'GET'} ${path} hung`)));
-    req.on('error', reject);
-    req.end(init.body);
+    send(req, path, init, reject);
   });
+}
+
+/** What a test sends with requestAs and secureRequestAs. */
+export interface AsRequest {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  /** Rejects when no answer has come by then (a hang), instead of waiting for ever. */
+  hangMs?: number;
+}
+
+/** Sends the request's body, failing it on an error or when it hangs past `init.hangMs`. */
+function send(req: ClientRequest, path: string, init: AsRequest, reject: (error: Error) => void) {
+  if (init.hangMs !== undefined)
+    req.setTimeout(init.hangMs, () => req.destroy(new Error(`${init.method ?? 'GET'} ${path} hung`)));
+  req.on('error', reject);
+  req.end(init.body);
 }
 
 /** Reads a response to its end as text. */
@@ -55,14 +58,9 @@ export function secureRequestAs(
   port: number,
   host: string,
   path: string,
-  init: {
-    method?: string;
-    headers?: Record<string, string>;
-    body?: string;
+  init: AsRequest & {
     /** Trust only this CA (and check the name). */
     ca?: string;
-    /** Rejects when no answer has come by then (a hang), instead of waiting for ever. */
-    hangMs?: number;
   } = {},
 ): Promise<Reply> {
   return new Promise((resolve, reject) => {
@@ -79,10 +77,7 @@ export function secureRequestAs(
       },
       (res) => collect(res, resolve, reject),
     );
-    if (init.hangMs !== undefined)
-      req.setTimeout(init.hangMs, () => req.destroy(new Error(`${init.method ?? 'GET'} ${path} hung`)));
-    req.on('error', reject);
-    req.end(init.body);
+    send(req, path, init, reject);
   });
 }
 

@@ -1,8 +1,14 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { connect } from 'node:tls';
 import type { Kysely } from 'kysely';
 import type { PlatformTables } from '../../src/platform/db-schema.ts';
 import type { Dialect, StorageLocation } from '../../src/storage/index.ts';
-import { type RunningProcess, storageEnv } from './processes.ts';
+import { createTestStorage } from './databases.ts';
+import { type RunningProcess, startProcess, storageEnv } from './processes.ts';
 
 /**
  * What a node killed mid-order leaves behind, and how a test sees it served again: for the
@@ -23,6 +29,48 @@ export const nodeEnv = (
   NODE_NAME: node.name,
   CERT_KEYS: node.certKeys,
 });
+
+/**
+ * Platform processes (`npm start`) on one fresh storage, sharing certificate keys: `env(name)` is a
+ * node's settings (its data in a directory of its own unless `dataDir` is given), `start(env)`
+ * runs one, and `close()` kills every node started and drops the storage and the directories.
+ */
+export async function platformNodes(dialect: Dialect) {
+  const storage = await createTestStorage(dialect);
+  const certKeys = `k1:${randomBytes(32).toString('base64')}`;
+  const nodes: RunningProcess[] = [];
+  const dirs: string[] = [];
+  return {
+    storage,
+    env(name: string, dataDir?: string) {
+      const dir = dataDir ?? mkdtempSync(join(tmpdir(), `kennel-${name}-`));
+      if (dataDir === undefined) dirs.push(dir);
+      return nodeEnv(storage.location, { dataDir: dir, name, certKeys });
+    },
+    async start(env: Record<string, string>) {
+      const node = await startProcess('platform.ts', env);
+      nodes.push(node);
+      return node;
+    },
+    async close() {
+      for (const node of nodes) await node.stop('SIGKILL');
+      await storage.drop();
+      for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Waits up to `withinMs` after `since` until `node` presents `hostname`'s own certificate (the test
+ * fails if it does not): how long it took, in ms.
+ */
+export async function servedWithin(node: RunningProcess, hostname: string, since: number, withinMs: number) {
+  const port = httpsPortOf(node);
+  assert.ok(port, node.output());
+  const { cn, ms } = await waitForCertificate(port, hostname, since, withinMs);
+  assert.equal(cn, hostname, `no certificate for ${hostname} after ${ms} ms:\n${node.output()}`);
+  return ms;
+}
 
 /** The HTTPS port a started platform process logged. */
 export const httpsPortOf = (node: RunningProcess) =>

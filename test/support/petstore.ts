@@ -67,7 +67,7 @@ export async function startPetstore(
     webhookWorker?: boolean;
   } = {},
 ): Promise<TestPetstore> {
-  const storage = await createTestStorage(dialect);
+  const storage = await createTestStorage(dialect, { migrated: 'petstore' });
   const database = openDatabase<PetstoreTables>(storage.location);
   await migrateToLatest(database.db, database.dialect, 'petstore', petstoreMigrations);
   const clock = options.clock ?? new ManualClock('2026-11-22T12:00:00Z');
@@ -141,4 +141,66 @@ export async function startPetstore(
       await storage.drop();
     },
   };
+}
+
+/**
+ * A call over HTTP to a Petstore process at `base`, with API key `key` and a JSON body when one is
+ * given: the status and the parsed body (undefined when empty).
+ */
+export async function callPetstore<T = Record<string, unknown>>(
+  base: string,
+  key: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: T }> {
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${key}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
+}
+
+/** A pet's stock row: units in stock and units reserved by open orders. */
+export async function stockOf(db: Database<PetstoreTables>['db'], petId: number) {
+  const row = await db
+    .selectFrom('inventory')
+    .select(['quantity', 'reserved'])
+    .where('pet_id', '=', petId)
+    .executeTakeFirstOrThrow();
+  return { quantity: row.quantity, reserved: row.reserved };
+}
+
+/**
+ * POSTs `body` as JSON to the Petstore listening at `base`, over a real connection, with the admin
+ * key and `headers`: the answer (checked against the document), its text and its headers.
+ */
+export async function postOverHttp(
+  ps: TestPetstore,
+  base: string,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+) {
+  const response = await fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${ps.adminKey}`, ...headers },
+    body: JSON.stringify(body),
+  });
+  const text = await response.text();
+  ps.contract.check('POST', path, response.status, response.headers.get('content-type') ?? undefined, text);
+  return { status: response.status, text, headers: response.headers };
+}
+
+/** A pet `name` in a new category `category`, with `stock` units in stock when given: the pet's id. */
+export async function seedPet(ps: TestPetstore, category: string, name: string, stock?: number) {
+  const made = await ps.request<{ id: number }>('POST', '/categories', { name: category });
+  const pet = await ps.request<{ id: number }>('POST', '/pets', { name, categoryId: made.body.id });
+  if (stock !== undefined) await ps.request('PUT', `/store/inventory/${pet.body.id}`, { quantity: stock });
+  return pet.body.id;
 }

@@ -38,7 +38,7 @@ export async function startPlatformContext(
   dialect: Dialect,
   env: Record<string, string> = {},
 ): Promise<TestPlatform> {
-  const storage = await createTestStorage(dialect);
+  const storage = await createTestStorage(dialect, { migrated: 'platform' });
   const database = openDatabase<PlatformTables>(storage.location);
   await migrateToLatest(database.db, database.dialect, 'platform', platformMigrations);
   const clock = new ManualClock('2026-11-22T12:00:00Z');

@@ -1,7 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
-import type { StorageLocation } from '../../src/storage/index.ts';
+import { after, before } from 'node:test';
+import type { Dialect, StorageLocation } from '../../src/storage/index.ts';
+import { createTestStorage, type TestStorage } from './databases.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 /** The Node 24 the project installs (npm scripts put it first on PATH; tests spawn it directly). */
@@ -29,6 +31,46 @@ export function storageEnv(location: StorageLocation): Record<string, string> {
   const url = new URL(location.url);
   if (location.schema) url.searchParams.set('options', `-c search_path=${location.schema}`);
   return { DATABASE_URL: url.toString() };
+}
+
+/**
+ * For a describe whose tests run entry points as processes on one storage: `storage` is made fresh
+ * before its tests; after them the process a test left in `server` is killed and the storage dropped.
+ */
+export function processSuite(dialect: Dialect) {
+  const suite: { storage: TestStorage; server: RunningProcess | undefined } = {
+    storage: undefined as unknown as TestStorage,
+    server: undefined,
+  };
+  before(async () => {
+    suite.storage = await createTestStorage(dialect);
+  });
+  after(async () => {
+    await suite.server?.stop('SIGKILL');
+    await suite.storage?.drop();
+  });
+  return suite;
+}
+
+/**
+ * Runs an entry point of src/main with `args` to its exit, with PATH and `env` only: its exit code
+ * and what it printed (for commands, and starts that fail before listening).
+ */
+export async function runToExit(entry: string, args: readonly string[], env: Record<string, string>) {
+  const child = spawn(NODE, [join(ROOT, 'src', 'main', entry), ...args], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const [code] = (await once(child, 'exit')) as [number | null];
+  return { code, stdout, stderr };
 }
 
 export interface StartOptions {

@@ -7,6 +7,15 @@ export interface ReceivedMail {
   data: string;
 }
 
+/** Text as a mail reader shows it: quoted-printable soft breaks and escapes undone. */
+export const unquote = (text: string) =>
+  text
+    .replace(/=\r\n/g, '')
+    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+
+/** A mail's data (headers and body), quoted-printable undone. */
+export const textOfMail = (mail: ReceivedMail) => unquote(mail.data);
+
 /**
  * A small SMTP server on loopback (no TLS, no auth) that keeps what it receives: enough for the
  * platform's client to talk to a real socket and a real protocol exchange.

@@ -1,5 +1,4 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadPlatformConfig } from '../../src/config/index.ts';
@@ -12,7 +11,7 @@ import {
 import type { PlatformContext } from '../../src/platform/context.ts';
 import type { Dialect } from '../../src/storage/index.ts';
 import { createTestStorage, type TestStorage } from './databases.ts';
-import type { Reply } from './http.ts';
+import { type Reply, secureRequestAs } from './http.ts';
 import { TEST_SEALING_KEY } from './platform.ts';
 
 export interface TestNodeOverrides
@@ -52,7 +51,7 @@ export interface TestNode {
  */
 export async function startTestNode(dialect: Dialect, overrides: TestNodeOverrides = {}): Promise<TestNode> {
   const { env = {}, storage: shared, clock = new ManualClock('2026-11-22T12:00:00Z'), ...rest } = overrides;
-  const storage = shared ?? (await createTestStorage(dialect));
+  const storage = shared ?? (await createTestStorage(dialect, { migrated: 'platform' }));
   const dataDir = mkdtempSync(join(tmpdir(), 'kennel-node-'));
   const config = loadPlatformConfig({
     PLATFORM_DOMAIN: 'platform.test',
@@ -113,29 +112,5 @@ export function requestNode(
   path: string,
   init: { method?: string; headers?: Record<string, string>; body?: string } = {},
 ): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port: node.httpsPort,
-        servername: host,
-        rejectUnauthorized: false,
-        path,
-        method: init.method ?? 'GET',
-        headers: { host, ...init.headers },
-        agent: false,
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          text += chunk;
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(init.body);
-  });
+  return secureRequestAs(node.httpsPort, host, path, init);
 }

@@ -118,3 +118,29 @@ export async function seedTraffic(db: PlatformDb, projectId: number): Promise<vo
     )
     .execute();
 }
+
+/**
+ * A request_logs row as node-b stores a request that arrives while a test follows the log (at
+ * 2026-11-22T12:00:0n, request id live-n): `request` gives what differs (method, operation, path,
+ * status, latency and bytes).
+ */
+export const liveLogRow = (
+  projectId: number,
+  n: number,
+  request: {
+    method: string;
+    operation: string;
+    path: string;
+    status: number;
+    latency_ms: number;
+    bytes_in: number;
+    bytes_out: number;
+  },
+) => ({
+  node_id: 'node-b',
+  project_id: projectId,
+  at: `2026-11-22T12:00:0${n}.000Z`,
+  ...request,
+  caller_label: '203.0.113.0/24',
+  request_id: `live-${n}`,
+});

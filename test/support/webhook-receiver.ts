@@ -98,3 +98,16 @@ export class WebhookReceiver {
     });
   }
 }
+
+/** A delivery as a webhooks API lists it (the Petstore's and the platform's): its state and attempts. */
+export interface WebhookDelivery {
+  id: string;
+  type: string;
+  state: string;
+  attempts: number;
+  nextAttemptAt: string | null;
+  lastStatus: number | null;
+  lastError: string | null;
+  payload: { type: string; timestamp: string; data: Record<string, unknown> };
+  log: { attempt: number; at: string; statusCode: number | null; ok: boolean; error: string | null }[];
+}

@@ -2,32 +2,25 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
 import { createToken } from '../../src/platform/accounts/credentials.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
 import { accessibilityViolations } from '../support/axe.ts';
 import { V1, V2, V3 } from '../support/changelog-documents.ts';
-import { launchChromium, screenshotPath, type TestBrowser } from '../support/chromium.ts';
-import { closeAll } from '../support/cleanup.ts';
+import { screenshotPath } from '../support/chromium.ts';
 import { overflow } from '../support/dashboard-page.ts';
-import { type PlainEdge, startPlainEdge } from '../support/edge.ts';
 import { requestAs } from '../support/http.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { seedTeamProject } from '../support/platform-config.ts';
+import { type SiteBrowser, startSiteBrowser } from '../support/web-sites.ts';
 
 // SQLite only, like the reference's browser test: what this checks is the page in a browser; the
 // changelog's storage runs on both databases in test/edge/changelog.test.ts.
 describe("a site's changelog page in Chromium", () => {
-  let p: TestPlatform;
-  let edge: PlainEdge;
-  let chromium: TestBrowser;
+  let sites: SiteBrowser;
   let context: BrowserContext;
-  const consoleErrors: string[] = [];
   const failed: string[] = [];
 
-  const site = () => `http://pets.localhost:${edge.port}`;
+  const site = () => sites.site('pets');
 
   async function open(page: Page, path: string) {
-    page.on('console', (message) => {
-      if (message.type() === 'error') consoleErrors.push(message.text());
-    });
+    sites.watchConsole(page);
     page.on('requestfailed', (request) => failed.push(request.url()));
     page.on('response', (response) => {
       if (response.status() >= 400) failed.push(`${response.status()} ${response.url()}`);
@@ -36,15 +29,19 @@ describe("a site's changelog page in Chromium", () => {
   }
 
   before(async () => {
-    p = await startPlatformContext('sqlite', { PLATFORM_DOMAIN: 'localhost' });
-    const { owner, team } = await seedTeam(p.ctx);
-    await createProject(p.ctx, owner, {
-      teamId: team.id,
-      slug: 'pets',
-      name: 'Pets',
-      originUrl: 'http://127.0.0.1:9/',
-    });
-    edge = await startPlainEdge(p);
+    const started = await startSiteBrowser(
+      async (p) =>
+        (
+          await seedTeamProject(p.ctx, {
+            slug: 'pets',
+            name: 'Pets',
+            originUrl: 'http://127.0.0.1:9/',
+            document: false,
+          })
+        ).owner,
+    );
+    sites = started;
+    const { p, edge, seeded: owner } = started;
     const token = (await createToken(p.ctx, owner, 'tests')).token;
     for (const [document, extra] of [
       [V1, {}],
@@ -59,11 +56,10 @@ describe("a site's changelog page in Chromium", () => {
       });
       assert.equal(answer.status, 201, answer.text);
     }
-    chromium = await launchChromium();
-    context = await chromium.newContext();
+    context = await sites.chromium.newContext();
   });
 
-  after(() => closeAll(chromium, edge, p));
+  after(() => sites?.close());
 
   it('reads well at 1280 and 390 px, passes axe, and loads nothing that fails', async () => {
     for (const width of [1280, 390]) {
@@ -78,7 +74,7 @@ describe("a site's changelog page in Chromium", () => {
       await page.screenshot({ path: screenshotPath(`changelog-${width}`), fullPage: true });
       await page.close();
     }
-    assert.deepEqual(consoleErrors, []);
+    assert.deepEqual(sites.consoleErrors, []);
     assert.deepEqual(failed, []);
   });
 

@@ -7,11 +7,9 @@ import { buildPlatformApp } from '../../src/main/platform-app.ts';
 import { tempDir } from '../cli/harness.ts';
 import { accessibilityViolations } from '../support/axe.ts';
 import { launchChromium, screenshotPath, type TestBrowser } from '../support/chromium.ts';
-import { overflow, signIn, textOf } from '../support/dashboard-page.ts';
+import { overflow, signIn, textOf, WAIT } from '../support/dashboard-page.ts';
 import { testDialects } from '../support/databases.ts';
 import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
-
-const WAIT = { timeout: 60_000 };
 
 /** Issue 28: the Account page says how to install this platform's CLI, with a Copy button. */
 for (const dialect of testDialects()) {

@@ -5,16 +5,14 @@ import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { BrowserContext, Page } from 'playwright-core';
 import { buildPlatformApp } from '../../src/main/platform-app.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
 import { accessibilityViolations } from '../support/axe.ts';
 import { V1, V2, V3 } from '../support/changelog-documents.ts';
 import { launchChromium, screenshotPath, type TestBrowser } from '../support/chromium.ts';
 import { closeAll } from '../support/cleanup.ts';
-import { laidOutText, overflow, signIn } from '../support/dashboard-page.ts';
+import { laidOutText, overflow, signIn, WAIT } from '../support/dashboard-page.ts';
 import { testDialects } from '../support/databases.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
-
-const WAIT = { timeout: 30_000 };
+import { startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { seedTeamProject } from '../support/platform-config.ts';
 
 /**
  * Issue 26's deploy history in Chromium: each deploy's number, author and changes; a breaking
@@ -55,12 +53,11 @@ for (const dialect of testDialects()) {
 
     before(async () => {
       p = await startPlatformContext(dialect);
-      const { owner, team } = await seedTeam(p.ctx);
-      await createProject(p.ctx, owner, {
-        teamId: team.id,
+      await seedTeamProject(p.ctx, {
         slug: 'pets',
         name: 'Pets',
         originUrl: 'https://pets.example.com',
+        document: false,
       });
       app = buildPlatformApp(p.ctx);
       await app.listen({ host: '127.0.0.1', port: 0 });

@@ -17,9 +17,17 @@ import { inspectDomain } from '../../src/platform/domains/read-domains.ts';
 import { accessibilityViolations } from '../support/axe.ts';
 import { launchChromium, screenshotPath, type TestBrowser } from '../support/chromium.ts';
 import { closeAll } from '../support/cleanup.ts';
-import { domainCard, overflow, signIn, textOf, waitForDomainStatus } from '../support/dashboard-page.ts';
+import {
+  domainCard,
+  expectText,
+  overflow,
+  signIn,
+  textOf,
+  WAIT,
+  waitForDomainStatus,
+} from '../support/dashboard-page.ts';
 import { testDialects } from '../support/databases.ts';
-import { startDns, type TestDns } from '../support/dns.ts';
+import type { TestDns } from '../support/dns.ts';
 import { startTestEdge, type TestEdge } from '../support/edge.ts';
 import { requestAs } from '../support/http.ts';
 import { startPetstore, TEST_DEPRECATION, type TestPetstore } from '../support/petstore.ts';
@@ -30,9 +38,9 @@ import {
   startPlatformContext,
   type TestPlatform,
 } from '../support/platform.ts';
+import { dnsEnv, petstoreZones, startZones } from '../support/platform-dns.ts';
 
 const KEY = parseSealingKey(`k1:${Buffer.alloc(32, 5).toString('base64')}`);
-const WAIT = { timeout: 30_000 };
 const DEFAULT_HOST = 'petstore.platform.test';
 /**
  * Issue 15's Domains page in Chromium, on NSD DNS and the real edge: the primary domain and a
@@ -68,14 +76,8 @@ for (const dialect of testDialects()) {
       card(hostname).getByRole('button', { name: 'Verify', exact: true }).click();
 
     before(async () => {
-      dns = await startDns({ zones: ['example.test', 'platform.test'] });
-      await dns.setRecords('platform.test', [{ name: 'petstore', type: 'A', value: '127.0.0.1' }]);
-      await dns.setRecords('example.test', [
-        { name: 'shop', type: 'CNAME', value: DEFAULT_HOST },
-        { name: 'www', type: 'CNAME', value: DEFAULT_HOST },
-        { name: 'api', type: 'CNAME', value: DEFAULT_HOST },
-      ]);
-      p = await startPlatformContext(dialect, { DNS_SERVERS: dns.servers.join(',') });
+      dns = await startZones(petstoreZones(['shop', 'www', 'api']));
+      p = await startPlatformContext(dialect, dnsEnv(dns));
       p.clock.set(Date.now());
       petstore = await startPetstore(dialect);
       const origin = await petstore.listen();
@@ -187,9 +189,8 @@ for (const dialect of testDialects()) {
       await form.getByLabel('www.example.test', { exact: true }).selectOption('api.example.test');
       await form.getByRole('button', { name: 'Save primary and redirects' }).click();
       const alert = form.getByRole('alert');
-      await alert.waitFor(WAIT);
-      assert.equal(
-        await textOf(alert),
+      await expectText(
+        alert,
         'www.example.test would redirect to api.example.test, which itself redirects to shop.example.test: point www.example.test straight at shop.example.test.',
       );
       assert.deepEqual(await readDomainConfig(p.ctx, owner, 'petstore').then((c) => c.primary), null);
@@ -199,8 +200,7 @@ for (const dialect of testDialects()) {
       assert.equal(await form.getByLabel('Redirect status of www.example.test').inputValue(), '301');
       await form.getByRole('button', { name: 'Save primary and redirects' }).click();
       const wwwRole = card('www.example.test').locator('[data-testid="redirect"]');
-      await wwwRole.waitFor(WAIT);
-      assert.equal(await textOf(wwwRole), 'Redirects to shop.example.test (301)');
+      await expectText(wwwRole, 'Redirects to shop.example.test (301)');
       assert.equal(await textOf(card('shop.example.test').locator('[data-testid="primary"]')), 'Primary');
       assert.equal(
         await card('api.example.test').locator('[data-testid="primary"], [data-testid="redirect"]').count(),
@@ -242,9 +242,8 @@ for (const dialect of testDialects()) {
       await page.getByLabel('Hostname').fill('shop.example.test');
       await page.getByRole('button', { name: 'Add domain' }).click();
       const alert = page.locator('#new-domain-error [role="alert"]');
-      await alert.waitFor(WAIT);
-      assert.equal(
-        await textOf(alert),
+      await expectText(
+        alert,
         'shop.example.test is already a domain of this project: it is in the list below.',
       );
       assert.doesNotMatch(await textOf(page.locator('main')), /kennel domains inspect/);

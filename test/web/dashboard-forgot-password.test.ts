@@ -1,55 +1,23 @@
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
-import type { Page } from 'playwright-core';
 import { loadPlatformConfig } from '../../src/config/index.ts';
 import { buildPlatformApp } from '../../src/main/platform-app.ts';
 import { RESET_REQUEST_ANSWER } from '../../src/platform/accounts/request-password-reset.ts';
-import { accessibilityViolations } from '../support/axe.ts';
-import { launchChromium, screenshotPath, type TestBrowser } from '../support/chromium.ts';
-import { laidOutText, overflow, signIn } from '../support/dashboard-page.ts';
+import type { TestBrowser } from '../support/chromium.ts';
+import {
+  checkBothWidths,
+  expectText,
+  laidOutText,
+  signIn,
+  WAIT,
+  watchFailures,
+} from '../support/dashboard-page.ts';
 import { testDialects } from '../support/databases.ts';
 import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
-import { type ReceivedMail, SmtpReceiver } from '../support/smtp.ts';
-
-/** Generous: sign-ins and resets hash a password, on a machine other tests load too. */
-const WAIT = { timeout: 60_000 };
-
-async function listen(app: FastifyInstance): Promise<number> {
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  return (app.server.address() as AddressInfo).port;
-}
-
-/** Every request of the page that fails: no answer, or 400 and above. */
-function watchFailures(page: Page): string[] {
-  const failures: string[] = [];
-  page.on('requestfailed', (request) => failures.push(`failed: ${request.method()} ${request.url()}`));
-  page.on('response', (response) => {
-    if (response.status() >= 400)
-      failures.push(`${response.status()}: ${response.request().method()} ${response.url()}`);
-  });
-  return failures;
-}
-
-/** axe-clean at 1280 and 390 px, no sideways scrolling on the phone, a screenshot of each. */
-async function checkBothWidths(page: Page, name: string) {
-  await page.setViewportSize({ width: 1280, height: 900 });
-  assert.deepEqual(await accessibilityViolations(page), [], `${name} at 1280 px`);
-  await page.screenshot({ path: screenshotPath(`${name}-1280`), fullPage: true });
-  await page.setViewportSize({ width: 390, height: 844 });
-  const sideways = await overflow(page);
-  assert.ok(sideways <= 0, `${name} scrolls sideways by ${sideways} px at 390 px`);
-  assert.deepEqual(await accessibilityViolations(page), [], `${name} at 390 px`);
-  await page.screenshot({ path: screenshotPath(`${name}-390`), fullPage: true });
-  await page.setViewportSize({ width: 1280, height: 900 });
-}
-
-const textOfMail = (mail: ReceivedMail) =>
-  mail.data
-    .replace(/=\r\n/g, '')
-    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+import { SmtpReceiver, textOfMail } from '../support/smtp.ts';
+import { type Dashboard, listenOnPort, startDashboard } from '../support/web-dashboard.ts';
 
 /**
  * Issue 28 in Debian's Chromium: "Forgot password?" on the sign-in page mails a reset link (a
@@ -59,7 +27,7 @@ const textOfMail = (mail: ReceivedMail) =>
 for (const dialect of testDialects()) {
   describe(`forgot password and token scopes in the dashboard (${dialect})`, () => {
     let p: TestPlatform;
-    let app: FastifyInstance;
+    let dashboard: Dashboard;
     let unmailed: FastifyInstance;
     let chromium: TestBrowser;
     const smtp = new SmtpReceiver();
@@ -71,19 +39,17 @@ for (const dialect of testDialects()) {
       p = await startPlatformContext(dialect, { SMTP_URL: smtpUrl });
       p.clock.set(Date.now());
       await seedTeam(p.ctx);
-      app = buildPlatformApp(p.ctx);
-      base = `http://platform.test:${await listen(app)}`;
+      dashboard = await startDashboard(p);
+      ({ base, chromium } = dashboard);
       // The same platform as its operator would run it without SMTP_URL.
       unmailed = buildPlatformApp({
         ...p.ctx,
         config: loadPlatformConfig({ PLATFORM_DOMAIN: 'platform.test' }),
       });
-      unmailedBase = `http://platform.test:${await listen(unmailed)}`;
-      chromium = await launchChromium({ mapToLoopback: ['platform.test'] });
+      unmailedBase = `http://platform.test:${await listenOnPort(unmailed)}`;
     });
     after(async () => {
-      await chromium?.close();
-      await app?.close();
+      await dashboard?.close();
       await unmailed?.close();
       await p?.close();
       await smtp.stop();
@@ -102,8 +68,7 @@ for (const dialect of testDialects()) {
       await page.getByLabel('Email').fill('owner@x.test');
       await page.getByRole('button', { name: 'Mail me a reset link' }).click();
       const status = page.getByRole('status').filter({ hasText: 'Check your mail' });
-      await status.waitFor(WAIT);
-      assert.equal(await laidOutText(status), `Check your mail ${RESET_REQUEST_ANSWER}`);
+      await expectText(status, `Check your mail ${RESET_REQUEST_ANSWER}`, laidOutText);
       await checkBothWidths(page, 'forgot-password-sent');
 
       for (let i = 0; i < 400 && smtp.mails.length === 0; i++) await sleep(50);
@@ -132,10 +97,10 @@ for (const dialect of testDialects()) {
       await page.goto(`${unmailedBase}/sign-in`);
       await page.getByRole('link', { name: 'Forgot password?' }).click();
       const ask = page.getByTestId('ask-for-reset');
-      await ask.waitFor(WAIT);
-      assert.equal(
-        await laidOutText(ask),
+      await expectText(
+        ask,
         'Ask an owner of your team: on the team’s People page they can make a password reset link for you. No team owner can help (you are the platform admin, say)? The operator runs npm run reset-password -- <your email> on the server.',
+        laidOutText,
       );
       assert.equal(await page.getByLabel('Email').count(), 0, 'no form to fill in vain');
       await checkBothWidths(page, 'forgot-password-no-mail');

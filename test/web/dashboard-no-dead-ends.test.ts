@@ -4,15 +4,13 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import type { FastifyInstance } from 'fastify';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { buildPlatformApp } from '../../src/main/platform-app.ts';
 import { accessibilityViolations } from '../support/axe.ts';
 import { launchChromium, screenshotPath, type TestBrowser } from '../support/chromium.ts';
-import { overflow, signIn, textOf } from '../support/dashboard-page.ts';
+import { overflow, signIn, textOf, WAIT } from '../support/dashboard-page.ts';
 import { testDialects } from '../support/databases.ts';
 import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
-
-const WAIT = { timeout: 60_000 };
 
 const { formatDate } = (await import(
   pathToFileURL(join(import.meta.dirname, '../../src/web/dashboard/public/dom.js')).href
@@ -59,16 +57,19 @@ for (const dialect of testDialects()) {
       await p?.close();
     });
 
-    /** A fresh browser context in UTC, English, with its page and the failures it sees. */
-    async function freshPage(): Promise<{ context: BrowserContext; page: Page; failures: string[] }> {
+    /** Runs `use` on a page of a fresh browser context in UTC, English (and the failures it sees); closes it. */
+    async function onFreshPage(use: (fresh: { page: Page; failures: string[] }) => Promise<void>) {
       const context = await chromium.newContext({ locale: 'en-GB', timezoneId: 'UTC' });
-      const page = await context.newPage();
-      return { context, page, failures: watchFailures(page) };
+      try {
+        const page = await context.newPage();
+        await use({ page, failures: watchFailures(page) });
+      } finally {
+        await context.close();
+      }
     }
 
     it('gives a browser at an unknown address an HTML 404 page with a working way back, axe clean', async () => {
-      const { context, page, failures } = await freshPage();
-      try {
+      await onFreshPage(async ({ page, failures }) => {
         const response = await page.goto(`${base}/projects/petstore/no-such-tab`);
         assert.equal(response?.status(), 404);
         assert.equal(response?.headers()['content-type'], 'text/html; charset=utf-8');
@@ -97,9 +98,7 @@ for (const dialect of testDialects()) {
         await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor(WAIT);
         assert.equal(new URL(page.url()).pathname, '/sign-in');
         assert.deepEqual(failures, []);
-      } finally {
-        await context.close();
-      }
+      });
     });
 
     it('keeps the Error body for the API, naming the document that exists', async () => {
@@ -126,8 +125,7 @@ for (const dialect of testDialects()) {
     });
 
     it('makes no failing request on the signed-out pages (sign-in, sign-up, invitation, password reset)', async () => {
-      const { context, page, failures } = await freshPage();
-      try {
+      await onFreshPage(async ({ page, failures }) => {
         const pages = [
           ['/sign-in', 'Sign in'],
           ['/sign-up', 'Create an account'],
@@ -144,14 +142,11 @@ for (const dialect of testDialects()) {
         const session = await page.request.get(`${base}/api/v1/session`);
         assert.equal(session.status(), 200);
         assert.deepEqual(await session.json(), { signedIn: false });
-      } finally {
-        await context.close();
-      }
+      });
     });
 
     it("opens a team's Plan and webhook tab without a webhook and fails no request", async () => {
-      const { context, page, failures } = await freshPage();
-      try {
+      await onFreshPage(async ({ page, failures }) => {
         await signIn(page, base, 'owner@x.test', 'owner password 1');
         await page.goto(`${base}/teams/${teamId}/settings`);
         await page.getByRole('button', { name: 'Save endpoint' }).waitFor(WAIT);
@@ -163,14 +158,11 @@ for (const dialect of testDialects()) {
         assert.deepEqual(Object.keys(state).sort(), ['csrfToken', 'email', 'isAdmin', 'signedIn']);
         assert.deepEqual([state.signedIn, state.email, state.isAdmin], [true, 'owner@x.test', false]);
         assert.match(String(state.csrfToken), /^\S{20,}$/);
-      } finally {
-        await context.close();
-      }
+      });
     });
 
     it('fits the signed-in header in one row at 390 px and at 1280 px', async () => {
-      const { context, page, failures } = await freshPage();
-      try {
+      await onFreshPage(async ({ page, failures }) => {
         await signIn(page, base, 'owner@x.test', 'owner password 1');
         const header = page.locator('header.topbar');
         for (const width of [390, 1280]) {
@@ -195,14 +187,11 @@ for (const dialect of testDialects()) {
           await header.screenshot({ path: screenshotPath(`header-${width}`) });
         }
         assert.deepEqual(failures, []);
-      } finally {
-        await context.close();
-      }
+      });
     });
 
     it('shows times with their time zone', async () => {
-      const { context, page } = await freshPage();
-      try {
+      await onFreshPage(async ({ page }) => {
         await signIn(page, base, 'owner@x.test', 'owner password 1');
         await page.goto(`${base}/teams/${teamId}/people`);
         const joined = page.locator('time').first();
@@ -210,9 +199,7 @@ for (const dialect of testDialects()) {
         const iso = String(await joined.getAttribute('datetime'));
         assert.equal(await textOf(joined), formatDate(iso, { locale: 'en-GB', timeZone: 'UTC' }));
         assert.match(await textOf(joined), /^\d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2} UTC$/);
-      } finally {
-        await context.close();
-      }
+      });
     });
   });
 }

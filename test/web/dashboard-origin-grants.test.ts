@@ -1,19 +1,11 @@
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import type { FastifyInstance } from 'fastify';
 import type { Page } from 'playwright-core';
-import { buildPlatformApp } from '../../src/main/platform-app.ts';
-import { createUser } from '../../src/platform/accounts/users.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
-import { launchChromium, type TestBrowser } from '../support/chromium.ts';
 import { closeAll } from '../support/cleanup.ts';
-import { checkBothWidths, laidOutText, signIn, textOf, watchFailures } from '../support/dashboard-page.ts';
+import { checkBothWidths, expectText, laidOutText, textOf, WAIT } from '../support/dashboard-page.ts';
 import { testDialects } from '../support/databases.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
-
-/** Generous: each sign-in hashes a password, on a machine other tests load too. */
-const WAIT = { timeout: 60_000 };
+import { startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { type Dashboard, seedShopWithMember, startDashboard } from '../support/web-dashboard.ts';
 
 /** A private origin: the address policy refuses it without a grant. */
 const PRIVATE = 'http://10.0.0.5:8080';
@@ -29,20 +21,13 @@ const PRIVATE = 'http://10.0.0.5:8080';
 for (const dialect of testDialects()) {
   describe(`dashboard origin grants in Chromium (${dialect})`, () => {
     let p: TestPlatform;
-    let app: FastifyInstance;
-    let chromium: TestBrowser;
+    let dashboard: Dashboard;
     let admin: Page;
     let mia: Page;
     let base = '';
     let shop = 0;
-    const failures: string[] = [];
-
-    async function signedInPage(email: string, password: string): Promise<Page> {
-      const page = await (await chromium.newContext()).newPage();
-      watchFailures(page, failures);
-      await signIn(page, base, email, password);
-      return page;
-    }
+    let failures: string[] = [];
+    const signedInPage = (email: string, password: string) => dashboard.signedIn(email, password);
 
     /** Mia's new project on `origin`, submitted. */
     async function newProject(slug: string, origin: string) {
@@ -55,38 +40,14 @@ for (const dialect of testDialects()) {
 
     before(async () => {
       p = await startPlatformContext(dialect);
-      p.clock.set(Date.now());
-      const seeded = await seedTeam(p.ctx);
-      shop = seeded.team.id;
-      await createProject(p.ctx, seeded.owner, {
-        teamId: shop,
-        slug: 'shop',
-        name: 'Shop API',
-        originUrl: 'https://origin.example.com',
-      });
-      const member = await createUser(p.ctx, {
-        email: 'mia@x.test',
-        password: 'mia password 12',
-        name: 'Mia',
-      });
-      await p.ctx.db
-        .insertInto('memberships')
-        .values({
-          team_id: shop,
-          user_id: member.userId,
-          role: 'member',
-          created_at: p.clock.now().toISOString(),
-        })
-        .execute();
-      app = buildPlatformApp(p.ctx);
-      await app.listen({ host: '127.0.0.1', port: 0 });
-      base = `http://platform.test:${(app.server.address() as AddressInfo).port}`;
-      chromium = await launchChromium({ mapToLoopback: ['platform.test'] });
+      shop = await seedShopWithMember(p);
+      dashboard = await startDashboard(p);
+      ({ base, failures } = dashboard);
       admin = await signedInPage('admin@x.test', 'admin password 1');
       mia = await signedInPage('mia@x.test', 'mia password 12');
     });
 
-    after(() => closeAll(chromium, app, p));
+    after(() => closeAll(dashboard, p));
 
     it('tells a member refused a private origin to ask a platform admin, with no link', async () => {
       await newProject('internal', PRIVATE);
@@ -104,8 +65,7 @@ for (const dialect of testDialects()) {
       await admin.getByLabel('Origin', { exact: true }).fill(PRIVATE);
       await admin.getByRole('button', { name: 'Save origin' }).click();
       const link = admin.getByTestId('origin-grant-link');
-      await link.waitFor(WAIT);
-      assert.equal(await laidOutText(link), 'As a platform admin you can allow this origin for the team.');
+      await expectText(link, 'As a platform admin you can allow this origin for the team.', laidOutText);
       await checkBothWidths(admin, 'project-settings-origin-refused-admin');
       await link.getByRole('link').click();
 

@@ -1,27 +1,18 @@
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import type { FastifyInstance } from 'fastify';
 import type { BrowserContext, Page } from 'playwright-core';
 import { buildPlatformApp } from '../../src/main/platform-app.ts';
 import { createUser } from '../../src/platform/accounts/users.ts';
 import { accessibilityViolations } from '../support/axe.ts';
-import { launchChromium, type TestBrowser } from '../support/chromium.ts';
+import type { TestBrowser } from '../support/chromium.ts';
 import { closeAll } from '../support/cleanup.ts';
-import { checkBothWidths, signIn, textOf } from '../support/dashboard-page.ts';
+import { checkBothWidths, expectText, signIn, textOf, WAIT } from '../support/dashboard-page.ts';
 import { testDialects } from '../support/databases.ts';
 import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
 import { SmtpReceiver } from '../support/smtp.ts';
+import { type Dashboard, listenOnPort, startDashboard } from '../support/web-dashboard.ts';
 
-/** Generous: each sign-in and acceptance hashes a password, on a machine other tests load too. */
-const WAIT = { timeout: 60_000 };
 const DAY = 86_400_000;
-
-/** The management app (which serves the dashboard) on a loopback port, as platform.test. */
-async function listen(app: FastifyInstance): Promise<number> {
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  return (app.server.address() as AddressInfo).port;
-}
 
 /**
  * Issue 15's people pages in Debian's Chromium, against the real management app on a real
@@ -33,7 +24,7 @@ async function listen(app: FastifyInstance): Promise<number> {
 for (const dialect of testDialects()) {
   describe(`dashboard people and account pages in Chromium (${dialect})`, () => {
     let p: TestPlatform;
-    let app: FastifyInstance;
+    let dashboard: Dashboard;
     let chromium: TestBrowser;
     let ownerContext: BrowserContext;
     let owner: Page;
@@ -65,12 +56,7 @@ for (const dialect of testDialects()) {
     }
 
     /** A fresh browser, not signed in, opening `url`. */
-    async function guest(url: string): Promise<Page> {
-      const context = await chromium.newContext();
-      const page = await context.newPage();
-      await page.goto(url);
-      return page;
-    }
+    const guest = (url: string) => dashboard.guest(url);
 
     before(async () => {
       p = await startPlatformContext(dialect);
@@ -79,15 +65,14 @@ for (const dialect of testDialects()) {
       teamId = seeded.team.id;
       // Someone with an account already, to be invited later.
       await createUser(p.ctx, { email: 'dee@x.test', password: 'dee password 12', name: 'Dee' });
-      app = buildPlatformApp(p.ctx);
-      port = await listen(app);
-      base = `http://platform.test:${port}`;
-      chromium = await launchChromium({ mapToLoopback: ['platform.test'] });
+      dashboard = await startDashboard(p);
+      ({ base, chromium } = dashboard);
+      port = Number(new URL(base).port);
       ownerContext = await chromium.newContext();
       owner = await ownerContext.newPage();
     });
 
-    after(() => closeAll(chromium, app, p));
+    after(() => closeAll(dashboard, p));
 
     it('offers no sign-up while it is closed; the account page changes the password, with the API’s error first', async () => {
       const policy = owner.waitForResponse((r) => r.url().endsWith('/api/v1/sign-up'));
@@ -106,8 +91,7 @@ for (const dialect of testDialects()) {
       await owner.getByLabel('New password').fill('owner password 2');
       await owner.getByRole('button', { name: 'Change password' }).click();
       const wrong = owner.getByRole('alert').filter({ hasText: 'The current password is not right' });
-      await wrong.waitFor(WAIT);
-      assert.match(await textOf(wrong), /your password is unchanged/);
+      await expectText(wrong, /your password is unchanged/);
       assert.match(await textOf(wrong), /wrong_current_password/);
 
       await owner.getByLabel('Current password').fill(ownerPassword);
@@ -125,8 +109,7 @@ for (const dialect of testDialects()) {
       await owner.getByLabel('Token name').fill('ci script');
       await owner.getByRole('button', { name: 'Create token' }).click();
       const shown = owner.locator('[data-testid="new-token"]');
-      await shown.waitFor(WAIT);
-      assert.match(await textOf(shown), /you will not see this again/);
+      await expectText(shown, /you will not see this again/);
       const secret = await textOf(shown.locator('[data-field="secret"]'));
       assert.match(secret, /^knl_[\w-]{20,}$/);
       await owner.locator('tr[data-token="ci script"]').waitFor(WAIT);
@@ -203,8 +186,7 @@ for (const dialect of testDialects()) {
       // The link worked once: opened again, it says so, with no form to fill in.
       const again = await guest(link);
       const used = again.getByRole('alert').filter({ hasText: 'This invitation link does not work' });
-      await used.waitFor(WAIT);
-      assert.match(await textOf(used), /it was used, revoked or has expired/);
+      await expectText(used, /it was used, revoked or has expired/);
       assert.match(await textOf(used), /invitation_not_valid/);
       assert.equal(await again.getByRole('button', { name: 'Join the team' }).count(), 0);
       await again.context().close();
@@ -232,18 +214,15 @@ for (const dialect of testDialects()) {
     it('lets the owner change a role and make a reset link; the member sets a new password with it and signs in', async () => {
       await owner.reload();
       const row = memberRow(owner, 'ana@x.test');
-      await row.getByRole('button', { name: 'Make owner (Ana)' }).click();
-      await confirm(owner, 'Change role');
-      await row
-        .getByTestId('role')
-        .filter({ hasText: /^Owner$/ })
-        .waitFor(WAIT);
-      await row.getByRole('button', { name: 'Make member (Ana)' }).click();
-      await confirm(owner, 'Change role');
-      await row
-        .getByTestId('role')
-        .filter({ hasText: /^Member$/ })
-        .waitFor(WAIT);
+      // The role's button, confirmed, and the role the row then shows.
+      for (const [button, role] of [
+        ['Make owner (Ana)', /^Owner$/],
+        ['Make member (Ana)', /^Member$/],
+      ] as const) {
+        await row.getByRole('button', { name: button }).click();
+        await confirm(owner, 'Change role');
+        await row.getByTestId('role').filter({ hasText: role }).waitFor(WAIT);
+      }
 
       await row.getByRole('button', { name: 'Reset link for Ana' }).click();
       const shown = owner.locator('[data-testid="reset-link"]');
@@ -284,8 +263,7 @@ for (const dialect of testDialects()) {
       await again.getByLabel('New password').fill('yet another password');
       await again.getByRole('button', { name: 'Set password' }).click();
       const used = again.getByRole('alert').filter({ hasText: 'This reset link does not work' });
-      await used.waitFor(WAIT);
-      assert.match(await textOf(used), /reset_link_not_valid/);
+      await expectText(used, /reset_link_not_valid/);
       await again.context().close();
       await reset.context().close();
     });
@@ -293,9 +271,8 @@ for (const dialect of testDialects()) {
     it('offers the last owner no Leave, saying why; a member leaves and loses the team', async () => {
       await owner.reload();
       const why = owner.getByTestId('leave-last-owner');
-      await why.waitFor(WAIT);
-      assert.equal(
-        await textOf(why),
+      await expectText(
+        why,
         'You are the only owner of Shop, so you cannot leave it. Make another member owner first, or delete the team if nobody needs it any more.',
       );
       assert.equal(await owner.getByRole('button', { name: /^Leave team/ }).count(), 0);
@@ -332,8 +309,7 @@ for (const dialect of testDialects()) {
     it('says in words why a garbage, expired or revoked invitation link does not work, and when a link has no token', async () => {
       const garbage = await guest(`${base}/invitations/accept#token=kin_garbage`);
       const refused = garbage.getByRole('alert').filter({ hasText: 'This invitation link does not work' });
-      await refused.waitFor(WAIT);
-      assert.match(await textOf(refused), /Ask a team owner for a new one/);
+      await expectText(refused, /Ask a team owner for a new one/);
       await garbage.goto(`${base}/invitations/accept`);
       await garbage.getByRole('alert').filter({ hasText: 'No token in this link' }).waitFor(WAIT);
       assert.equal(await garbage.getByRole('button', { name: 'Join the team' }).count(), 0);
@@ -378,9 +354,8 @@ for (const dialect of testDialects()) {
       const notProved = unproved
         .getByRole('alert')
         .filter({ hasText: 'This invitation cannot add your account' });
-      await notProved.waitFor(WAIT);
-      assert.match(
-        await textOf(notProved),
+      await expectText(
+        notProved,
         /once this Kennel mails invitations \(its operator sets SMTP_URL\).*email_not_proved/s,
       );
       await unproved.context().close();
@@ -390,7 +365,7 @@ for (const dialect of testDialects()) {
       // The same database under KENNEL_OPEN_SIGNUP=on.
       const openApp = buildPlatformApp({ ...p.ctx, config: { ...p.ctx.config, openSignUp: true } });
       try {
-        const openBase = `http://platform.test:${await listen(openApp)}`;
+        const openBase = `http://platform.test:${await listenOnPort(openApp)}`;
         const visitor = await guest(`${openBase}/sign-in`);
         await visitor.getByRole('link', { name: 'Create an account' }).click();
         await visitor.getByRole('heading', { level: 1, name: 'Create an account' }).waitFor(WAIT);
@@ -410,8 +385,7 @@ for (const dialect of testDialects()) {
         await closed.getByLabel('Password').fill('fay password 123');
         await closed.getByRole('button', { name: 'Create account' }).click();
         const refused = closed.getByRole('alert').filter({ hasText: 'Sign-up is closed' });
-        await refused.waitFor(WAIT);
-        assert.match(await textOf(refused), /ask a team owner to invite you[\s\S]*sign_up_closed/);
+        await expectText(refused, /ask a team owner to invite you[\s\S]*sign_up_closed/);
         await closed.context().close();
       } finally {
         await openApp.close();
@@ -424,20 +398,18 @@ for (const dialect of testDialects()) {
       const smtp = new SmtpReceiver();
       const p = await startPlatformContext(dialect, { SMTP_URL: await smtp.start() });
       p.clock.set(Date.now());
-      const app = buildPlatformApp(p.ctx);
-      const chromium = await launchChromium({ mapToLoopback: ['platform.test'] });
+      let dashboard: Dashboard | undefined;
       try {
         const { team } = await seedTeam(p.ctx);
-        const base = `http://platform.test:${await listen(app)}`;
-        const owner = await (await chromium.newContext()).newPage();
-        await signIn(owner, base, 'owner@x.test', 'owner password 1');
+        dashboard = await startDashboard(p);
+        const { base } = dashboard;
+        const owner = await dashboard.signedIn('owner@x.test', 'owner password 1');
         await owner.goto(`${base}/teams/${team.id}/people`);
         await owner.getByLabel('Email').fill('mia@x.test');
         await owner.getByRole('button', { name: 'Invite', exact: true }).click();
         const mailed = owner.locator('[data-testid="invitation-mailed"]');
-        await mailed.waitFor(WAIT);
-        assert.match(
-          await textOf(mailed),
+        await expectText(
+          mailed,
           /^Invitation mailed to mia@x\.test\s*The link is only in that mail, so only whoever reads that address can accept it\.\s*Works once, until .+\.$/s,
         );
         assert.equal(await owner.locator('[data-testid="invitation-link"]').count(), 0);
@@ -448,10 +420,7 @@ for (const dialect of testDialects()) {
           [['mia@x.test']],
         );
       } finally {
-        await chromium.close();
-        await app.close();
-        await p.close();
-        await smtp.stop();
+        await closeAll(dashboard, p, smtp);
       }
     });
   });

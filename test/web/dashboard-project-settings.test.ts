@@ -7,7 +7,15 @@ import { addDomain } from '../../src/platform/domains/add-domain.ts';
 import { accessibilityViolations } from '../support/axe.ts';
 import { launchChromium, screenshotPath, type TestBrowser } from '../support/chromium.ts';
 import { closeAll } from '../support/cleanup.ts';
-import { overflow, signIn, textOf } from '../support/dashboard-page.ts';
+import {
+  expectText,
+  overflow,
+  renameProject,
+  saveOrigin,
+  signIn,
+  textOf,
+  WAIT,
+} from '../support/dashboard-page.ts';
 import { testDialects } from '../support/databases.ts';
 import { type PlainEdge, startPlainEdge } from '../support/edge.ts';
 import { requestAs } from '../support/http.ts';
@@ -18,7 +26,6 @@ import {
   type TestPlatform,
 } from '../support/platform.ts';
 
-const WAIT = { timeout: 30_000 };
 const DOC = JSON.stringify({
   openapi: '3.0.3',
   info: { title: 'Hobby', version: '1' },
@@ -103,13 +110,7 @@ for (const dialect of testDialects()) {
         await page.getByRole('textbox', { name: 'Origin' }).inputValue(),
         'https://api.petstore-example.test',
       );
-      await page.getByLabel('Name', { exact: true }).fill('Petstore Live');
-      await page.getByRole('button', { name: 'Save name' }).click();
-      await page
-        .locator('#rename-form [role="status"]')
-        .getByText('Saved. The project is now called Petstore Live.')
-        .waitFor(WAIT);
-      assert.equal(await textOf(page.locator('h1')), 'Petstore Live');
+      await renameProject(page, 'Petstore Live');
       assert.equal(await page.title(), 'Settings · Petstore Live · Kennel');
       const row = await p.ctx.db
         .selectFrom('projects')
@@ -125,9 +126,8 @@ for (const dialect of testDialects()) {
       await origin.fill('http://10.0.0.5:8080');
       await page.getByRole('button', { name: 'Save origin' }).click();
       const error = page.locator('#project-origin-error p');
-      await error.waitFor(WAIT);
-      assert.equal(
-        await textOf(error),
+      await expectText(
+        error,
         'originUrl http://10.0.0.5:8080 points at a loopback, private or reserved address (10.0.0.5); projects may reach the platform\'s own network only with a grant. Use a public address, or ask a platform admin to grant team "Shop" the origin http://10.0.0.5:8080. origin_not_allowed',
       );
       assert.equal(await origin.getAttribute('aria-invalid'), 'true');
@@ -140,13 +140,12 @@ for (const dialect of testDialects()) {
         .executeTakeFirstOrThrow();
       assert.equal(unchanged.origin_url, 'https://api.petstore-example.test');
 
-      await origin.fill('https://api2.petstore-example.test/');
-      await page.getByRole('button', { name: 'Save origin' }).click();
-      await page
-        .locator('#origin-form [role="status"]')
-        .getByText('Saved. Requests to the API now go to https://api2.petstore-example.test.')
-        .waitFor(WAIT);
-      assert.equal(await origin.getAttribute('aria-invalid'), null);
+      await saveOrigin(
+        page,
+        origin,
+        'https://api2.petstore-example.test/',
+        'https://api2.petstore-example.test',
+      );
       assert.equal(await origin.inputValue(), 'https://api2.petstore-example.test');
     });
 
@@ -171,9 +170,8 @@ for (const dialect of testDialects()) {
       await signIn(member, base, 'member@x.test', 'member password 1');
       await member.goto(`${base}/projects/petstore/settings`);
       const note = member.getByTestId('delete-owners-only');
-      await note.waitFor(WAIT);
-      assert.equal(
-        await textOf(note),
+      await expectText(
+        note,
         'Only the owners of team Shop (and platform admins) can delete this project. Ask one of them if it should go.',
       );
       assert.equal(await member.getByRole('button', { name: 'Delete project' }).count(), 0);
@@ -225,9 +223,8 @@ for (const dialect of testDialects()) {
       assert.equal(await remove.isDisabled(), false);
       await remove.click();
       const flash = page.getByTestId('flash');
-      await flash.waitFor(WAIT);
-      assert.equal(
-        await textOf(flash),
+      await expectText(
+        flash,
         'Project Petstore Live (petstore) was deleted, with 1 custom domain, 0 certificates and 1 deploy.',
       );
       assert.equal(new URL(page.url()).pathname, '/');

@@ -1,19 +1,18 @@
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import type { FastifyInstance } from 'fastify';
 import type { Page } from 'playwright-core';
-import { buildPlatformApp } from '../../src/main/platform-app.ts';
-import { createUser } from '../../src/platform/accounts/users.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
-import { launchChromium, type TestBrowser } from '../support/chromium.ts';
 import { closeAll } from '../support/cleanup.ts';
-import { checkBothWidths, laidOutText, signIn, textOf, watchFailures } from '../support/dashboard-page.ts';
+import {
+  checkBothWidths,
+  expectText,
+  invitationShows,
+  laidOutText,
+  textOf,
+  WAIT,
+} from '../support/dashboard-page.ts';
 import { testDialects } from '../support/databases.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
-
-/** Generous: each sign-in and acceptance hashes a password, on a machine other tests load too. */
-const WAIT = { timeout: 60_000 };
+import { startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { type Dashboard, seedShopWithMember, startDashboard } from '../support/web-dashboard.ts';
 
 /**
  * Issue 28 in Debian's Chromium, against the real management app on a real database: teams are
@@ -26,29 +25,14 @@ const WAIT = { timeout: 60_000 };
 for (const dialect of testDialects()) {
   describe(`dashboard teams in Chromium (${dialect})`, () => {
     let p: TestPlatform;
-    let app: FastifyInstance;
-    let chromium: TestBrowser;
+    let dashboard: Dashboard;
     let owner: Page;
     let base = '';
     let shop = 0;
     /** Every failed request of every page: "STATUS METHOD /path" (or "failed …"). */
-    const failures: string[] = [];
-
-    const watch = (page: Page) => watchFailures(page, failures);
-
-    async function guest(url: string): Promise<Page> {
-      const page = await (await chromium.newContext()).newPage();
-      watch(page);
-      await page.goto(url);
-      return page;
-    }
-
-    async function signedInPage(email: string, password: string): Promise<Page> {
-      const page = await (await chromium.newContext()).newPage();
-      watch(page);
-      await signIn(page, base, email, password);
-      return page;
-    }
+    let failures: string[] = [];
+    const guest = (url: string) => dashboard.guest(url);
+    const signedInPage = (email: string, password: string) => dashboard.signedIn(email, password);
 
     /** Invites `email` from the owner's people page of Shop; answers the one-time link shown. */
     async function invite(email: string): Promise<string> {
@@ -64,33 +48,13 @@ for (const dialect of testDialects()) {
 
     before(async () => {
       p = await startPlatformContext(dialect);
-      p.clock.set(Date.now());
-      const seeded = await seedTeam(p.ctx);
-      shop = seeded.team.id;
-      await createProject(p.ctx, seeded.owner, {
-        teamId: shop,
-        slug: 'shop',
-        name: 'Shop API',
-        originUrl: 'https://origin.example.com',
-      });
-      const mia = await createUser(p.ctx, { email: 'mia@x.test', password: 'mia password 12', name: 'Mia' });
-      await p.ctx.db
-        .insertInto('memberships')
-        .values({
-          team_id: shop,
-          user_id: mia.userId,
-          role: 'member',
-          created_at: p.clock.now().toISOString(),
-        })
-        .execute();
-      app = buildPlatformApp(p.ctx);
-      await app.listen({ host: '127.0.0.1', port: 0 });
-      base = `http://platform.test:${(app.server.address() as AddressInfo).port}`;
-      chromium = await launchChromium({ mapToLoopback: ['platform.test'] });
+      shop = await seedShopWithMember(p);
+      dashboard = await startDashboard(p);
+      ({ base, failures } = dashboard);
       owner = await signedInPage('owner@x.test', 'owner password 1');
     });
 
-    after(() => closeAll(chromium, app, p));
+    after(() => closeAll(dashboard, p));
 
     it('lists your teams at /teams and creates one at /teams/new, which opens the new team', async () => {
       await owner.getByRole('link', { name: 'All your teams' }).click();
@@ -138,10 +102,10 @@ for (const dialect of testDialects()) {
       await dialog.getByRole('heading', { name: 'Delete the team “Shop”?' }).waitFor(WAIT);
       await dialog.getByRole('button', { name: 'Delete team' }).click();
       const refused = dialog.getByRole('alert');
-      await refused.waitFor(WAIT);
-      assert.equal(
-        await laidOutText(refused),
+      await expectText(
+        refused,
         '“Shop” was not deleted The team "Shop" still has a project (shop): delete it or move it to another team first, then delete the team. Code: team_has_projects',
+        laidOutText,
       );
       await dialog.getByRole('button', { name: 'Cancel' }).click();
       await dialog.waitFor({ state: 'detached', ...WAIT });
@@ -192,17 +156,12 @@ for (const dialect of testDialects()) {
     it('shows the invitation’s team, inviter and email; inviting again replaces the link', async () => {
       const first = await invite('ana@x.test');
       const ana = await guest(first);
-      await ana.getByRole('heading', { level: 1, name: 'Join a team on Kennel' }).waitFor(WAIT);
-      await ana.getByTestId('invitation-team').waitFor(WAIT);
-      assert.deepEqual(
-        [
-          await textOf(ana.getByTestId('invitation-team')),
-          await textOf(ana.getByTestId('invitation-inviter')),
-          await textOf(ana.getByTestId('invitation-email')),
-          await textOf(ana.getByTestId('invitation-role')),
-        ],
-        ['Shop', 'owner@x.test', 'ana@x.test', 'Member'],
-      );
+      assert.deepEqual(await invitationShows(ana, ['team', 'inviter', 'email', 'role']), [
+        'Shop',
+        'owner@x.test',
+        'ana@x.test',
+        'Member',
+      ]);
       assert.equal(
         await textOf(ana.getByRole('heading', { level: 2 })),
         'owner@x.test invites you to the team “Shop”',
@@ -213,10 +172,10 @@ for (const dialect of testDialects()) {
       assert.notEqual(second, first);
       await ana.reload();
       const replaced = ana.getByRole('alert');
-      await replaced.waitFor(WAIT);
-      assert.equal(
-        await laidOutText(replaced),
+      await expectText(
+        replaced,
         'This invitation link does not work This invitation link was replaced by a newer invitation to the same team and email: open the link of the latest invitation you were sent. Code: invitation_not_valid',
+        laidOutText,
       );
       assert.equal(await ana.getByRole('button', { name: 'Join the team' }).count(), 0);
       await checkBothWidths(ana, 'accept-invitation-replaced');

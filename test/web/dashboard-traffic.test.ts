@@ -6,13 +6,11 @@ import { deployProject } from '../../src/platform/projects/deploys.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
 import { accessibilityViolations } from '../support/axe.ts';
 import { launchChromium, screenshotPath, type TestBrowser } from '../support/chromium.ts';
-import { laidOutText, overflow, signIn } from '../support/dashboard-page.ts';
+import { expectText, laidOutText, overflow, signIn, WAIT } from '../support/dashboard-page.ts';
 import { testDialects } from '../support/databases.ts';
 import { type PlainEdge, startPlainEdge } from '../support/edge.ts';
 import { listenOnLoopback, requestAs } from '../support/http.ts';
 import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
-
-const WAIT = { timeout: 30_000 };
 
 /** Two callers' API keys: the page may show a short prefix of each, never the key. */
 const ALPHA = 'sk_live_alpha_7Qm2Xv9LpT4r8Ws1';
@@ -285,10 +283,10 @@ for (const dialect of testDialects()) {
     it('says what to do while a project has no traffic', async () => {
       await page.goto(`${base}/projects/quiet/traffic`);
       const empty = page.locator('#operations-title ~ * .empty');
-      await empty.waitFor(WAIT);
-      assert.equal(
-        await laidOutText(empty),
+      await expectText(
+        empty,
         `No traffic yet Requests to http://quiet.platform.test:${edge.port}/api/… appear here within 10 s.`,
+        laidOutText,
       );
       assert.match(await laidOutText(page.locator('.log')), /No requests yet/);
       assert.match(

@@ -14,9 +14,16 @@ import { DOMAIN_REASONS } from '../../src/platform/domains/domain-store.ts';
 import { accessibilityViolations } from '../support/axe.ts';
 import { launchChromium, screenshotPath, type TestBrowser } from '../support/chromium.ts';
 import { closeAll } from '../support/cleanup.ts';
-import { domainCard, overflow, signIn, textOf, waitForDomainStatus } from '../support/dashboard-page.ts';
+import {
+  domainCard,
+  overflow,
+  signIn,
+  textOf,
+  WAIT,
+  waitForDomainStatus,
+} from '../support/dashboard-page.ts';
 import { testDialects } from '../support/databases.ts';
-import { startDns, type TestDns } from '../support/dns.ts';
+import type { TestDns } from '../support/dns.ts';
 import { startTestEdge, type TestEdge } from '../support/edge.ts';
 import { secureRequestAs } from '../support/http.ts';
 import { startPebble, type TestPebble } from '../support/pebble.ts';
@@ -27,9 +34,9 @@ import {
   startPlatformContext,
   type TestPlatform,
 } from '../support/platform.ts';
+import { dnsEnv, petstoreZones, startZones } from '../support/platform-dns.ts';
 
 const KEY = parseSealingKey(`k1:${Buffer.alloc(32, 7).toString('base64')}`);
-const WAIT = { timeout: 30_000 };
 /** The Domains page's own wording of the platform's remedies (its records are "shown below"). */
 const { inPage } = (await import(
   pathToFileURL(join(import.meta.dirname, '../../src/web/dashboard/public/domain-words.js')).href
@@ -69,12 +76,8 @@ for (const dialect of testDialects()) {
     const waitForStatus = (hostname: string, label: string) => waitForDomainStatus(page, hostname, label);
 
     before(async () => {
-      dns = await startDns({ zones: ['example.test', 'platform.test'] });
-      await dns.setRecords('platform.test', [{ name: 'petstore', type: 'A', value: '127.0.0.1' }]);
-      p = await startPlatformContext(dialect, {
-        DNS_SERVERS: dns.servers.join(','),
-        CAA_IDENTIFIER: 'pebble.test',
-      });
+      dns = await startZones(petstoreZones([]));
+      p = await startPlatformContext(dialect, { ...dnsEnv(dns), CAA_IDENTIFIER: 'pebble.test' });
       p.clock.set(Date.now());
       petstore = await startPetstore(dialect);
       const origin = await petstore.listen();

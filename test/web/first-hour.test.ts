@@ -1,51 +1,36 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { BrowserContext, Page } from 'playwright-core';
-import { stringify } from 'yaml';
-import { accessibilityViolations } from '../support/axe.ts';
-import { launchChromium, screenshotPath, type TestBrowser } from '../support/chromium.ts';
+import type { Page } from 'playwright-core';
+import { launchChromium, type TestBrowser } from '../support/chromium.ts';
 import {
+  checkBothWidths,
   domainCard,
+  expectText,
+  invitationShows,
   laidOutText,
-  overflow,
+  renameProject,
+  saveOrigin,
   signIn,
   textOf,
+  WAIT,
   waitForDomainStatus,
 } from '../support/dashboard-page.ts';
-import { createTestStorage, type TestStorage, testDialects } from '../support/databases.ts';
+import { testDialects } from '../support/databases.ts';
 import { startDns, type TestDns } from '../support/dns.ts';
-import { type RunningProcess, startProcess, storageEnv } from '../support/processes.ts';
-import { type ReceivedMail, SmtpReceiver } from '../support/smtp.ts';
+import { SmtpReceiver, textOfMail } from '../support/smtp.ts';
+import {
+  deployYamlFile,
+  type FreshPlatform,
+  listPetsYaml,
+  startFreshPlatform,
+} from '../support/web-dashboard.ts';
 
-/** Generous: sign-ins, acceptances and resets hash a password, on a machine other tests load too. */
-const WAIT = { timeout: 60_000 };
 const DESKTOP = { width: 1280, height: 900 };
 const PHONE = { width: 390, height: 844 };
 
 /** The API the admin deploys from the browser, as a YAML file. */
-const ACME_DOCUMENT = stringify({
-  openapi: '3.0.3',
-  info: { title: 'Acme API', version: '1.0.0' },
-  paths: {
-    '/pets': {
-      get: {
-        operationId: 'listPets',
-        summary: 'List pets',
-        responses: { '200': { description: 'The pets' } },
-      },
-    },
-  },
-});
-
-/** A mail's text, quoted-printable undone. */
-const textOfMail = (mail: ReceivedMail) =>
-  mail.data
-    .replace(/=\r\n/g, '')
-    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+const ACME_DOCUMENT = listPetsYaml('Acme API');
 
 /**
  * Issue 28's "Done when": the whole first hour in Debian's Chromium, from `npm start`'s entry on
@@ -61,13 +46,10 @@ const textOfMail = (mail: ReceivedMail) =>
  */
 for (const dialect of testDialects()) {
   describe(`the first hour in Chromium from a fresh start (${dialect})`, () => {
-    let storage: TestStorage;
     let dns: TestDns;
     const smtp = new SmtpReceiver();
-    let server: RunningProcess | undefined;
+    let fresh: FreshPlatform | undefined;
     let chromium: TestBrowser;
-    let adminContext: BrowserContext;
-    let danaContext: BrowserContext;
     let admin: Page;
     let dana: Page;
     let base = '';
@@ -111,19 +93,8 @@ for (const dialect of testDialects()) {
     }
 
     /** Axe clean at 1280 and 390 px, no sideways scroll at 390, back to the page's own width. */
-    async function checkBothWidths(page: Page, name: string, own: { width: number; height: number }) {
-      await page.setViewportSize(DESKTOP);
-      assert.deepEqual(await accessibilityViolations(page), [], `${name} at 1280 px`);
-      await page.screenshot({ path: screenshotPath(`first-hour-${name}-1280`), fullPage: true });
-      await page.setViewportSize(PHONE);
-      const sideways = await overflow(page);
-      assert.ok(sideways <= 0, `${name} scrolls sideways by ${sideways} px at 390 px`);
-      assert.deepEqual(await accessibilityViolations(page), [], `${name} at 390 px`);
-      await page.screenshot({ path: screenshotPath(`first-hour-${name}-390`), fullPage: true });
-      await page.setViewportSize(own);
-    }
-    const checkAdmin = (name: string) => checkBothWidths(admin, name, DESKTOP);
-    const checkDana = (name: string) => checkBothWidths(dana, name, PHONE);
+    const checkAdmin = (name: string) => checkBothWidths(admin, `first-hour-${name}`, DESKTOP);
+    const checkDana = (name: string) => checkBothWidths(dana, `first-hour-${name}`, PHONE);
 
     /** The mails to `to` so far, waiting (up to 20 s) until there are `count`. */
     async function mailsTo(to: string, count: number): Promise<string[]> {
@@ -133,41 +104,26 @@ for (const dialect of testDialects()) {
     }
 
     before(async () => {
-      storage = await createTestStorage(dialect);
       dns = await startDns({ zones: ['example.test'] });
       const smtpUrl = await smtp.start();
-      server = await startProcess('platform.ts', {
-        DATA_DIR: mkdtempSync(join(tmpdir(), 'kennel-first-hour-')),
-        ...storageEnv(storage.location),
-        HTTP_PORT: '0',
-        HTTPS_PORT: '0',
-        PETSTORE_PORT: '0',
-        DNS_SERVERS: dns.servers.join(','),
-        SMTP_URL: smtpUrl,
-      });
-      // The first start prints the admin's credentials once, in a framed block.
-      const printed = /email {5}(\S+)\n│ {3}password {2}(\S+) {3}\(shown this once/;
-      const deadline = Date.now() + 30_000;
-      while (!printed.test(server.output()) && Date.now() < deadline) await sleep(100);
-      const [, email, password] = printed.exec(server.output()) ?? [];
-      assert.equal(email, 'admin@localhost', server.output());
-      adminPassword = password ?? '';
-      base = server.url.replace('127.0.0.1', 'localhost');
+      fresh = await startFreshPlatform(dialect, { DNS_SERVERS: dns.servers.join(','), SMTP_URL: smtpUrl });
+      assert.equal(fresh.admin.email, 'admin@localhost', fresh.server.output());
+      adminPassword = fresh.admin.password;
+      base = fresh.base;
       chromium = await launchChromium({ mapToLoopback: ['*.example.test'] });
-      adminContext = await chromium.newContext({ viewport: DESKTOP, locale: 'en-US', timezoneId: 'UTC' });
-      danaContext = await chromium.newContext({ viewport: PHONE, locale: 'en-US', timezoneId: 'UTC' });
-      admin = await adminContext.newPage();
-      dana = await danaContext.newPage();
+      const person = async (viewport: typeof DESKTOP) =>
+        (await chromium.newContext({ viewport, locale: 'en-US', timezoneId: 'UTC' })).newPage();
+      admin = await person(DESKTOP);
+      dana = await person(PHONE);
       watch(admin, 'admin', ['422 PATCH /api/v1/projects/acme-api']);
       watch(dana, 'dana', []);
     });
 
     after(async () => {
       await chromium?.close();
-      await server?.stop();
+      await fresh?.close();
       await smtp.stop();
       await dns?.stop();
-      await storage?.drop();
     });
 
     it('the admin signs in with the printed credentials and creates the team Acme, on Pro', async () => {
@@ -209,10 +165,10 @@ for (const dialect of testDialects()) {
       await admin.getByLabel('Email').fill('dana@example.test');
       await admin.getByRole('button', { name: 'Invite', exact: true }).click();
       const mailed = admin.getByTestId('invitation-mailed');
-      await mailed.waitFor(WAIT);
-      assert.match(
-        await laidOutText(mailed),
+      await expectText(
+        mailed,
         /^Invitation mailed to dana@example\.test The link is only in that mail/,
+        laidOutText,
       );
       assert.equal(await admin.getByTestId('invitation-link').count(), 0, 'the link is not shown');
       await admin.locator('tr[data-invitation="dana@example.test"]').waitFor(WAIT);
@@ -263,14 +219,7 @@ for (const dialect of testDialects()) {
       await admin.getByRole('link', { name: 'Deploys' }).click();
       await admin.locator('input[type="file"]').waitFor({ state: 'attached', ...WAIT });
       await checkAdmin('deploys-empty');
-      await admin.locator('input[type="file"]').setInputFiles({
-        name: 'acme-api.yaml',
-        mimeType: 'application/yaml',
-        buffer: Buffer.from(ACME_DOCUMENT),
-      });
-      await admin.getByRole('button', { name: 'Deploy', exact: true }).click();
-      await admin.locator('tr[data-live="true"]').waitFor(WAIT);
-      assert.equal(await admin.locator('table.deploy-table tbody tr').count(), 1);
+      await deployYamlFile(admin, 'acme-api.yaml', ACME_DOCUMENT);
       await checkAdmin('deploys');
     });
 
@@ -282,22 +231,15 @@ for (const dialect of testDialects()) {
         .getByText(/removes/)
         .waitFor(WAIT);
       await checkAdmin('project-settings');
-      await admin.getByLabel('Name', { exact: true }).fill('Acme Pets');
-      await admin.getByRole('button', { name: 'Save name' }).click();
-      await admin
-        .locator('#rename-form [role="status"]')
-        .getByText('Saved. The project is now called Acme Pets.')
-        .waitFor(WAIT);
-      assert.equal(await textOf(admin.locator('h1')), 'Acme Pets');
+      await renameProject(admin, 'Acme Pets');
 
       const origin = admin.getByRole('textbox', { name: 'Origin' });
       assert.equal(await origin.inputValue(), petstoreOrigin);
       await origin.fill('http://10.0.0.5:8080');
       await admin.getByRole('button', { name: 'Save origin' }).click();
       const error = admin.locator('#project-origin-error [role="alert"]');
-      await error.waitFor(WAIT);
-      assert.equal(
-        await textOf(error),
+      await expectText(
+        error,
         'originUrl http://10.0.0.5:8080 points at a loopback, private or reserved address (10.0.0.5); projects may reach the platform\'s own network only with a grant. Use a public address, or ask a platform admin to grant team "Acme" the origin http://10.0.0.5:8080. origin_not_allowed',
       );
       // As a platform admin, the way out is linked: the team's Private origins, the origin filled in.
@@ -308,28 +250,17 @@ for (const dialect of testDialects()) {
       assert.equal(await origin.getAttribute('aria-invalid'), 'true');
       await checkAdmin('project-settings-refused');
 
-      await origin.fill('https://pets.acme-example.test/');
-      await admin.getByRole('button', { name: 'Save origin' }).click();
-      await admin
-        .locator('#origin-form [role="status"]')
-        .getByText('Saved. Requests to the API now go to https://pets.acme-example.test.')
-        .waitFor(WAIT);
-      assert.equal(await origin.getAttribute('aria-invalid'), null);
+      await saveOrigin(admin, origin, 'https://pets.acme-example.test/', 'https://pets.acme-example.test');
       await checkAdmin('project-settings-saved');
     });
 
     it('Dana, on her phone, opens the mailed link: team, inviter and her email; she joins', async () => {
       await dana.goto(invitation);
-      await dana.getByRole('heading', { level: 1, name: 'Join a team on Kennel' }).waitFor(WAIT);
-      await dana.getByTestId('invitation-team').waitFor(WAIT);
-      assert.deepEqual(
-        [
-          await textOf(dana.getByTestId('invitation-team')),
-          await textOf(dana.getByTestId('invitation-inviter')),
-          await textOf(dana.getByTestId('invitation-email')),
-        ],
-        ['Acme', 'admin@localhost', 'dana@example.test'],
-      );
+      assert.deepEqual(await invitationShows(dana, ['team', 'inviter', 'email']), [
+        'Acme',
+        'admin@localhost',
+        'dana@example.test',
+      ]);
       await checkDana('accept-invitation');
       await dana.getByLabel('Your name').fill('Dana Reyes');
       await dana.getByLabel('Choose a password').fill('dana password 123');
@@ -362,8 +293,7 @@ for (const dialect of testDialects()) {
       const verify = card.getByRole('button', { name: 'Verify', exact: true });
       await verify.click();
       const waiting = card.locator('[data-testid="waiting"][data-reason="not_found_yet"]');
-      await waiting.waitFor(WAIT);
-      assert.match(await textOf(waiting), /What to do: Create the DNS record shown below\./);
+      await expectText(waiting, /What to do: Create the DNS record shown below\./);
       await checkDana('domain-added');
 
       // She creates the record at her DNS provider (NSD here) and checks again.

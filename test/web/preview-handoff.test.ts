@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { deployProject } from '../../src/platform/projects/deploys.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
-import { launchChromium, screenshotPath, type TestBrowser } from '../support/chromium.ts';
-import { type PlainEdge, startPlainEdge } from '../support/edge.ts';
+import { screenshotPath, type TestBrowser } from '../support/chromium.ts';
+import type { PlainEdge } from '../support/edge.ts';
 import { listenOnLoopback } from '../support/http.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { seedProject, seedTeam } from '../support/platform.ts';
+import { type SiteBrowser, startSiteBrowser } from '../support/web-sites.ts';
 
 const documentOf = (version: string, paths: Record<string, unknown>) =>
   JSON.stringify({ openapi: '3.0.3', info: { title: 'Widgets', version }, paths });
@@ -17,7 +17,7 @@ const operation = (operationId: string) => ({
 // On SQLite only: this checks the browser's side of the hand-off (redirects, the host-only
 // cookie, the page's own API calls); the storage behind it runs on both in test/edge/previews.
 describe('opening a preview in Chromium', () => {
-  let p: TestPlatform;
+  let sites: SiteBrowser;
   let edge: PlainEdge;
   let origin: Server;
   let chromium: TestBrowser;
@@ -25,42 +25,38 @@ describe('opening a preview in Chromium', () => {
   const calls: string[] = [];
 
   before(async () => {
-    p = await startPlatformContext('sqlite', { PLATFORM_DOMAIN: 'localhost' });
-    p.clock.set(Date.now());
     origin = createServer((req, res) => {
       calls.push(`${req.url} cookie=${req.headers.cookie ?? ''}`);
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('{"ok":true}');
     });
     const originPort = await listenOnLoopback(origin);
-    const { owner, team } = await seedTeam(p.ctx);
-    await createProject(p.ctx, owner, {
-      teamId: team.id,
-      slug: 'widgets',
-      name: 'Widgets',
-      originUrl: `http://127.0.0.1:${originPort}`,
+    sites = await startSiteBrowser(async (p) => {
+      p.clock.set(Date.now());
+      const { owner, team } = await seedTeam(p.ctx);
+      await seedProject(p.ctx, owner, {
+        teamId: team.id,
+        slug: 'widgets',
+        name: 'Widgets',
+        originUrl: `http://127.0.0.1:${originPort}`,
+        document: documentOf('1.0.0', { '/widgets': operation('listWidgets') }),
+      });
+      previewId = (
+        await deployProject(p.ctx, owner, 'widgets', {
+          document: documentOf('2.0.0', {
+            '/widgets': operation('listWidgets'),
+            '/gadgets': operation('listGadgets'),
+          }),
+          preview: true,
+        })
+      ).id;
     });
-    await deployProject(p.ctx, owner, 'widgets', {
-      document: documentOf('1.0.0', { '/widgets': operation('listWidgets') }),
-    });
-    previewId = (
-      await deployProject(p.ctx, owner, 'widgets', {
-        document: documentOf('2.0.0', {
-          '/widgets': operation('listWidgets'),
-          '/gadgets': operation('listGadgets'),
-        }),
-        preview: true,
-      })
-    ).id;
-    edge = await startPlainEdge(p);
-    chromium = await launchChromium();
+    ({ edge, chromium } = sites);
   });
 
   after(async () => {
-    await chromium?.close();
-    await edge?.close();
+    await sites?.close();
     origin?.close();
-    await p?.close();
   });
 
   it("takes a signed-in member from the platform to the preview's clean URL, and its console works", async () => {

@@ -4,9 +4,9 @@ import type { Page } from 'playwright-core';
 import { githubDocument, serveReference } from '../../bench/reference-large.ts';
 import { accessibilityViolations } from '../support/axe.ts';
 import { launchChromium, screenshotPath, type TestBrowser } from '../support/chromium.ts';
-import { type PlainEdge, startPlainEdge } from '../support/edge.ts';
 import { startPetstore, type TestPetstore } from '../support/petstore.ts';
-import { seedPetstoreProject, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { seedPetstoreProject } from '../support/platform.ts';
+import { openReference, type SiteBrowser, startSiteBrowser } from '../support/web-sites.ts';
 
 /** The sidebar's entries as shown: "METHOD path" of each visible operation, in order. */
 async function visibleEntries(page: Page): Promise<string[]> {
@@ -18,34 +18,27 @@ async function visibleEntries(page: Page): Promise<string[]> {
 // The browser test runs on SQLite only: what it checks is the page; the storage behind it runs on
 // both databases in test/edge and test/platform.
 describe('navigating the published reference in Chromium', () => {
-  let p: TestPlatform;
   let petstore: TestPetstore;
-  let edge: PlainEdge;
+  let sites: SiteBrowser;
   let chromium: TestBrowser;
-  const consoleErrors: string[] = [];
-  const site = () => `http://petstore.localhost:${edge.port}`;
+  let consoleErrors: string[] = [];
+  const site = () => sites.site('petstore');
 
   before(async () => {
-    p = await startPlatformContext('sqlite', { PLATFORM_DOMAIN: 'localhost' });
     petstore = await startPetstore('sqlite');
-    await seedPetstoreProject(p.ctx, await petstore.listen());
-    edge = await startPlainEdge(p);
-    chromium = await launchChromium({ mapToLoopback: ['*.localhost'] });
+    const origin = await petstore.listen();
+    sites = await startSiteBrowser((p) => seedPetstoreProject(p.ctx, origin));
+    ({ chromium, consoleErrors } = sites);
   });
 
   after(async () => {
-    await chromium?.close();
-    await edge?.close();
+    await sites?.close();
     await petstore?.close();
-    await p?.close();
   });
 
   async function open(page: Page, url = `${site()}/`): Promise<void> {
-    page.on('console', (message) => {
-      if (message.type() === 'error') consoleErrors.push(message.text());
-    });
-    await page.goto(url);
-    await page.locator('html[data-reference-ready="true"]').waitFor();
+    sites.watchConsole(page);
+    await openReference(page, url);
   }
 
   it('lists the operations by tag in a sidebar, the first operation in the first screen at 1280×800, axe clean', async () => {

@@ -2,13 +2,11 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import type { BrowserContext, Locator } from 'playwright-core';
-import { deployProject } from '../../src/platform/projects/deploys.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
-import { launchChromium, screenshotPath, type TestBrowser } from '../support/chromium.ts';
-import { type PlainEdge, startPlainEdge } from '../support/edge.ts';
+import { screenshotPath } from '../support/chromium.ts';
 import { listenOnLoopback, requestAs } from '../support/http.ts';
 import { OPENAPI_31_DOCUMENT } from '../support/openapi-31.ts';
-import { seedTeam, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { seedProject, seedTeam } from '../support/platform.ts';
+import { openReference, type SiteBrowser, startSiteBrowser } from '../support/web-sites.ts';
 
 const textOf = async (locator: Locator) => ((await locator.textContent()) ?? '').trim();
 
@@ -19,48 +17,36 @@ const textOf = async (locator: Locator) => ((await locator.textContent()) ?? '')
  * webhooks too. SQLite only, like test/web/reference.test.ts: what it checks is the page.
  */
 describe('the published reference of an OpenAPI 3.1 project in Chromium', () => {
-  let p: TestPlatform;
-  let edge: PlainEdge;
+  let sites: SiteBrowser;
   let origin: Server;
   let port: number;
-  let chromium: TestBrowser;
   let context: BrowserContext;
-  const consoleErrors: string[] = [];
 
   before(async () => {
-    p = await startPlatformContext('sqlite', { PLATFORM_DOMAIN: 'localhost' });
     origin = createServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('[]');
     });
     const originPort = await listenOnLoopback(origin);
-    const { owner, team } = await seedTeam(p.ctx);
-    await createProject(p.ctx, owner, {
-      teamId: team.id,
-      slug: 'club',
-      name: 'Kennel club',
-      originUrl: `http://127.0.0.1:${originPort}`,
+    sites = await startSiteBrowser(async (p) => {
+      const { owner, team } = await seedTeam(p.ctx);
+      const { deploy } = await seedProject(p.ctx, owner, {
+        teamId: team.id,
+        slug: 'club',
+        name: 'Kennel club',
+        originUrl: `http://127.0.0.1:${originPort}`,
+        document: JSON.stringify(OPENAPI_31_DOCUMENT),
+      });
+      assert.equal(deploy?.status, 'succeeded', deploy?.problems.join('\n'));
     });
-    const deployed = await deployProject(p.ctx, owner, 'club', {
-      document: JSON.stringify(OPENAPI_31_DOCUMENT),
-    });
-    assert.equal(deployed.status, 'succeeded', deployed.problems.join('\n'));
-
-    edge = await startPlainEdge(p);
-    port = edge.port;
-
-    chromium = await launchChromium({ mapToLoopback: ['*.localhost'] });
-    context = await chromium.newContext();
-    context.on('console', (message) => {
-      if (message.type() === 'error') consoleErrors.push(message.text());
-    });
+    port = sites.port;
+    context = await sites.chromium.newContext();
+    sites.watchConsole(context);
   });
 
   after(async () => {
-    await chromium?.close();
-    await edge?.close();
+    await sites?.close();
     origin?.close();
-    await p?.close();
   });
 
   it('publishes the 3.1 document as sent, its servers naming the site', async () => {
@@ -92,8 +78,7 @@ describe('the published reference of an OpenAPI 3.1 project in Chromium', () => 
 
   it('shows the operations, the sunset of the deprecated one, and the webhook with its body', async () => {
     const page = await context.newPage();
-    await page.goto(`http://club.localhost:${port}/`);
-    await page.locator('html[data-reference-ready="true"]').waitFor();
+    await openReference(page, `${sites.site('club')}/`);
     assert.equal(await page.title(), 'Kennel club — API reference');
     assert.equal(await textOf(page.locator('#operations-tag-Breeds a')), 'Breeds');
     const deprecated = page.locator('#operations-Breeds-getBreed');
@@ -113,6 +98,6 @@ describe('the published reference of an OpenAPI 3.1 project in Chromium', () => 
     assert.match(await textOf(hook.locator('.opblock-body')), /litter\.announced/);
     await page.screenshot({ path: screenshotPath('reference-openapi31'), fullPage: true });
     await page.close();
-    assert.deepEqual(consoleErrors, []);
+    assert.deepEqual(sites.consoleErrors, []);
   });
 });

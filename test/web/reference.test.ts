@@ -2,13 +2,11 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
-import { deployProject } from '../../src/platform/projects/deploys.ts';
-import { createProject } from '../../src/platform/projects/projects.ts';
-import { launchChromium, screenshotPath, type TestBrowser } from '../support/chromium.ts';
-import { type PlainEdge, startPlainEdge } from '../support/edge.ts';
+import { screenshotPath, type TestBrowser } from '../support/chromium.ts';
 import { listenOnLoopback, requestAs } from '../support/http.ts';
 import { startPetstore, type TestPetstore } from '../support/petstore.ts';
-import { seedPetstoreProject, startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { seedPetstoreProject, seedProject } from '../support/platform.ts';
+import { openReference as openSite, type SiteBrowser, startSiteBrowser } from '../support/web-sites.ts';
 
 const textOf = async (locator: Locator) => (await locator.textContent()) ?? '';
 
@@ -33,22 +31,15 @@ const SECURED_DOCUMENT = {
 // The browser test runs on SQLite only: what it checks is the page and the edge, and the storage
 // behind them runs on both databases in test/edge and test/platform.
 describe('the published API reference in Chromium', () => {
-  let p: TestPlatform;
   let petstore: TestPetstore;
-  let edge: PlainEdge;
+  let sites: SiteBrowser;
   let echo: Server;
   let port: number;
   let chromium: TestBrowser;
   let context: BrowserContext;
   const requested: string[] = [];
-  const consoleErrors: string[] = [];
 
-  const site = (slug: string) => `http://${slug}.localhost:${port}`;
-
-  async function openReference(page: Page, slug: string): Promise<void> {
-    await page.goto(`${site(slug)}/`);
-    await page.locator('html[data-reference-ready="true"]').waitFor();
-  }
+  const openReference = (page: Page, slug: string) => openSite(page, `${sites.site(slug)}/`);
 
   async function expand(page: Page, id: string): Promise<void> {
     const control = page.locator(`#${id} .opblock-summary-control`);
@@ -63,7 +54,6 @@ describe('the published API reference in Chromium', () => {
   }
 
   before(async () => {
-    p = await startPlatformContext('sqlite', { PLATFORM_DOMAIN: 'localhost' });
     petstore = await startPetstore('sqlite');
     const petstoreUrl = await petstore.listen();
     echo = createServer((req, res) => {
@@ -71,17 +61,17 @@ describe('the published API reference in Chromium', () => {
       res.end(JSON.stringify({ url: req.url, authorization: req.headers.authorization ?? null }));
     });
     const echoPort = await listenOnLoopback(echo);
-    const { owner, team } = await seedPetstoreProject(p.ctx, petstoreUrl);
-    await createProject(p.ctx, owner, {
-      teamId: team.id,
-      slug: 'secured',
-      name: 'Secured',
-      originUrl: `http://127.0.0.1:${echoPort}`,
+    sites = await startSiteBrowser(async (p) => {
+      const { owner, team } = await seedPetstoreProject(p.ctx, petstoreUrl);
+      await seedProject(p.ctx, owner, {
+        teamId: team.id,
+        slug: 'secured',
+        name: 'Secured',
+        originUrl: `http://127.0.0.1:${echoPort}`,
+        document: JSON.stringify(SECURED_DOCUMENT),
+      });
     });
-    await deployProject(p.ctx, owner, 'secured', { document: JSON.stringify(SECURED_DOCUMENT) });
-
-    edge = await startPlainEdge(p);
-    port = edge.port;
+    ({ port, chromium } = sites);
 
     // Two pets, created through the edge like any client would.
     const call = (path: string, body: unknown) =>
@@ -94,22 +84,17 @@ describe('the published API reference in Chromium', () => {
     assert.equal((await call('/api/pets', { name: 'Rex', categoryId: 1 })).status, 201);
     assert.equal((await call('/api/pets', { name: 'Fido', categoryId: 1 })).status, 201);
 
-    chromium = await launchChromium({ mapToLoopback: ['*.localhost'] });
     context = await chromium.newContext();
     context.on('request', (request) => {
       requested.push(request.url());
     });
-    context.on('console', (message) => {
-      if (message.type() === 'error') consoleErrors.push(message.text());
-    });
+    sites.watchConsole(context);
   });
 
   after(async () => {
-    await chromium?.close();
-    await edge?.close();
+    await sites?.close();
     echo?.close();
     await petstore?.close();
-    await p?.close();
   });
 
   it('shows both tags, and "Test it" on GET /pets answers live through the edge', async () => {
@@ -132,7 +117,7 @@ describe('the published API reference in Chromium', () => {
     );
     assert.match(
       await textOf(page.locator('#operations-Pets-listPets .request-url pre')),
-      new RegExp(`^${site('petstore').replace(/\./g, '\\.')}/api/pets`),
+      new RegExp(`^${sites.site('petstore').replace(/\./g, '\\.')}/api/pets`),
     );
     await page.screenshot({ path: screenshotPath('reference'), fullPage: true });
     await page.close();
@@ -222,6 +207,6 @@ describe('the published API reference in Chromium', () => {
       return !(protocol === 'data:' || hostname === 'petstore.localhost' || hostname === 'secured.localhost');
     });
     assert.deepEqual(elsewhere, []);
-    assert.deepEqual(consoleErrors, []);
+    assert.deepEqual(sites.consoleErrors, []);
   });
 });

@@ -1,33 +1,20 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { BrowserContext, Page } from 'playwright-core';
-import { stringify } from 'yaml';
+import type { Page } from 'playwright-core';
 import { accessibilityViolations } from '../support/axe.ts';
 import { launchChromium, screenshotPath, type TestBrowser } from '../support/chromium.ts';
-import { signIn, textOf } from '../support/dashboard-page.ts';
-import { createTestStorage, type TestStorage, testDialects } from '../support/databases.ts';
+import { expectText, signIn, textOf, WAIT } from '../support/dashboard-page.ts';
+import { testDialects } from '../support/databases.ts';
 import { startDns, type TestDns } from '../support/dns.ts';
-import { type RunningProcess, startProcess, storageEnv } from '../support/processes.ts';
-
-const WAIT = { timeout: 60_000 };
+import {
+  deployYamlFile,
+  type FreshPlatform,
+  listPetsYaml,
+  startFreshPlatform,
+} from '../support/web-dashboard.ts';
 
 /** A small API of Dana's own, deployed from the browser as a YAML file. */
-const DANA_DOCUMENT = stringify({
-  openapi: '3.0.3',
-  info: { title: 'Dana API', version: '1.0.0' },
-  paths: {
-    '/pets': {
-      get: {
-        operationId: 'listPets',
-        summary: 'List pets',
-        responses: { '200': { description: 'The pets' } },
-      },
-    },
-  },
-});
+const DANA_DOCUMENT = listPetsYaml('Dana API');
 
 /**
  * Issue 15's "Done when", end to end: `npm start`'s entry on a fresh database, the credentials it
@@ -38,12 +25,9 @@ const DANA_DOCUMENT = stringify({
  */
 for (const dialect of testDialects()) {
   describe(`a team onboards in the browser from a fresh start (${dialect})`, () => {
-    let storage: TestStorage;
     let dns: TestDns;
-    let server: RunningProcess | undefined;
+    let fresh: FreshPlatform | undefined;
     let chromium: TestBrowser;
-    let adminContext: BrowserContext;
-    let danaContext: BrowserContext;
     let admin: Page;
     let dana: Page;
     let base: string;
@@ -57,39 +41,24 @@ for (const dialect of testDialects()) {
     };
 
     before(async () => {
-      storage = await createTestStorage(dialect);
       dns = await startDns({ zones: ['example.test'] });
       await dns.setRecords('example.test', [
         { name: 'api', type: 'CNAME', value: 'dana-api.localhost' },
         { name: 'www', type: 'CNAME', value: 'dana-api.localhost' },
       ]);
-      server = await startProcess('platform.ts', {
-        DATA_DIR: mkdtempSync(join(tmpdir(), 'kennel-onboarding-')),
-        ...storageEnv(storage.location),
-        HTTP_PORT: '0',
-        HTTPS_PORT: '0',
-        PETSTORE_PORT: '0',
-        DNS_SERVERS: dns.servers.join(','),
-      });
-      // The first start prints the admin's password once, after the address it listens on.
-      const deadline = Date.now() + 30_000;
-      while (!/password {2}\S+ {3}\(shown this once/.test(server.output()) && Date.now() < deadline)
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      adminPassword = /password {2}(\S+) {3}\(shown this once/.exec(server.output())?.[1] ?? '';
-      assert.ok(adminPassword, server.output());
-      base = server.url.replace('127.0.0.1', 'localhost');
+      fresh = await startFreshPlatform(dialect, { DNS_SERVERS: dns.servers.join(',') });
+      adminPassword = fresh.admin.password;
+      assert.ok(adminPassword, fresh.server.output());
+      base = fresh.base;
       chromium = await launchChromium({ mapToLoopback: ['*.example.test'] });
-      adminContext = await chromium.newContext();
-      danaContext = await chromium.newContext();
-      admin = await adminContext.newPage();
-      dana = await danaContext.newPage();
+      admin = await (await chromium.newContext()).newPage();
+      dana = await (await chromium.newContext()).newPage();
     });
 
     after(async () => {
       await chromium?.close();
-      await server?.stop();
+      await fresh?.close();
       await dns?.stop();
-      await storage?.drop();
     });
 
     it('the admin invites Dana, who sets up a project with domains and a token; the admin resets her password', async () => {
@@ -128,14 +97,7 @@ for (const dialect of testDialects()) {
 
       // She deploys her document as a YAML file; it goes live.
       await dana.getByRole('link', { name: 'Deploys' }).click();
-      await dana.locator('input[type="file"]').setInputFiles({
-        name: 'dana-api.yaml',
-        mimeType: 'application/yaml',
-        buffer: Buffer.from(DANA_DOCUMENT),
-      });
-      await dana.getByRole('button', { name: 'Deploy', exact: true }).click();
-      await dana.locator('tr[data-live="true"]').waitFor(WAIT);
-      assert.equal(await dana.locator('table.deploy-table tbody tr').count(), 1);
+      await deployYamlFile(dana, 'dana-api.yaml', DANA_DOCUMENT);
 
       // She adds two domains, makes api.example.test primary and www redirect to it with a 301.
       await dana.getByRole('link', { name: 'Settings · Domains' }).click();
@@ -152,8 +114,7 @@ for (const dialect of testDialects()) {
       const redirect = dana.locator(
         'article.domain[data-hostname="www.example.test"] [data-testid="redirect"]',
       );
-      await redirect.waitFor(WAIT);
-      assert.equal(await textOf(redirect), 'Redirects to api.example.test (301)');
+      await expectText(redirect, 'Redirects to api.example.test (301)');
       assert.equal(
         await textOf(
           dana.locator('article.domain[data-hostname="api.example.test"] [data-testid="primary"]'),
@@ -184,7 +145,7 @@ for (const dialect of testDialects()) {
       await row.getByRole('button', { name: 'Reset link for Dana Reyes' }).click();
       const resetLink = await shownSecret(admin, 'reset-link');
       assert.match(resetLink, new RegExp(`^${base}/reset-password#token=krs_[\\w-]+$`));
-      await danaContext.clearCookies();
+      await dana.context().clearCookies();
       await dana.goto(resetLink);
       await dana.getByRole('heading', { level: 1, name: 'Set a new password' }).waitFor(WAIT);
       await dana.getByLabel('New password').fill('dana new password 1');

@@ -1,5 +1,5 @@
+import type { Change, Deploy, DeployCheck } from '../../platform/api-types.ts';
 import { path } from '../api-client.ts';
-import type { Change, Deploy, DeployCheck } from '../api-types.ts';
 import { defineCommand } from '../command.ts';
 import { ApiFailure, EXIT } from '../errors.ts';
 import { readTextFile } from '../files.ts';

@@ -1,6 +1,6 @@
+import type { DeployComparison, Promotion } from '../../platform/api-types.ts';
 import { path } from '../api-client.ts';
-import type { DeployComparison, Promotion } from '../api-types.ts';
-import { defineCommand, type GroupSpec, positiveInteger } from '../command.ts';
+import { defineCommand, type GroupSpec, idArg, positiveInteger } from '../command.ts';
 import { changeLines } from '../print-changes.ts';
 import { printRefusedChanges } from './deploy.ts';
 
@@ -25,7 +25,7 @@ export const deploysGroup: GroupSpec = {
       examples: ['kennel deploys promote petstore 42', 'kennel deploys promote petstore 42 --allow-breaking'],
       async run(call) {
         const slug = call.args.SLUG ?? '';
-        const id = positiveInteger(call, 'DEPLOY_ID', call.args.DEPLOY_ID ?? '');
+        const id = idArg(call, 'DEPLOY_ID');
         let promotion: Promotion;
         try {
           promotion = await call.progress.during(
@@ -47,7 +47,6 @@ export const deploysGroup: GroupSpec = {
           );
           for (const line of changeLines(publication.changes)) call.out.line(line);
         });
-        return 0;
       },
     }),
     defineCommand({
@@ -64,7 +63,7 @@ export const deploysGroup: GroupSpec = {
       examples: ['kennel deploys compare petstore 42', 'kennel deploys compare petstore 42 --against 40'],
       async run(call) {
         const slug = call.args.SLUG ?? '';
-        const id = positiveInteger(call, 'DEPLOY_ID', call.args.DEPLOY_ID ?? '');
+        const id = idArg(call, 'DEPLOY_ID');
         const against = call.string('against');
         const query = against === undefined ? '' : `?against=${positiveInteger(call, '--against', against)}`;
         const comparison = await call
@@ -74,7 +73,6 @@ export const deploysGroup: GroupSpec = {
           call.out.line(`From deploy ${comparison.againstId} to deploy ${comparison.deployId} of ${slug}:`);
           for (const line of changeLines(comparison.changes)) call.out.line(line);
         });
-        return 0;
       },
     }),
   ],

@@ -1,7 +1,7 @@
 import { type Change, type ChangeLevel, diffDocuments, hasBreaking } from '../../lib/openapi-diff/index.ts';
 import { readOpenApiText } from '../../lib/openapi-diff/read-document.ts';
+import type { Project } from '../../platform/api-types.ts';
 import { path } from '../api-client.ts';
-import type { Project } from '../api-types.ts';
 import { type Call, defineCommand } from '../command.ts';
 import { CliError, EXIT } from '../errors.ts';
 import { readTextFile } from '../files.ts';

@@ -1,11 +1,18 @@
+import type {
+  AddedDomain,
+  ApplyResult,
+  CheckResult,
+  DnsRecord,
+  Domain,
+  DomainDetail,
+} from '../../platform/api-types.ts';
 import { path } from '../api-client.ts';
-import type { AddedDomain, ApplyResult, CheckResult, DnsRecord, Domain, DomainDetail } from '../api-types.ts';
 import { type Call, defineCommand, type GroupSpec } from '../command.ts';
 import { EXIT } from '../errors.ts';
 import { readTextFile } from '../files.ts';
 import type { Output } from '../output.ts';
 import { formatSeconds, parseDuration } from '../progress.ts';
-import { confirm } from '../prompt.ts';
+import { confirmed, YES_OPTION } from '../prompt.ts';
 
 const DEFAULT_TIMEOUT = '10m';
 const DEFAULT_INTERVAL = '5s';
@@ -210,7 +217,6 @@ export const domainsGroup: GroupSpec = {
               : `Then verify: kennel domains verify ${slug} ${domain.hostname} --wait`,
           );
         });
-        return EXIT.ok;
       },
     }),
     defineCommand({
@@ -220,26 +226,19 @@ export const domainsGroup: GroupSpec = {
       examples: ['kennel domains list petstore'],
       async run(call) {
         const slug = call.args.SLUG ?? '';
-        const domains = await call.api().get<Domain[]>(domainsPath(slug));
-        call.out.result(domains, () => {
-          if (domains.length === 0) {
-            call.out.line(`${slug} has no custom domains. Add one with kennel domains add ${slug} HOSTNAME.`);
-            return;
-          }
-          call.out.table(
-            ['Hostname', 'State', 'Reason', 'Status', 'Certificate', 'Verified', 'Last check'],
-            domains.map((d) => [
-              displayName(d),
-              d.state,
-              d.failure?.reason ?? d.reason,
-              d.status,
-              certificateText(d),
-              d.verifiedAt,
-              d.lastCheckedAt,
-            ]),
-          );
+        call.out.list(await call.api().get<Domain[]>(domainsPath(slug)), {
+          headers: ['Hostname', 'State', 'Reason', 'Status', 'Certificate', 'Verified', 'Last check'],
+          row: (d) => [
+            displayName(d),
+            d.state,
+            d.failure?.reason ?? d.reason,
+            d.status,
+            certificateText(d),
+            d.verifiedAt,
+            d.lastCheckedAt,
+          ],
+          empty: `${slug} has no custom domains. Add one with kennel domains add ${slug} HOSTNAME.`,
         });
-        return EXIT.ok;
       },
     }),
     defineCommand({
@@ -282,7 +281,6 @@ export const domainsGroup: GroupSpec = {
             '  ',
           );
         });
-        return EXIT.ok;
       },
     }),
     defineCommand({
@@ -321,7 +319,7 @@ export const domainsGroup: GroupSpec = {
       name: 'domains remove',
       summary: 'Remove a domain: serving traffic on it stops immediately',
       args: ['SLUG', 'HOSTNAME'],
-      options: { yes: { type: 'boolean', short: 'y', description: 'Do not ask for confirmation' } },
+      options: YES_OPTION,
       description:
         'Asks for confirmation on a terminal; elsewhere --yes is required. Redirects from or to the domain are removed with it. Answering no exits with 1.',
       examples: [
@@ -330,27 +328,18 @@ export const domainsGroup: GroupSpec = {
       ],
       async run(call) {
         const { slug, hostname } = slugAndHost(call);
-        if (!call.flag('yes')) {
-          if (call.io.stdin.isTTY !== true) {
-            throw call.usage(
-              'Removing a domain stops its traffic at once: confirm with --yes (there is no terminal to ask on).',
-            );
-          }
-          if (
-            !(await confirm(
-              call.io,
-              `Remove ${hostname} from ${slug}? Serving traffic on it stops immediately.`,
-            ))
-          ) {
-            call.out.note('Nothing was removed.');
-            return EXIT.failed;
-          }
-        }
+        const sure = await confirmed(call, {
+          unattended:
+            'Removing a domain stops its traffic at once: confirm with --yes (there is no terminal to ask on).',
+          question: () => `Remove ${hostname} from ${slug}? Serving traffic on it stops immediately.`,
+          declined: 'Nothing was removed.',
+        });
+        if (!sure) return EXIT.failed;
         await call.api().delete(domainPath(slug, hostname));
-        call.out.result({ project: slug, hostname, removed: true }, () =>
-          call.out.line(`Removed ${hostname} from ${slug}; it no longer serves traffic.`),
+        call.out.resultLine(
+          { project: slug, hostname, removed: true },
+          `Removed ${hostname} from ${slug}; it no longer serves traffic.`,
         );
-        return EXIT.ok;
       },
     }),
     defineCommand({
@@ -390,7 +379,6 @@ export const domainsGroup: GroupSpec = {
           ]);
           for (const name of result.added) out.line(`Next: kennel domains verify ${slug} ${name} --wait`);
         });
-        return EXIT.ok;
       },
     }),
     defineCommand({
@@ -404,7 +392,6 @@ export const domainsGroup: GroupSpec = {
         const slug = call.args.SLUG ?? '';
         const body = await call.api().get<{ yaml: string }>(configPath(slug));
         call.out.result(body, () => call.out.raw(body.yaml));
-        return EXIT.ok;
       },
     }),
   ],

@@ -1,5 +1,5 @@
 import { ApiClient, PETSTORE_API, path } from '../api-client.ts';
-import { type Call, defineCommand, type GroupSpec, positiveInteger } from '../command.ts';
+import { type Call, defineCommand, type GroupSpec, idArg } from '../command.ts';
 import { CliError, EXIT } from '../errors.ts';
 import { normaliseServer } from '../server-address.ts';
 
@@ -103,7 +103,6 @@ export const keysGroup: GroupSpec = {
           call.out.line();
           call.out.line('This is the only time it is shown; the Petstore keeps only its hash.');
         });
-        return 0;
       },
     }),
     defineCommand({
@@ -112,21 +111,10 @@ export const keysGroup: GroupSpec = {
       options: { ...connection },
       examples: ['kennel keys list', 'kennel keys list --json'],
       async run(call) {
-        const keys = await petstore(call).get<PetstoreKey[]>('/keys');
-        call.out.result(keys, () =>
-          call.out.table(
-            ['ID', 'Name', 'Prefix', 'Scopes', 'Created', 'Revoked'],
-            keys.map((k) => [
-              k.id,
-              k.name,
-              `${k.prefix}…`,
-              k.scopes.join(','),
-              k.createdAt,
-              k.revokedAt ?? '',
-            ]),
-          ),
-        );
-        return 0;
+        call.out.list(await petstore(call).get<PetstoreKey[]>('/keys'), {
+          headers: ['ID', 'Name', 'Prefix', 'Scopes', 'Created', 'Revoked'],
+          row: (k) => [k.id, k.name, `${k.prefix}…`, k.scopes.join(','), k.createdAt, k.revokedAt ?? ''],
+        });
       },
     }),
     defineCommand({
@@ -136,10 +124,9 @@ export const keysGroup: GroupSpec = {
       options: { ...connection },
       examples: ['kennel keys revoke 4'],
       async run(call) {
-        const id = positiveInteger(call, 'ID', call.args.ID ?? '');
+        const id = idArg(call, 'ID');
         const key = await petstore(call).delete<PetstoreKey>(path`/keys/${id}`);
-        call.out.result(key, () => call.out.line(`Revoked key ${key.id} (${key.name}, ${key.prefix}…).`));
-        return 0;
+        call.out.resultLine(key, `Revoked key ${key.id} (${key.name}, ${key.prefix}…).`);
       },
     }),
   ],

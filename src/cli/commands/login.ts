@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
+import type { CreatedToken, Session } from '../../platform/api-types.ts';
 import { ApiClient, path } from '../api-client.ts';
-import type { CreatedToken, Session } from '../api-types.ts';
 import { defineCommand, positiveInteger } from '../command.ts';
 import { saveCredentials } from '../credentials.ts';
 import { CliError, EXIT } from '../errors.ts';

@@ -1,5 +1,5 @@
+import type { Token } from '../../platform/api-types.ts';
 import { ApiClient, path } from '../api-client.ts';
-import type { Token } from '../api-types.ts';
 import { defineCommand } from '../command.ts';
 import { credentialsPath, deleteCredentials } from '../credentials.ts';
 import { ApiFailure, CliError, EXIT } from '../errors.ts';

@@ -1,5 +1,5 @@
+import type { RequestLog, RequestLogPage } from '../../platform/api-types.ts';
 import { path } from '../api-client.ts';
-import type { RequestLog, RequestLogPage } from '../api-types.ts';
 import { type Call, defineCommand, positiveInteger } from '../command.ts';
 import { CliError } from '../errors.ts';
 import { formatMs } from './traffic.ts';

@@ -1,12 +1,12 @@
-import { path } from '../api-client.ts';
 import type {
   AcceptedInvitation,
   CreatedInvitation,
   Invitation,
   PasswordResetLink,
   TeamMember,
-} from '../api-types.ts';
-import { type Call, defineCommand, type GroupSpec, positiveInteger } from '../command.ts';
+} from '../../platform/api-types.ts';
+import { path } from '../api-client.ts';
+import { type Call, defineCommand, type GroupSpec, idArg } from '../command.ts';
 import { PASSWORD_STDIN, passwords } from '../passwords.ts';
 
 const ROLES = ['owner', 'member'];
@@ -23,15 +23,11 @@ export const membersGroup: GroupSpec = {
       args: ['TEAM_ID'],
       examples: ['kennel members list 3'],
       async run(call) {
-        const id = positiveInteger(call, 'TEAM_ID', call.args.TEAM_ID ?? '');
-        const members = await call.api().get<TeamMember[]>(path`/api/v1/teams/${id}/members`);
-        call.out.result(members, () =>
-          call.out.table(
-            ['User ID', 'Email', 'Name', 'Role', 'Since'],
-            members.map((m) => [m.userId, m.email, m.name ?? '—', m.role, m.since.slice(0, 10)]),
-          ),
-        );
-        return 0;
+        const id = idArg(call, 'TEAM_ID');
+        call.out.list(await call.api().get<TeamMember[]>(path`/api/v1/teams/${id}/members`), {
+          headers: ['User ID', 'Email', 'Name', 'Role', 'Since'],
+          row: (m) => [m.userId, m.email, m.name ?? '—', m.role, m.since.slice(0, 10)],
+        });
       },
     }),
     defineCommand({
@@ -42,7 +38,7 @@ export const membersGroup: GroupSpec = {
         'The invitation works once, until it expires (7 days by default). When the platform has an SMTP server (SMTP_URL), it is mailed and not shown here (accepting it proves the email); otherwise the token is shown this once: pass it on over a channel you trust. The person runs kennel members accept TOKEN.',
       examples: ['kennel members invite 3 ana@example.com'],
       async run(call) {
-        const id = positiveInteger(call, 'TEAM_ID', call.args.TEAM_ID ?? '');
+        const id = idArg(call, 'TEAM_ID');
         const invitation = await call
           .api()
           .post<CreatedInvitation>(path`/api/v1/teams/${id}/invitations`, { email: call.args.EMAIL });
@@ -52,7 +48,6 @@ export const membersGroup: GroupSpec = {
           );
           printInvitationLink(call, invitation);
         });
-        return 0;
       },
     }),
     defineCommand({
@@ -61,15 +56,11 @@ export const membersGroup: GroupSpec = {
       args: ['TEAM_ID'],
       examples: ['kennel members invitations 3'],
       async run(call) {
-        const id = positiveInteger(call, 'TEAM_ID', call.args.TEAM_ID ?? '');
-        const list = await call.api().get<Invitation[]>(path`/api/v1/teams/${id}/invitations`);
-        call.out.result(list, () =>
-          call.out.table(
-            ['ID', 'Email', 'Status', 'Expires'],
-            list.map((i) => [i.id, i.email, i.status, i.expiresAt]),
-          ),
-        );
-        return 0;
+        const id = idArg(call, 'TEAM_ID');
+        call.out.list(await call.api().get<Invitation[]>(path`/api/v1/teams/${id}/invitations`), {
+          headers: ['ID', 'Email', 'Status', 'Expires'],
+          row: (i) => [i.id, i.email, i.status, i.expiresAt],
+        });
       },
     }),
     defineCommand({
@@ -78,13 +69,10 @@ export const membersGroup: GroupSpec = {
       args: ['TEAM_ID', 'INVITATION_ID'],
       examples: ['kennel members revoke-invitation 3 12'],
       async run(call) {
-        const id = positiveInteger(call, 'TEAM_ID', call.args.TEAM_ID ?? '');
-        const invitation = positiveInteger(call, 'INVITATION_ID', call.args.INVITATION_ID ?? '');
+        const id = idArg(call, 'TEAM_ID');
+        const invitation = idArg(call, 'INVITATION_ID');
         await call.api().delete(path`/api/v1/teams/${id}/invitations/${invitation}`);
-        call.out.result({ revoked: invitation }, () =>
-          call.out.line(`Revoked invitation ${invitation} of team ${id}.`),
-        );
-        return 0;
+        call.out.resultLine({ revoked: invitation }, `Revoked invitation ${invitation} of team ${id}.`);
       },
     }),
     defineCommand({
@@ -109,12 +97,10 @@ export const membersGroup: GroupSpec = {
           password,
           ...(name !== undefined && { name }),
         });
-        call.out.result(accepted, () =>
-          call.out.line(
-            `${accepted.email} joined team ${accepted.teamId} as ${accepted.role}. Sign in with: kennel login --email ${accepted.email}`,
-          ),
+        call.out.resultLine(
+          accepted,
+          `${accepted.email} joined team ${accepted.teamId} as ${accepted.role}. Sign in with: kennel login --email ${accepted.email}`,
         );
-        return 0;
       },
     }),
     defineCommand({
@@ -123,15 +109,14 @@ export const membersGroup: GroupSpec = {
       args: ['TEAM_ID', 'USER_ID', 'ROLE'],
       examples: ['kennel members set-role 3 7 owner'],
       async run(call) {
-        const id = positiveInteger(call, 'TEAM_ID', call.args.TEAM_ID ?? '');
-        const user = positiveInteger(call, 'USER_ID', call.args.USER_ID ?? '');
+        const id = idArg(call, 'TEAM_ID');
+        const user = idArg(call, 'USER_ID');
         const role = call.args.ROLE ?? '';
         if (!ROLES.includes(role)) throw call.usage(`ROLE must be owner or member (got "${role}").`);
         const member = await call
           .api()
           .put<TeamMember>(path`/api/v1/teams/${id}/members/${user}/role`, { role });
-        call.out.result(member, () => call.out.line(`${member.email} is now ${member.role} of team ${id}.`));
-        return 0;
+        call.out.resultLine(member, `${member.email} is now ${member.role} of team ${id}.`);
       },
     }),
     defineCommand({
@@ -140,11 +125,10 @@ export const membersGroup: GroupSpec = {
       args: ['TEAM_ID', 'USER_ID'],
       examples: ['kennel members remove 3 7'],
       async run(call) {
-        const id = positiveInteger(call, 'TEAM_ID', call.args.TEAM_ID ?? '');
-        const user = positiveInteger(call, 'USER_ID', call.args.USER_ID ?? '');
+        const id = idArg(call, 'TEAM_ID');
+        const user = idArg(call, 'USER_ID');
         await call.api().delete(path`/api/v1/teams/${id}/members/${user}`);
-        call.out.result({ removed: user }, () => call.out.line(`Removed user ${user} from team ${id}.`));
-        return 0;
+        call.out.resultLine({ removed: user }, `Removed user ${user} from team ${id}.`);
       },
     }),
     defineCommand({
@@ -153,10 +137,9 @@ export const membersGroup: GroupSpec = {
       args: ['TEAM_ID'],
       examples: ['kennel members leave 3'],
       async run(call) {
-        const id = positiveInteger(call, 'TEAM_ID', call.args.TEAM_ID ?? '');
+        const id = idArg(call, 'TEAM_ID');
         await call.api().delete(path`/api/v1/teams/${id}/membership`);
-        call.out.result({ left: id }, () => call.out.line(`You left team ${id}.`));
-        return 0;
+        call.out.resultLine({ left: id }, `You left team ${id}.`);
       },
     }),
     defineCommand({
@@ -167,8 +150,8 @@ export const membersGroup: GroupSpec = {
         'The token is shown this once and works once, for 24 hours; the member sets a new password with kennel password reset TOKEN. An owner cannot reset a platform admin, nor someone who is also in a team the owner does not own.',
       examples: ['kennel members reset-password 3 7'],
       async run(call) {
-        const id = positiveInteger(call, 'TEAM_ID', call.args.TEAM_ID ?? '');
-        const user = positiveInteger(call, 'USER_ID', call.args.USER_ID ?? '');
+        const id = idArg(call, 'TEAM_ID');
+        const user = idArg(call, 'USER_ID');
         const reset = await call
           .api()
           .post<PasswordResetLink>(path`/api/v1/teams/${id}/members/${user}/password-reset`);
@@ -180,7 +163,6 @@ export const membersGroup: GroupSpec = {
           call.out.line(`They set a new password in a browser at ${reset.url}`);
           call.out.line(`or with: kennel password reset ${reset.token} --server ${call.target.server}`);
         });
-        return 0;
       },
     }),
   ],

@@ -1,6 +1,6 @@
+import type { OriginGrant } from '../../platform/api-types.ts';
 import { path } from '../api-client.ts';
-import type { OriginGrant } from '../api-types.ts';
-import { defineCommand, type GroupSpec, positiveInteger } from '../command.ts';
+import { defineCommand, type GroupSpec, idArg } from '../command.ts';
 
 export const originsGroup: GroupSpec = {
   name: 'origins',
@@ -13,22 +13,17 @@ export const originsGroup: GroupSpec = {
       summary: 'List the origin grants',
       examples: ['kennel origins list'],
       async run(call) {
-        const grants = await call.api().get<OriginGrant[]>('/api/v1/origin-grants');
-        call.out.result(grants, () => {
-          if (grants.length === 0) call.out.line('No team may reach a private origin.');
-          else
-            call.out.table(
-              ['ID', 'Team', 'Origin', 'Granted by', 'Since'],
-              grants.map((g) => [
-                g.id,
-                `${g.teamId} ${g.teamName}`,
-                g.origin,
-                g.grantedBy ?? '(first start)',
-                g.createdAt,
-              ]),
-            );
+        call.out.list(await call.api().get<OriginGrant[]>('/api/v1/origin-grants'), {
+          headers: ['ID', 'Team', 'Origin', 'Granted by', 'Since'],
+          row: (g) => [
+            g.id,
+            `${g.teamId} ${g.teamName}`,
+            g.origin,
+            g.grantedBy ?? '(first start)',
+            g.createdAt,
+          ],
+          empty: 'No team may reach a private origin.',
         });
-        return 0;
       },
     }),
     defineCommand({
@@ -39,16 +34,14 @@ export const originsGroup: GroupSpec = {
         'ORIGIN is scheme://host:port exactly (no path): the same host on another port or scheme stays refused, and other teams may not use the host. KENNEL_ORIGIN_ALLOWLIST grants every origin of that setting.',
       examples: ['kennel origins grant 3 http://10.0.0.5:8080'],
       async run(call) {
-        const teamId = positiveInteger(call, 'TEAM_ID', call.args.TEAM_ID ?? '');
+        const teamId = idArg(call, 'TEAM_ID');
         const grant = await call
           .api()
           .post<OriginGrant>('/api/v1/origin-grants', { teamId, origin: call.args.ORIGIN });
-        call.out.result(grant, () =>
-          call.out.line(
-            `Team ${grant.teamId} "${grant.teamName}" may use ${grant.origin} (grant ${grant.id}; revoke with kennel origins revoke ${grant.id}).`,
-          ),
+        call.out.resultLine(
+          grant,
+          `Team ${grant.teamId} "${grant.teamName}" may use ${grant.origin} (grant ${grant.id}; revoke with kennel origins revoke ${grant.id}).`,
         );
-        return 0;
       },
     }),
     defineCommand({
@@ -57,10 +50,9 @@ export const originsGroup: GroupSpec = {
       args: ['GRANT_ID'],
       examples: ['kennel origins list', 'kennel origins revoke 4'],
       async run(call) {
-        const id = positiveInteger(call, 'GRANT_ID', call.args.GRANT_ID ?? '');
+        const id = idArg(call, 'GRANT_ID');
         await call.api().delete(path`/api/v1/origin-grants/${id}`);
-        call.out.result({ revoked: true, id }, () => call.out.line(`Grant ${id} is revoked.`));
-        return 0;
+        call.out.resultLine({ revoked: true, id }, `Grant ${id} is revoked.`);
       },
     }),
   ],

@@ -18,10 +18,10 @@ export const passwordGroup: GroupSpec = {
       async run(call) {
         const [currentPassword, newPassword] = await passwords(call, ['Current password', 'New password']);
         await call.api().put('/api/v1/me/password', { currentPassword, newPassword });
-        call.out.result({ changed: true }, () =>
-          call.out.line('Password changed. Your other dashboard sessions are signed out.'),
+        call.out.resultLine(
+          { changed: true },
+          'Password changed. Your other dashboard sessions are signed out.',
         );
-        return 0;
       },
     }),
     defineCommand({
@@ -46,7 +46,6 @@ export const passwordGroup: GroupSpec = {
           );
           call.out.line(`Sign in with: kennel login --email ${done.email}`);
         });
-        return 0;
       },
     }),
   ],

@@ -1,9 +1,9 @@
+import type { Deploy, Project, ProjectDeletion } from '../../platform/api-types.ts';
 import { path } from '../api-client.ts';
-import type { Deploy, Project, ProjectDeletion } from '../api-types.ts';
 import { defineCommand, type GroupSpec, positiveInteger } from '../command.ts';
 import { EXIT } from '../errors.ts';
 import type { Output } from '../output.ts';
-import { confirm } from '../prompt.ts';
+import { confirmed, YES_OPTION } from '../prompt.ts';
 
 /** "2 custom domains, 1 certificate and 3 deploys": what goes with a deleted project. */
 function holdings(d: ProjectDeletion): string {
@@ -57,26 +57,11 @@ export const projectsGroup: GroupSpec = {
       summary: "List your teams' projects",
       examples: ['kennel projects list', 'kennel projects list --json'],
       async run(call) {
-        const projects = await call.api().get<Project[]>('/api/v1/projects');
-        call.out.result(projects, () => {
-          if (projects.length === 0) {
-            call.out.line('No projects yet. Create one with kennel projects create.');
-            return;
-          }
-          call.out.table(
-            ['Slug', 'Name', 'Team', 'Plan', 'Default address', 'Deploy', 'Primary domain'],
-            projects.map((p) => [
-              p.slug,
-              p.name,
-              p.teamId,
-              p.plan,
-              p.defaultHost,
-              p.activeDeployId,
-              p.primaryDomain,
-            ]),
-          );
+        call.out.list(await call.api().get<Project[]>('/api/v1/projects'), {
+          headers: ['Slug', 'Name', 'Team', 'Plan', 'Default address', 'Deploy', 'Primary domain'],
+          row: (p) => [p.slug, p.name, p.teamId, p.plan, p.defaultHost, p.activeDeployId, p.primaryDomain],
+          empty: 'No projects yet. Create one with kennel projects create.',
         });
-        return 0;
       },
     }),
     defineCommand({
@@ -114,7 +99,6 @@ export const projectsGroup: GroupSpec = {
           printProject(call.out, project);
           call.out.line(`Next: kennel deploy ${project.slug} openapi.yaml`);
         });
-        return 0;
       },
     }),
     defineCommand({
@@ -125,7 +109,6 @@ export const projectsGroup: GroupSpec = {
       async run(call) {
         const project = await call.api().get<Project>(path`/api/v1/projects/${call.args.SLUG ?? ''}`);
         call.out.result(project, () => printProject(call.out, project));
-        return 0;
       },
     }),
     defineCommand({
@@ -138,10 +121,7 @@ export const projectsGroup: GroupSpec = {
         const { body: project } = await call
           .api()
           .request<Project>('PATCH', path`/api/v1/projects/${slug}`, { name: call.args.NAME });
-        call.out.result(project, () =>
-          call.out.line(`Project ${project.slug} is now called "${project.name}".`),
-        );
-        return EXIT.ok;
+        call.out.resultLine(project, `Project ${project.slug} is now called "${project.name}".`);
       },
     }),
     defineCommand({
@@ -156,44 +136,34 @@ export const projectsGroup: GroupSpec = {
         const { body: project } = await call
           .api()
           .request<Project>('PATCH', path`/api/v1/projects/${slug}`, { originUrl: call.args.URL });
-        call.out.result(project, () =>
-          call.out.line(`Requests to ${project.slug}'s API now go to ${project.originUrl}.`),
-        );
-        return EXIT.ok;
+        call.out.resultLine(project, `Requests to ${project.slug}'s API now go to ${project.originUrl}.`);
       },
     }),
     defineCommand({
       name: 'projects delete',
       summary: 'Delete a project with its domains, certificates and deploys (team owners)',
       args: ['SLUG'],
-      options: { yes: { type: 'boolean', short: 'y', description: 'Do not ask for confirmation' } },
+      options: YES_OPTION,
       description:
         'Says what goes with the project and asks on a terminal; elsewhere --yes is required. Its addresses stop answering at once and the slug becomes free. There is no undo. Answering no exits with 1.',
       examples: ['kennel projects delete petstore', 'kennel projects delete petstore --yes'],
       async run(call) {
         const slug = call.args.SLUG ?? '';
-        if (!call.flag('yes')) {
-          if (call.io.stdin.isTTY !== true) {
-            throw call.usage(
-              'Deleting a project removes its domains, certificates and deploys for good: confirm with --yes (there is no terminal to ask on).',
-            );
-          }
-          const going = await call.api().get<ProjectDeletion>(path`/api/v1/projects/${slug}/deletion`);
-          if (
-            !(await confirm(
-              call.io,
-              `Delete ${slug} with its ${holdings(going)}? Its addresses stop answering at once; there is no undo.`,
-            ))
-          ) {
-            call.out.note('Nothing was deleted.');
-            return EXIT.failed;
-          }
-        }
+        const sure = await confirmed(call, {
+          unattended:
+            'Deleting a project removes its domains, certificates and deploys for good: confirm with --yes (there is no terminal to ask on).',
+          async question() {
+            const going = await call.api().get<ProjectDeletion>(path`/api/v1/projects/${slug}/deletion`);
+            return `Delete ${slug} with its ${holdings(going)}? Its addresses stop answering at once; there is no undo.`;
+          },
+          declined: 'Nothing was deleted.',
+        });
+        if (!sure) return EXIT.failed;
         const removed = await call.api().delete<ProjectDeletion>(path`/api/v1/projects/${slug}`);
-        call.out.result(removed, () =>
-          call.out.line(`Deleted ${removed.slug}, with ${holdings(removed)}. The slug is free again.`),
+        call.out.resultLine(
+          removed,
+          `Deleted ${removed.slug}, with ${holdings(removed)}. The slug is free again.`,
         );
-        return EXIT.ok;
       },
     }),
     defineCommand({
@@ -209,7 +179,6 @@ export const projectsGroup: GroupSpec = {
             call.out.line(`No deploys of ${slug} yet. Deploy with kennel deploy ${slug} FILE.`);
           else printDeploys(call.out, deploys);
         });
-        return 0;
       },
     }),
   ],

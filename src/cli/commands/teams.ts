@@ -1,6 +1,6 @@
+import type { CreatedInvitation, Team } from '../../platform/api-types.ts';
 import { path } from '../api-client.ts';
-import type { CreatedInvitation, Team } from '../api-types.ts';
-import { defineCommand, type GroupSpec, positiveInteger } from '../command.ts';
+import { defineCommand, type GroupSpec, idArg } from '../command.ts';
 import { printInvitationLink } from './members.ts';
 
 const ROLES = ['owner', 'member'];
@@ -16,17 +16,11 @@ export const teamsGroup: GroupSpec = {
       summary: 'List your teams (every team, for platform admins)',
       examples: ['kennel teams list'],
       async run(call) {
-        const teams = await call.api().get<Team[]>('/api/v1/teams');
-        call.out.result(teams, () => {
-          if (teams.length === 0)
-            call.out.line('You belong to no team yet. Create one with kennel teams create NAME.');
-          else
-            call.out.table(
-              ['ID', 'Name', 'Plan', 'Role'],
-              teams.map((t) => [t.id, t.name, t.plan, t.role]),
-            );
+        call.out.list(await call.api().get<Team[]>('/api/v1/teams'), {
+          headers: ['ID', 'Name', 'Plan', 'Role'],
+          row: (t) => [t.id, t.name, t.plan, t.role],
+          empty: 'You belong to no team yet. Create one with kennel teams create NAME.',
         });
-        return 0;
       },
     }),
     defineCommand({
@@ -41,7 +35,6 @@ export const teamsGroup: GroupSpec = {
           out.line(`Created team ${team.id} "${team.name}" on the ${team.plan} plan.`);
           out.line(`Next: kennel projects create --team ${team.id} --slug SLUG --name NAME --origin URL`);
         });
-        return 0;
       },
     }),
     defineCommand({
@@ -50,12 +43,11 @@ export const teamsGroup: GroupSpec = {
       args: ['TEAM_ID', 'NAME'],
       examples: ['kennel teams rename 3 "Shop floor"'],
       async run(call) {
-        const id = positiveInteger(call, 'TEAM_ID', call.args.TEAM_ID ?? '');
+        const id = idArg(call, 'TEAM_ID');
         const { body: team } = await call
           .api()
           .request<Team>('PATCH', path`/api/v1/teams/${id}`, { name: call.args.NAME });
-        call.out.result(team, () => call.out.line(`Team ${team.id} is now "${team.name}".`));
-        return 0;
+        call.out.resultLine(team, `Team ${team.id} is now "${team.name}".`);
       },
     }),
     defineCommand({
@@ -66,10 +58,9 @@ export const teamsGroup: GroupSpec = {
         'Its memberships, invitations, webhook and origin grants go with it. A team with projects is refused (team_has_projects): delete or move them first.',
       examples: ['kennel teams delete 3'],
       async run(call) {
-        const id = positiveInteger(call, 'TEAM_ID', call.args.TEAM_ID ?? '');
+        const id = idArg(call, 'TEAM_ID');
         await call.api().delete(path`/api/v1/teams/${id}`);
-        call.out.result({ deleted: id }, () => call.out.line(`Deleted team ${id}.`));
-        return 0;
+        call.out.resultLine({ deleted: id }, `Deleted team ${id}.`);
       },
     }),
     defineCommand({
@@ -79,12 +70,9 @@ export const teamsGroup: GroupSpec = {
       description: 'Plans: free, pro, enterprise. Custom domains need pro or above.',
       examples: ['kennel teams set-plan 3 pro'],
       async run(call) {
-        const id = positiveInteger(call, 'TEAM_ID', call.args.TEAM_ID ?? '');
+        const id = idArg(call, 'TEAM_ID');
         const team = await call.api().put<Team>(path`/api/v1/teams/${id}/plan`, { plan: call.args.PLAN });
-        call.out.result(team, () =>
-          call.out.line(`Team ${team.id} "${team.name}" is now on the ${team.plan} plan.`),
-        );
-        return 0;
+        call.out.resultLine(team, `Team ${team.id} "${team.name}" is now on the ${team.plan} plan.`);
       },
     }),
     defineCommand({
@@ -99,7 +87,7 @@ export const teamsGroup: GroupSpec = {
         'kennel teams add-member 3 ana@example.com --role owner',
       ],
       async run(call) {
-        const id = positiveInteger(call, 'TEAM_ID', call.args.TEAM_ID ?? '');
+        const id = idArg(call, 'TEAM_ID');
         const role = call.string('role') ?? 'member';
         if (!ROLES.includes(role)) throw call.usage(`--role must be owner or member (got "${role}").`);
         const invitation = await call
@@ -111,7 +99,6 @@ export const teamsGroup: GroupSpec = {
           );
           printInvitationLink(call, invitation);
         });
-        return 0;
       },
     }),
   ],

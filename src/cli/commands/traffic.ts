@@ -1,5 +1,5 @@
+import type { ProjectTraffic, TrafficGroup } from '../../platform/api-types.ts';
 import { path } from '../api-client.ts';
-import type { ProjectTraffic, TrafficGroup } from '../api-types.ts';
 import { type Call, defineCommand } from '../command.ts';
 import type { Cell } from '../output.ts';
 

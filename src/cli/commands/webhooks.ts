@@ -1,8 +1,6 @@
+import type { WebhookDelivery, WebhookEndpoint, WebhookEndpointSet } from '../../platform/api-types.ts';
 import { path } from '../api-client.ts';
-import type { WebhookDelivery, WebhookEndpoint, WebhookEndpointSet } from '../api-types.ts';
-import { type Call, defineCommand, type GroupSpec, positiveInteger } from '../command.ts';
-
-const teamOf = (call: Call) => positiveInteger(call, 'TEAM_ID', call.args.TEAM_ID ?? '');
+import { type Call, defineCommand, type GroupSpec, idArg } from '../command.ts';
 
 function showSecret(call: Call, secret: string): void {
   call.out.line('');
@@ -29,13 +27,14 @@ export const webhooksGroup: GroupSpec = {
       args: ['TEAM_ID'],
       examples: ['kennel webhooks show 3'],
       async run(call) {
-        const endpoint = await call.api().get<WebhookEndpoint>(path`/api/v1/teams/${teamOf(call)}/webhook`);
+        const endpoint = await call
+          .api()
+          .get<WebhookEndpoint>(path`/api/v1/teams/${idArg(call, 'TEAM_ID')}/webhook`);
         call.out.result(endpoint, () => {
           call.out.line(`URL:     ${endpoint.url}`);
           call.out.line(`Secret:  ${endpoint.secretHint} (rotate with kennel webhooks rotate-secret)`);
           call.out.line(`Updated: ${endpoint.updatedAt}`);
         });
-        return 0;
       },
     }),
     defineCommand({
@@ -48,13 +47,14 @@ export const webhooksGroup: GroupSpec = {
       async run(call) {
         const set = await call
           .api()
-          .put<WebhookEndpointSet>(path`/api/v1/teams/${teamOf(call)}/webhook`, { url: call.args.URL });
+          .put<WebhookEndpointSet>(path`/api/v1/teams/${idArg(call, 'TEAM_ID')}/webhook`, {
+            url: call.args.URL,
+          });
         call.out.result(set, () => {
           call.out.line(`Team ${set.endpoint.teamId}'s webhook now posts to ${set.endpoint.url}.`);
           if (set.secret) showSecret(call, set.secret);
           else call.out.line(`The signing secret is unchanged (${set.endpoint.secretHint}).`);
         });
-        return 0;
       },
     }),
     defineCommand({
@@ -65,12 +65,11 @@ export const webhooksGroup: GroupSpec = {
       async run(call) {
         const set = await call
           .api()
-          .post<WebhookEndpointSet>(path`/api/v1/teams/${teamOf(call)}/webhook/secret`);
+          .post<WebhookEndpointSet>(path`/api/v1/teams/${idArg(call, 'TEAM_ID')}/webhook/secret`);
         call.out.result(set, () => {
           call.out.line('The old secret no longer signs.');
           if (set.secret) showSecret(call, set.secret);
         });
-        return 0;
       },
     }),
     defineCommand({
@@ -79,12 +78,9 @@ export const webhooksGroup: GroupSpec = {
       args: ['TEAM_ID'],
       examples: ['kennel webhooks remove 3'],
       async run(call) {
-        const id = teamOf(call);
+        const id = idArg(call, 'TEAM_ID');
         await call.api().delete(path`/api/v1/teams/${id}/webhook`);
-        call.out.result({ removed: true, teamId: id }, () =>
-          call.out.line(`Team ${id} has no webhook any more.`),
-        );
-        return 0;
+        call.out.resultLine({ removed: true, teamId: id }, `Team ${id} has no webhook any more.`);
       },
     }),
     defineCommand({
@@ -93,14 +89,12 @@ export const webhooksGroup: GroupSpec = {
       args: ['TEAM_ID'],
       examples: ['kennel webhooks test 3', 'kennel webhooks deliveries 3'],
       async run(call) {
-        const id = teamOf(call);
+        const id = idArg(call, 'TEAM_ID');
         const sent = await call.api().post<WebhookDelivery>(path`/api/v1/teams/${id}/webhook/test`);
-        call.out.result(sent, () =>
-          call.out.line(
-            `Queued ${sent.type} as ${sent.id}. Follow it with kennel webhooks deliveries ${id}.`,
-          ),
+        call.out.resultLine(
+          sent,
+          `Queued ${sent.type} as ${sent.id}. Follow it with kennel webhooks deliveries ${id}.`,
         );
-        return 0;
       },
     }),
     defineCommand({
@@ -112,7 +106,7 @@ export const webhooksGroup: GroupSpec = {
       },
       examples: ['kennel webhooks deliveries 3', 'kennel webhooks deliveries 3 --limit 5 --json'],
       async run(call) {
-        const id = teamOf(call);
+        const id = idArg(call, 'TEAM_ID');
         const limit = call.string('limit');
         if (limit !== undefined && !(/^\d+$/.test(limit) && Number(limit) >= 1 && Number(limit) <= 200)) {
           throw call.usage(`--limit must be a whole number from 1 to 200 (got "${limit}").`);
@@ -122,15 +116,11 @@ export const webhooksGroup: GroupSpec = {
           .get<WebhookDelivery[]>(
             `${path`/api/v1/teams/${id}/webhook/deliveries`}${limit ? `?limit=${limit}` : ''}`,
           );
-        call.out.result(list, () => {
-          if (list.length === 0) call.out.line('No webhook messages yet.');
-          else
-            call.out.table(
-              ['Message', 'Event', 'Created', 'Attempts', 'Outcome'],
-              list.map((d) => [d.id, d.type, d.createdAt, d.attempts, outcome(d)]),
-            );
+        call.out.list(list, {
+          headers: ['Message', 'Event', 'Created', 'Attempts', 'Outcome'],
+          row: (d) => [d.id, d.type, d.createdAt, d.attempts, outcome(d)],
+          empty: 'No webhook messages yet.',
         });
-        return 0;
       },
     }),
     defineCommand({
@@ -139,7 +129,7 @@ export const webhooksGroup: GroupSpec = {
       args: ['TEAM_ID', 'MESSAGE_ID'],
       examples: ['kennel webhooks redeliver 3 msg_2b7…'],
       async run(call) {
-        const id = teamOf(call);
+        const id = idArg(call, 'TEAM_ID');
         const message = call.args.MESSAGE_ID ?? '';
         if (!/^msg_[A-Za-z0-9_-]{1,64}$/.test(message)) {
           throw call.usage(
@@ -149,8 +139,7 @@ export const webhooksGroup: GroupSpec = {
         const again = await call
           .api()
           .post<WebhookDelivery>(path`/api/v1/teams/${id}/webhook/deliveries/${message}/redeliver`);
-        call.out.result(again, () => call.out.line(`${again.id} (${again.type}) is queued again.`));
-        return 0;
+        call.out.resultLine(again, `${again.id} (${again.type}) is queued again.`);
       },
     }),
   ],

@@ -1,4 +1,4 @@
-import type { Me } from '../api-types.ts';
+import type { Me } from '../../platform/api-types.ts';
 import { defineCommand } from '../command.ts';
 import { credentialsPath } from '../credentials.ts';
 

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CallerIdentity, CredentialSource } from './identify-caller.ts';
-import type { TrafficRecorder } from './traffic-recorder.ts';
+import type { TrafficRecorder, TrafficRequest } from './traffic-recorder.ts';
 
 /** What routing learned of an API request, for traffic: set by forwardApi, read when it ends. */
 export interface TrafficTag {
@@ -52,6 +52,19 @@ export class EdgeTraffic {
   readonly #recorder: TrafficRecorder;
   readonly #identity: CallerIdentity;
   readonly #onError: (error: unknown) => void;
+  /** The request being recorded: one object for every request (the recorder copies what it keeps). */
+  readonly #request: { -readonly [K in keyof TrafficRequest]: TrafficRequest[K] } = {
+    projectId: 0,
+    operation: '',
+    method: '',
+    path: '',
+    status: 0,
+    latencyMs: Number.NaN,
+    bytesIn: 0,
+    bytesOut: 0,
+    caller: { caller: '', label: '', kind: 'address' },
+    requestId: '',
+  };
 
   constructor(recorder: TrafficRecorder, identity: CallerIdentity, onError: (error: unknown) => void) {
     this.#recorder = recorder;
@@ -68,18 +81,19 @@ export class EdgeTraffic {
       const url = req.url ?? '/';
       const declared = Number(req.headers['content-length']);
       const path = `${tag.path}${queryNames(url)}`;
-      this.#recorder.record({
-        projectId: tag.projectId,
-        operation: tag.operation,
-        method: req.method ?? 'GET',
-        path: path.length > MAX_LOGGED_PATH ? `${path.slice(0, MAX_LOGGED_PATH)}…` : path,
-        status: res.headersSent ? res.statusCode : CLIENT_CLOSED,
-        latencyMs: performance.now() - end.startedAt,
-        bytesIn: Number.isSafeInteger(declared) && declared > 0 ? declared : 0,
-        bytesOut: end.socket === undefined ? 0 : Math.max(0, end.socket.bytesWritten - end.bytesBefore),
-        caller: this.#identity.identify(tag.projectId, req, url, tag.credentials),
-        requestId: end.requestId,
-      });
+      const request = this.#request;
+      request.latencyMs = performance.now() - end.startedAt;
+      request.projectId = tag.projectId;
+      request.operation = tag.operation;
+      request.method = req.method ?? 'GET';
+      request.path = path.length > MAX_LOGGED_PATH ? `${path.slice(0, MAX_LOGGED_PATH)}…` : path;
+      request.status = res.headersSent ? res.statusCode : CLIENT_CLOSED;
+      request.bytesIn = Number.isSafeInteger(declared) && declared > 0 ? declared : 0;
+      request.bytesOut =
+        end.socket === undefined ? 0 : Math.max(0, end.socket.bytesWritten - end.bytesBefore);
+      request.caller = this.#identity.identify(tag.projectId, req, url, tag.credentials);
+      request.requestId = end.requestId;
+      this.#recorder.record(request);
     } catch (error) {
       this.#onError(error);
     }

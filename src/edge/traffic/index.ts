@@ -10,6 +10,11 @@ export { isErrorStatus, TrafficRecorder } from './traffic-recorder.ts';
 
 /** How often the request log is written (the counts: TRAFFIC_FLUSH_SECONDS). */
 export const REQUEST_LOG_FLUSH_MS = 1_000;
+/**
+ * How often a busy project's request log is written: one with more requests since its last
+ * write than REQUEST_LOG_SIZE (TrafficRecorder.flushLogs).
+ */
+export const BUSY_REQUEST_LOG_FLUSH_MS = 5_000;
 
 export interface StartedTraffic {
   /** Give it to the edge (`startEdge({ traffic })`). */
@@ -44,6 +49,7 @@ export function startTraffic(
   const schedule = scheduleTrafficFlushes(recorder, {
     flushMs: config.trafficFlushSeconds * 1000,
     logFlushMs: REQUEST_LOG_FLUSH_MS,
+    busyLogFlushMs: BUSY_REQUEST_LOG_FLUSH_MS,
     onError: options.onError,
   });
   return {

@@ -93,8 +93,9 @@ const OTHER_CALLER = { caller: TRAFFIC_OTHER, label: TRAFFIC_OTHER, kind: TRAFFI
  * per window are capped, the overflow counted under `other`; statuses are 100–599.
  */
 export class TrafficRecorder {
-  /** Epoch ms: `Date.now` on the system clock (no Date per request), else the clock's. */
-  readonly #now: () => number;
+  readonly #clock: Clock;
+  /** On the system clock a request reads `Date.now()` directly (no Date, no indirect call). */
+  readonly #systemClock: boolean;
   readonly #writer: TrafficWriter;
   readonly #limits: TrafficLimits;
   readonly #minutes = new Map<number, Minute>();
@@ -109,6 +110,35 @@ export class TrafficRecorder {
   #shortcuts = new Map<Caller, Map<string, CallerEntry>>();
   #shortcutCount = 0;
   #logs = new Map<number, LogRing>();
+  /**
+   * What the last request counted in, by what it asked for (project, operation, status; the
+   * caller and operation; the project): a busy API's next request is most often the same
+   * series, caller and log, found then with a few comparisons instead of map lookups. Forgotten
+   * whenever what they point to may be let go (a written minute, a caller window, an idle ring).
+   */
+  #last: {
+    series: Series | undefined;
+    seriesStart: number;
+    projectId: number;
+    operation: string;
+    status: number;
+    callerEntry: CallerEntry | undefined;
+    caller: Caller | undefined;
+    callerOperation: string;
+    ring: LogRing | undefined;
+    ringProjectId: number;
+  } = {
+    series: undefined,
+    seriesStart: 0,
+    projectId: 0,
+    operation: '',
+    status: 0,
+    callerEntry: undefined,
+    caller: undefined,
+    callerOperation: '',
+    ring: undefined,
+    ringProjectId: 0,
+  };
   /** The UTC day of the last request and where it ends, so a request formats no date. */
   #day = '';
   #dayEnds = 0;
@@ -117,7 +147,8 @@ export class TrafficRecorder {
 
   constructor(options: { clock: Clock; writer: TrafficWriter; limits: TrafficLimits }) {
     const clock = options.clock;
-    this.#now = clock === systemClock ? Date.now : () => clock.now().getTime();
+    this.#clock = clock;
+    this.#systemClock = clock === systemClock;
     this.#writer = options.writer;
     this.#limits = options.limits;
   }
@@ -134,12 +165,18 @@ export class TrafficRecorder {
     return n;
   }
 
+  /** Counts one request. `request` itself is not kept (its fields are copied): it may be reused. */
   record(request: TrafficRequest): void {
     const now = this.#now();
     const error = isErrorStatus(request.status);
     this.#countMinute(request, now, error);
     this.#countCaller(request, now, error);
     if (this.#limits.logSize > 0) this.#log(request, now);
+  }
+
+  /** Epoch ms. */
+  #now(): number {
+    return this.#systemClock ? Date.now() : this.#clock.now().getTime();
   }
 
   #dayOf(now: number): string {
@@ -164,6 +201,32 @@ export class TrafficRecorder {
 
   #countMinute(request: TrafficRequest, now: number, error: boolean): void {
     const minute = this.#minuteOf(now);
+    const last = this.#last;
+    let series = last.series;
+    if (
+      series === undefined ||
+      last.seriesStart !== minute.start ||
+      last.projectId !== request.projectId ||
+      last.operation !== request.operation ||
+      last.status !== request.status
+    ) {
+      series = this.#seriesOf(minute, request);
+      last.series = series;
+      last.seriesStart = minute.start;
+      last.projectId = request.projectId;
+      last.operation = request.operation;
+      last.status = request.status;
+    }
+    series.requests += 1;
+    if (error) series.errors += 1;
+    series.bytesIn += request.bytesIn;
+    series.bytesOut += request.bytesOut;
+    series.latency.record(request.latencyMs);
+    series.dirty = true;
+  }
+
+  /** The series of a request in a minute, made on its first request (past the cap: `other`). */
+  #seriesOf(minute: Minute, request: TrafficRequest): Series {
     let project = minute.projects.get(request.projectId);
     if (project === undefined) {
       project = { operations: new Map(), distinct: 0 };
@@ -197,24 +260,26 @@ export class TrafficRecorder {
       statuses.set(request.status, series);
       minute.series.push(series);
     }
-    series.requests += 1;
-    if (error) series.errors += 1;
-    series.bytesIn += request.bytesIn;
-    series.bytesOut += request.bytesOut;
-    series.latency.record(request.latencyMs);
-    series.dirty = true;
+    return series;
   }
 
   #countCaller(request: TrafficRequest, now: number, error: boolean): void {
     const day = this.#dayOf(now);
-    const byOperation = this.#shortcuts.get(request.caller);
-    const known = byOperation?.get(request.operation);
+    const last = this.#last;
+    let known = last.callerEntry;
+    if (known === undefined || last.caller !== request.caller || last.callerOperation !== request.operation) {
+      known = this.#shortcuts.get(request.caller)?.get(request.operation);
+    }
     if (known !== undefined && known.day === day && known.projectId === request.projectId) {
       known.requests += 1;
       if (error) known.errors += 1;
       known.lastSeenAt = now;
+      last.callerEntry = known;
+      last.caller = request.caller;
+      last.callerOperation = request.operation;
       return;
     }
+    const byOperation = this.#shortcuts.get(request.caller);
     let { caller, label } = request.caller;
     let kind: string = request.caller.kind;
     let key = `${request.projectId} ${day} ${caller} ${request.operation}`;
@@ -250,10 +315,16 @@ export class TrafficRecorder {
   }
 
   #log(request: TrafficRequest, now: number): void {
-    let ring = this.#logs.get(request.projectId);
-    if (ring === undefined) {
-      ring = new LogRing(this.#limits.logSize);
-      this.#logs.set(request.projectId, ring);
+    const last = this.#last;
+    let ring = last.ring;
+    if (ring === undefined || last.ringProjectId !== request.projectId) {
+      ring = this.#logs.get(request.projectId);
+      if (ring === undefined) {
+        ring = new LogRing(this.#limits.logSize);
+        this.#logs.set(request.projectId, ring);
+      }
+      last.ring = ring;
+      last.ringProjectId = request.projectId;
     }
     ring.push(request, now);
   }
@@ -267,9 +338,15 @@ export class TrafficRecorder {
     return this.#counting;
   }
 
-  /** Writes the request-log entries since the last log flush. */
-  flushLogs(): Promise<void> {
-    this.#logging = this.#logging.catch(() => {}).then(() => this.#writeLogs());
+  /**
+   * Writes the request-log entries since the last log flush. With `busyEveryMs` (the schedule's
+   * flushes), a busy project — more requests since its last write than the log keeps, so its
+   * table would hold only the latest of them anyway — is written at most that often: a node
+   * serving thousands of requests a second writes `logSize` rows per project every few seconds,
+   * not every second, and its table still holds the last `logSize` requests as of its last write.
+   */
+  flushLogs(options: { busyEveryMs?: number } = {}): Promise<void> {
+    this.#logging = this.#logging.catch(() => {}).then(() => this.#writeLogs(options.busyEveryMs));
     return this.#logging;
   }
 
@@ -306,6 +383,8 @@ export class TrafficRecorder {
     this.#callers = new Map();
     this.#shortcuts = new Map();
     this.#shortcutCount = 0;
+    this.#last.callerEntry = undefined;
+    this.#last.caller = undefined;
     const callers: CallerCounts[] = [];
     for (const entry of window.values()) {
       callers.push({
@@ -333,6 +412,7 @@ export class TrafficRecorder {
       if (start < current && !minute.series.some((s) => s.dirty)) {
         this.#minutes.delete(start);
         if (this.#minute === minute) this.#minute = undefined;
+        if (this.#last.seriesStart === start) this.#last.series = undefined;
       }
     }
   }
@@ -359,60 +439,113 @@ export class TrafficRecorder {
     }
   }
 
-  async #writeLogs(): Promise<void> {
-    if (this.#logs.size === 0) return;
-    const logs = this.#logs;
-    this.#logs = new Map();
+  async #writeLogs(busyEveryMs: number | undefined): Promise<void> {
+    const now = this.#now();
     const entries: RequestLogEntry[] = [];
-    for (const ring of logs.values()) ring.drain(entries);
+    // A ring is emptied and kept while its project is called; a project with no request since
+    // the last write gives its ring back (memory stays with the projects being called).
+    for (const [projectId, ring] of this.#logs) {
+      if (ring.empty) {
+        this.#logs.delete(projectId);
+        if (this.#last.ring === ring) this.#last.ring = undefined;
+      } else if (busyEveryMs === undefined || !ring.overflowed || now - ring.writtenAt >= busyEveryMs) {
+        ring.drain(projectId, entries, now);
+      }
+    }
+    if (entries.length === 0) return;
     // A failed write drops these entries: the log is a recent sample, not an account.
     await this.#writer.writeLogs(entries, this.#limits.logSize);
   }
 }
 
 /**
- * The last `size` requests of one project since the log's last write: a fixed ring, so a busy
- * project costs no allocation beyond the request itself; entries are formatted when written.
+ * The last `size` requests of one project since the log's last write, field by field in fixed
+ * arrays: the request object itself is not kept, so it dies young with the rest of its request
+ * (kept, a busy node's last thousand requests would be copied by every minor collection).
+ * Entries are formatted when written.
  */
 class LogRing {
-  readonly #requests: (TrafficRequest | undefined)[];
+  readonly #size: number;
   readonly #times: Float64Array;
+  readonly #latencies: Float64Array;
+  readonly #bytesIn: Float64Array;
+  readonly #bytesOut: Float64Array;
+  readonly #statuses: Uint16Array;
+  readonly #methods: string[];
+  readonly #operations: string[];
+  readonly #paths: string[];
+  readonly #labels: string[];
+  readonly #ids: string[];
   #next = 0;
   #count = 0;
+  /** Requests since the last write, counting those the ring no longer holds. */
+  #pushed = 0;
+  /** When the ring was last written (epoch ms). */
+  writtenAt = Number.NEGATIVE_INFINITY;
 
   constructor(size: number) {
-    this.#requests = new Array(size);
+    this.#size = size;
     this.#times = new Float64Array(size);
+    this.#latencies = new Float64Array(size);
+    this.#bytesIn = new Float64Array(size);
+    this.#bytesOut = new Float64Array(size);
+    this.#statuses = new Uint16Array(size);
+    this.#methods = new Array<string>(size).fill('');
+    this.#operations = new Array<string>(size).fill('');
+    this.#paths = new Array<string>(size).fill('');
+    this.#labels = new Array<string>(size).fill('');
+    this.#ids = new Array<string>(size).fill('');
   }
 
   push(request: TrafficRequest, at: number): void {
-    this.#requests[this.#next] = request;
-    this.#times[this.#next] = at;
-    this.#next = (this.#next + 1) % this.#requests.length;
-    if (this.#count < this.#requests.length) this.#count += 1;
+    const slot = this.#next;
+    this.#times[slot] = at;
+    this.#latencies[slot] = request.latencyMs;
+    this.#bytesIn[slot] = request.bytesIn;
+    this.#bytesOut[slot] = request.bytesOut;
+    this.#statuses[slot] = request.status;
+    this.#methods[slot] = request.method;
+    this.#operations[slot] = request.operation;
+    this.#paths[slot] = request.path;
+    this.#labels[slot] = request.caller.label;
+    this.#ids[slot] = request.requestId;
+    this.#next = slot + 1 === this.#size ? 0 : slot + 1;
+    if (this.#count < this.#size) this.#count += 1;
+    this.#pushed += 1;
   }
 
-  /** Appends the held entries, oldest first. */
-  drain(into: RequestLogEntry[]): void {
-    const size = this.#requests.length;
+  get empty(): boolean {
+    return this.#count === 0;
+  }
+
+  /** Whether requests went by since the last write that the ring no longer holds. */
+  get overflowed(): boolean {
+    return this.#pushed > this.#size;
+  }
+
+  /** Appends the held entries of project `projectId`, oldest first, and forgets them. */
+  drain(projectId: number, into: RequestLogEntry[], now: number): void {
+    const size = this.#size;
     const iso = isoTimes();
     for (let i = 0; i < this.#count; i++) {
       const slot = (this.#next - this.#count + i + size) % size;
-      const request = this.#requests[slot] as TrafficRequest;
       into.push({
-        projectId: request.projectId,
+        projectId,
         at: iso(this.#times[slot] as number),
-        method: request.method,
-        operation: request.operation,
-        path: request.path,
-        status: request.status,
-        latencyMs: Math.round(request.latencyMs * 1000) / 1000,
-        bytesIn: request.bytesIn,
-        bytesOut: request.bytesOut,
-        callerLabel: request.caller.label,
-        requestId: request.requestId,
+        method: this.#methods[slot] as string,
+        operation: this.#operations[slot] as string,
+        path: this.#paths[slot] as string,
+        status: this.#statuses[slot] as number,
+        latencyMs: Math.round((this.#latencies[slot] as number) * 1000) / 1000,
+        bytesIn: this.#bytesIn[slot] as number,
+        bytesOut: this.#bytesOut[slot] as number,
+        callerLabel: this.#labels[slot] as string,
+        requestId: this.#ids[slot] as string,
       });
     }
+    this.#count = 0;
+    this.#pushed = 0;
+    this.writtenAt = now;
   }
 }
 
@@ -438,12 +571,18 @@ function isoTimes(): (ms: number) => string {
 }
 
 /**
- * Flushes a recorder on its schedule: counts every `flushMs`, the request log every `logFlushMs`.
- * Each next flush is timed from the end of the previous one; `stop` flushes one last time.
+ * Flushes a recorder on its schedule: counts every `flushMs`, the request log every `logFlushMs`
+ * (a busy project's every `busyLogFlushMs`: see `flushLogs`). Each next flush is timed from the
+ * end of the previous one; `stop` flushes everything one last time.
  */
 export function scheduleTrafficFlushes(
   recorder: TrafficRecorder,
-  options: { flushMs: number; logFlushMs: number; onError: (error: unknown) => void },
+  options: {
+    flushMs: number;
+    logFlushMs: number;
+    busyLogFlushMs: number;
+    onError: (error: unknown) => void;
+  },
 ): { stop(): Promise<void> } {
   let stopped = false;
   const timers: NodeJS.Timeout[] = [];
@@ -458,7 +597,7 @@ export function scheduleTrafficFlushes(
     timers[slot] = setTimeout(tick, ms).unref();
   };
   every(options.flushMs, () => recorder.flushCounts(), 0);
-  every(options.logFlushMs, () => recorder.flushLogs(), 1);
+  every(options.logFlushMs, () => recorder.flushLogs({ busyEveryMs: options.busyLogFlushMs }), 1);
   return {
     async stop() {
       stopped = true;

@@ -1,65 +1,46 @@
-import type { ErrorSpec } from '../api-error.ts';
+import { withStatus } from '../api-error.ts';
 
 /**
  * Codes every Kennel HTTP interface answers with, whatever the operation. Each service's catalog
  * spreads these and adds its own.
  */
 export const commonErrors = {
-  bad_request: {
-    status: 400,
-    meaning: 'The request could not be read (for example a wrong Content-Length).',
-  },
-  malformed_json: {
-    status: 400,
-    meaning: 'The body is not valid JSON, or is empty while Content-Type says JSON.',
-  },
-  validation_failed: {
-    status: 400,
-    meaning:
+  ...withStatus(400, {
+    bad_request: 'The request could not be read (for example a wrong Content-Length).',
+    malformed_json: 'The body is not valid JSON, or is empty while Content-Type says JSON.',
+    validation_failed:
       'A path parameter, query parameter or body field does not match the schema: wrong type, unknown field, value out of range or not in the enumeration.',
-  },
-  malformed_url: {
-    status: 400,
-    meaning: 'The URL holds a percent-escape that does not decode to UTF-8 text (such as `%E0%A4%A`).',
-  },
-  malformed_request: {
-    status: 400,
-    meaning:
+    malformed_url: 'The URL holds a percent-escape that does not decode to UTF-8 text (such as `%E0%A4%A`).',
+    malformed_request:
       'The request is not valid HTTP/1.1 (broken chunked encoding, a body shorter than its Content-Length, invalid characters in a header); the connection is closed.',
-  },
-  route_not_found: { status: 404, meaning: 'No operation has this path.' },
-  method_not_allowed: {
-    status: 405,
-    meaning: 'The path exists but not with this method; the Allow header lists the methods it has.',
-  },
-  receive_timeout: {
-    status: 408,
-    meaning:
+  }),
+  ...withStatus(404, { route_not_found: 'No operation has this path.' }),
+  ...withStatus(405, {
+    method_not_allowed:
+      'The path exists but not with this method; the Allow header lists the methods it has.',
+  }),
+  ...withStatus(408, {
+    receive_timeout:
       'The request headers or body did not arrive within the time limit (the body stalled, or is shorter than its Content-Length); the connection is closed.',
-  },
-  body_too_large: { status: 413, meaning: 'The body is larger than the documented limit.' },
-  path_too_long: { status: 414, meaning: 'A path parameter is longer than 100 characters.' },
-  unsupported_media_type: { status: 415, meaning: 'The body is not sent as application/json.' },
-  invalid_character: {
-    status: 422,
-    meaning:
+  }),
+  ...withStatus(413, { body_too_large: 'The body is larger than the documented limit.' }),
+  ...withStatus(414, { path_too_long: 'A path parameter is longer than 100 characters.' }),
+  ...withStatus(415, { unsupported_media_type: 'The body is not sent as application/json.' }),
+  ...withStatus(422, {
+    invalid_character:
       'A text value (body field, query or path parameter) contains U+0000 (NUL), which no text field can hold.',
-  },
-  headers_too_large: {
-    status: 431,
-    meaning: 'The request line and headers together are larger than 16 KB; the connection is closed.',
-  },
-  internal_error: { status: 500, meaning: 'An unexpected failure; it is logged with the request id.' },
-  database_unavailable: {
-    status: 503,
-    meaning:
+  }),
+  ...withStatus(431, {
+    headers_too_large:
+      'The request line and headers together are larger than 16 KB; the connection is closed.',
+  }),
+  ...withStatus(500, { internal_error: 'An unexpected failure; it is logged with the request id.' }),
+  ...withStatus(503, {
+    database_unavailable:
       'The database could not be reached or the connection to it was lost during the request; Retry-After says when to try again. A change sent then may or may not have been saved: read it back before sending it again.',
-  },
-  shutting_down: {
-    status: 503,
-    meaning: 'The server is shutting down and takes no new requests; send the request again.',
-  },
-} as const satisfies Record<string, ErrorSpec>;
+    shutting_down: 'The server is shutting down and takes no new requests; send the request again.',
+  }),
+};
 
 export type CommonErrorCode = keyof typeof commonErrors;
 

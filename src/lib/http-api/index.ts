@@ -11,8 +11,10 @@ export {
   type JsonSchema,
   type Operation,
   type OperationRequest,
+  type OperationTypes,
   type ParameterSpec,
   type ResponseSpec,
+  typedOperations,
 } from './operation.ts';
 export { registerOperations } from './register-operations.ts';
 export { requestIdOf } from './request-id.ts';

@@ -48,7 +48,7 @@ export interface OperationRequest<P, Q, B> {
  * place, so the document and the server cannot drift. The same schemas validate requests,
  * serialize responses and describe the operation.
  */
-export interface Operation<Deps, P = unknown, Q = unknown, B = unknown> {
+export interface Operation<Deps, P = unknown, Q = unknown, B = unknown, A = unknown> {
   readonly operationId: string;
   readonly method: HttpMethod;
   /** OpenAPI path template, e.g. `/pets/{petId}`. */
@@ -70,8 +70,23 @@ export interface Operation<Deps, P = unknown, Q = unknown, B = unknown> {
   readonly responses: Readonly<Record<number, ResponseSpec>>;
   /** Catalog codes this operation can answer with, besides the ones every operation can. */
   readonly errors: readonly string[];
-  readonly handler: (request: OperationRequest<P, Q, B>, reply: FastifyReply, deps: Deps) => Promise<unknown>;
+  /** Resolves to the answer's body (`A`), or to the reply when it sent the answer itself (a 204). */
+  readonly handler: (
+    request: OperationRequest<P, Q, B>,
+    reply: FastifyReply,
+    deps: Deps,
+  ) => Promise<Answerable<A> | FastifyReply>;
 }
+
+/**
+ * What a handler may resolve to for the answer `A`: that shape, its arrays and objects possibly
+ * read-only (the serializer only reads them).
+ */
+export type Answerable<A> = A extends readonly (infer T)[]
+  ? readonly Answerable<T>[]
+  : A extends object
+    ? { readonly [K in keyof A]: Answerable<A[K]> }
+    : A;
 
 /** Identity function that keeps the handler's input types next to the contract. */
 export function defineOperation<Deps, P = Record<string, never>, Q = Record<string, never>, B = undefined>(
@@ -80,8 +95,36 @@ export function defineOperation<Deps, P = Record<string, never>, Q = Record<stri
   return operation;
 }
 
+/** One operation's types, as a type provider derives them from its schemas. */
+export interface OperationTypes {
+  readonly params: unknown;
+  readonly query: unknown;
+  readonly body: unknown;
+  /** The success body; `undefined` for an answer without one (a 204). */
+  readonly answer: unknown;
+}
+
+/**
+ * `defineOperation` bound to a map of operation types by operationId, generated from the
+ * service's schemas (Fastify's type-provider idea): the handler's params, query and body, and what
+ * it may answer, come from `Types[operationId]`, so a handler answering the wrong shape fails to
+ * compile and no route writes its types by hand.
+ */
+export function typedOperations<Deps, Types extends { [Id in keyof Types]: OperationTypes }>() {
+  return <Id extends keyof Types & string>(
+    operation: Operation<
+      Deps,
+      Types[Id]['params'],
+      Types[Id]['query'],
+      Types[Id]['body'],
+      Types[Id]['answer']
+    > & { readonly operationId: Id },
+  ): Operation<Deps, Types[Id]['params'], Types[Id]['query'], Types[Id]['body'], Types[Id]['answer']> =>
+    operation;
+}
+
 // biome-ignore lint/suspicious/noExplicitAny: a heterogeneous list of operations
-export type AnyOperation<Deps> = Operation<Deps, any, any, any>;
+export type AnyOperation<Deps> = Operation<Deps, any, any, any, any>;
 
 export function fastifyPath(openApiPath: string): string {
   return openApiPath.replaceAll(/\{([^}]+)\}/g, ':$1');

@@ -6,7 +6,15 @@
  */
 import { OPERATION_METHODS } from '../operation-matcher.ts';
 import { compareSchemas, type SchemaComparison } from './diff-schemas.ts';
-import { type DocumentSide, isObject, type Json, type Located, pointer, sameJson } from './document.ts';
+import {
+  type DocumentSide,
+  isObject,
+  type Json,
+  type Located,
+  matchUp,
+  pointer,
+  sameJson,
+} from './document.ts';
 
 export interface Operation {
   readonly method: string;
@@ -142,10 +150,11 @@ export function compareOperation(
       );
   }
 
+  const pair: Pair = { comparison, before, after, say };
   compareSecurity(base, revision, before, after, say);
-  compareParameters(comparison, before, after, say, schemas());
-  compareRequestBodies(comparison, before, after, say, schemas());
-  compareResponses(comparison, before, after, say, schemas());
+  compareParameters(pair, schemas());
+  compareRequestBodies(pair, schemas());
+  compareResponses(pair, schemas());
 }
 
 /** Whether an operation is the same text on both sides and every ref it uses is stable. */
@@ -169,6 +178,14 @@ type Say = (id: string, location: string, message: string) => void;
 
 /** The two documents being compared, without the state of one schema walk. */
 type Sides = Omit<SchemaComparison, 'visited' | 'emitted' | 'emit'>;
+
+/** One operation found in both documents, and where its changes are said. */
+interface Pair {
+  readonly comparison: Sides;
+  readonly before: Operation;
+  readonly after: Operation;
+  readonly say: Say;
+}
 
 /** The security alternatives in force: each a map of scheme → scopes; anonymous when one is empty. */
 function securityOf(
@@ -220,33 +237,29 @@ function compareSecurity(
     return;
   }
   if (b.anonymous) return;
-  for (const [key, scopes] of r.alternatives) {
-    const was = b.alternatives.get(key);
-    if (was === undefined) {
-      say('api-security-added', r.pointer, `${name} can now also be called with ${key}.`);
-      continue;
-    }
-    for (const [scheme, list] of scopes) {
-      for (const scope of list)
-        if (!was.get(scheme)?.has(scope))
-          say(
-            'api-security-scope-added',
-            r.pointer,
-            `${name} now needs the scope \`${scope}\` of ${scheme}.`,
-          );
-      for (const scope of was.get(scheme) ?? [])
-        if (!list.has(scope))
-          say(
-            'api-security-scope-removed',
-            r.pointer,
-            `${name} no longer needs the scope \`${scope}\` of ${scheme}.`,
-          );
-    }
-  }
-  for (const key of b.alternatives.keys()) {
-    if (!r.alternatives.has(key))
-      say('api-security-removed', r.pointer, `${name} can no longer be called with ${key}.`);
-  }
+  matchUp(b.alternatives, r.alternatives, {
+    added: (_, key) => say('api-security-added', r.pointer, `${name} can now also be called with ${key}.`),
+    both(was, scopes) {
+      for (const [scheme, list] of scopes) {
+        for (const scope of list)
+          if (!was.get(scheme)?.has(scope))
+            say(
+              'api-security-scope-added',
+              r.pointer,
+              `${name} now needs the scope \`${scope}\` of ${scheme}.`,
+            );
+        for (const scope of was.get(scheme) ?? [])
+          if (!list.has(scope))
+            say(
+              'api-security-scope-removed',
+              r.pointer,
+              `${name} no longer needs the scope \`${scope}\` of ${scheme}.`,
+            );
+      }
+    },
+    removed: (_, key) =>
+      say('api-security-removed', r.pointer, `${name} can no longer be called with ${key}.`),
+  });
 }
 
 interface ParameterEntry {
@@ -292,39 +305,38 @@ function parameterSchema(entry: ParameterEntry): Located | undefined {
   return undefined;
 }
 
-function compareParameters(
-  comparison: Sides,
-  before: Operation,
-  after: Operation,
-  say: Say,
-  schemas: SchemaComparison,
-): void {
-  const b = parametersOf(comparison.base, before);
-  const r = parametersOf(comparison.revision, after);
-  for (const [key, entry] of r) {
-    const was = b.get(key);
-    const required = entry.node.required === true;
-    if (was === undefined) {
+function compareParameters({ comparison, before, after, say }: Pair, schemas: SchemaComparison): void {
+  matchUp(parametersOf(comparison.base, before), parametersOf(comparison.revision, after), {
+    added(entry) {
+      const required = entry.node.required === true;
       say(
         required ? 'new-required-request-parameter' : 'new-optional-request-parameter',
         entry.pointer,
         `${capitalize(entry.label)} was added${required ? ', required' : ''}.`,
       );
-      continue;
-    }
-    if (was.node.required !== true && required)
-      say('request-parameter-became-required', entry.pointer, `${capitalize(entry.label)} became required.`);
-    if (was.node.required === true && !required)
-      say('request-parameter-became-optional', entry.pointer, `${capitalize(entry.label)} became optional.`);
-    const bs = parameterSchema(was);
-    const rs = parameterSchema(entry);
-    if (bs !== undefined && rs !== undefined)
-      compareSchemas(schemas, bs, rs, { prefix: 'request-parameter', place: entry.label, path: '' });
-  }
-  for (const [key, entry] of b) {
-    if (!r.has(key))
-      say('request-parameter-removed', entry.pointer, `${capitalize(entry.label)} was removed.`);
-  }
+    },
+    both(was, entry) {
+      const required = entry.node.required === true;
+      if (was.node.required !== true && required)
+        say(
+          'request-parameter-became-required',
+          entry.pointer,
+          `${capitalize(entry.label)} became required.`,
+        );
+      if (was.node.required === true && !required)
+        say(
+          'request-parameter-became-optional',
+          entry.pointer,
+          `${capitalize(entry.label)} became optional.`,
+        );
+      const bs = parameterSchema(was);
+      const rs = parameterSchema(entry);
+      if (bs !== undefined && rs !== undefined)
+        compareSchemas(schemas, bs, rs, { prefix: 'request-parameter', place: entry.label, path: '' });
+    },
+    removed: (entry) =>
+      say('request-parameter-removed', entry.pointer, `${capitalize(entry.label)} was removed.`),
+  });
 }
 
 const capitalize = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
@@ -343,13 +355,7 @@ function contentOf(node: Json, at: string): Map<string, Located> {
   return content;
 }
 
-function compareRequestBodies(
-  comparison: Sides,
-  before: Operation,
-  after: Operation,
-  say: Say,
-  schemas: SchemaComparison,
-): void {
+function compareRequestBodies({ comparison, before, after, say }: Pair, schemas: SchemaComparison): void {
   const b = comparison.base.resolve({
     node: before.node.requestBody,
     pointer: pointer(before.pointer, 'requestBody'),
@@ -406,80 +412,64 @@ function compareContent(
     removed: [id: string, message: (type: string) => string];
   },
 ): void {
-  for (const [type, media] of after) {
-    const was = before.get(type);
-    if (was === undefined) {
-      say(words.added[0], media.pointer, words.added[1](type));
-      continue;
-    }
-    if (was.node !== undefined && media.node !== undefined)
-      compareSchemas(
-        schemas,
-        { node: was.node, pointer: pointer(was.pointer, 'schema') },
-        { node: media.node, pointer: pointer(media.pointer, 'schema') },
-        { prefix: words.prefix, place: words.place(type), path: '' },
-      );
-  }
-  for (const [type, media] of before)
-    if (!after.has(type)) say(words.removed[0], media.pointer, words.removed[1](type));
+  matchUp(before, after, {
+    added: (media, type) => say(words.added[0], media.pointer, words.added[1](type)),
+    both(was, media, type) {
+      if (was.node !== undefined && media.node !== undefined)
+        compareSchemas(
+          schemas,
+          { node: was.node, pointer: pointer(was.pointer, 'schema') },
+          { node: media.node, pointer: pointer(media.pointer, 'schema') },
+          { prefix: words.prefix, place: words.place(type), path: '' },
+        );
+    },
+    removed: (media, type) => say(words.removed[0], media.pointer, words.removed[1](type)),
+  });
 }
 
 const isSuccess = (status: string) => /^[123]/.test(status);
 
-function compareResponses(
-  comparison: Sides,
-  before: Operation,
-  after: Operation,
-  say: Say,
-  schemas: SchemaComparison,
-): void {
+function compareResponses({ comparison, before, after, say }: Pair, schemas: SchemaComparison): void {
   const { base, revision } = comparison;
   const bAll = isObject(before.node.responses) ? before.node.responses : {};
   const rAll = isObject(after.node.responses) ? after.node.responses : {};
-  const bKeys = new Map(Object.keys(bAll).map((status) => [status.toUpperCase(), status]));
-  const rKeys = new Map(Object.keys(rAll).map((status) => [status.toUpperCase(), status]));
-  for (const [key, status] of rKeys) {
-    const rResponse = revision.resolve({
-      node: rAll[status],
-      pointer: pointer(after.pointer, 'responses', status),
-    });
-    const bStatus = bKeys.get(key);
-    if (bStatus === undefined) {
+  const byKey = (all: Json) => new Map(Object.keys(all).map((status) => [status.toUpperCase(), status]));
+  const response = (side: DocumentSide, op: Operation, all: Json, status: string) =>
+    side.resolve({ node: all[status], pointer: pointer(op.pointer, 'responses', status) });
+  const answer = (status: string) => (status === 'default' ? 'with a default response' : status);
+  matchUp(byKey(bAll), byKey(rAll), {
+    added: (status) =>
       say(
         isSuccess(status) ? 'response-success-status-added' : 'response-non-success-status-added',
-        rResponse.pointer,
-        `${operationName(after)} can now answer ${status === 'default' ? 'with a default response' : status}.`,
+        response(revision, after, rAll, status).pointer,
+        `${operationName(after)} can now answer ${answer(status)}.`,
+      ),
+    both(bStatus, status) {
+      const bResponse = response(base, before, bAll, bStatus);
+      const rResponse = response(revision, after, rAll, status);
+      if (!isObject(bResponse.node) || !isObject(rResponse.node)) return;
+      const label = status === 'default' ? 'the default response' : `the ${status} response`;
+      compareContent(
+        contentOf(bResponse.node, bResponse.pointer),
+        contentOf(rResponse.node, rResponse.pointer),
+        say,
+        schemas,
+        {
+          prefix: 'response-body',
+          place: (type) => `${label} (${type})`,
+          added: ['response-media-type-added', (type) => `${capitalize(label)} can now be ${type}.`],
+          removed: ['response-media-type-removed', (type) => `${capitalize(label)} is no longer ${type}.`],
+        },
       );
-      continue;
-    }
-    const bResponse = base.resolve({
-      node: bAll[bStatus],
-      pointer: pointer(before.pointer, 'responses', bStatus),
-    });
-    if (!isObject(bResponse.node) || !isObject(rResponse.node)) continue;
-    const label = status === 'default' ? 'the default response' : `the ${status} response`;
-    compareContent(
-      contentOf(bResponse.node, bResponse.pointer),
-      contentOf(rResponse.node, rResponse.pointer),
-      say,
-      schemas,
-      {
-        prefix: 'response-body',
-        place: (type) => `${label} (${type})`,
-        added: ['response-media-type-added', (type) => `${capitalize(label)} can now be ${type}.`],
-        removed: ['response-media-type-removed', (type) => `${capitalize(label)} is no longer ${type}.`],
-      },
-    );
-    compareHeaders(comparison, bResponse as Located, rResponse as Located, label, say, schemas);
-  }
-  for (const [key, status] of bKeys) {
-    if (rKeys.has(key)) continue;
-    say(
-      isSuccess(status) ? 'response-success-status-removed' : 'response-non-success-status-removed',
-      pointer(before.pointer, 'responses', status),
-      `${operationName(after)} no longer answers ${status === 'default' ? 'with a default response' : status}.`,
-    );
-  }
+      compareHeaders(comparison, bResponse, rResponse, label, say, schemas);
+    },
+    removed: (status) =>
+      say(
+        isSuccess(status) ? 'response-success-status-removed' : 'response-non-success-status-removed',
+        pointer(before.pointer, 'responses', status),
+        `${operationName(after)} no longer answers ${answer(status)}.`,
+      ),
+  });
 }
 
 function headersOf(
@@ -504,35 +494,31 @@ function compareHeaders(
   say: Say,
   schemas: SchemaComparison,
 ): void {
-  const b = headersOf(comparison.base, before);
-  const r = headersOf(comparison.revision, after);
-  for (const [key, header] of r) {
-    const was = b.get(key);
-    if (was === undefined) {
-      say('response-header-added', header.pointer, `${capitalize(label)} has a new header, ${header.name}.`);
-      continue;
-    }
-    if (was.node.required === true && header.node.required !== true)
+  matchUp(headersOf(comparison.base, before), headersOf(comparison.revision, after), {
+    added: (header) =>
+      say('response-header-added', header.pointer, `${capitalize(label)} has a new header, ${header.name}.`),
+    both(was, header) {
+      if (was.node.required === true && header.node.required !== true)
+        say(
+          'response-header-became-optional',
+          header.pointer,
+          `The header ${header.name} of ${label} became optional: it may be missing.`,
+        );
+      if (was.node.schema !== undefined && header.node.schema !== undefined)
+        compareSchemas(
+          schemas,
+          { node: was.node.schema, pointer: pointer(was.pointer, 'schema') },
+          { node: header.node.schema, pointer: pointer(header.pointer, 'schema') },
+          { prefix: 'response-header', place: `the header ${header.name} of ${label}`, path: '' },
+        );
+    },
+    removed: (header) =>
       say(
-        'response-header-became-optional',
+        header.node.required === true
+          ? 'required-response-header-removed'
+          : 'optional-response-header-removed',
         header.pointer,
-        `The header ${header.name} of ${label} became optional: it may be missing.`,
-      );
-    if (was.node.schema !== undefined && header.node.schema !== undefined)
-      compareSchemas(
-        schemas,
-        { node: was.node.schema, pointer: pointer(was.pointer, 'schema') },
-        { node: header.node.schema, pointer: pointer(header.pointer, 'schema') },
-        { prefix: 'response-header', place: `the header ${header.name} of ${label}`, path: '' },
-      );
-  }
-  for (const [key, header] of b) {
-    if (r.has(key)) continue;
-    const required = header.node.required === true;
-    say(
-      required ? 'required-response-header-removed' : 'optional-response-header-removed',
-      header.pointer,
-      `The header ${header.name} of ${label} was removed.`,
-    );
-  }
+        `The header ${header.name} of ${label} was removed.`,
+      ),
+  });
 }

@@ -8,7 +8,7 @@
  * components cost one walk of each; a component changed at several places of one operation is
  * reported once there; a cycle (recursive schemas) is cut where it closes.
  */
-import { type DocumentSide, isObject, type Json, type Located, pointer } from './document.ts';
+import { type DocumentSide, isObject, type Json, type Located, matchUp, pointer } from './document.ts';
 import { BOUNDS, type SchemaPrefix } from './rules.ts';
 
 export type Emit = (id: string, location: string, message: string) => void;
@@ -414,52 +414,40 @@ function compareBody(
     emitAt(id, name, property.pointer, (s) => `${s} was added${required ? ', required' : ''}.`);
   }
 
-  // Items and additional properties.
-  if (b.schema.items !== undefined && r.schema.items !== undefined && !Array.isArray(b.schema.items)) {
+  // Items and additional properties: compared one level down.
+  const below = (keyword: 'items' | 'additionalProperties', step: string) =>
     compareAt(
       walk,
-      { node: b.schema.items, pointer: pointer(b.pointer, 'items') },
-      { node: r.schema.items, pointer: pointer(r.pointer, 'items') },
+      { node: b.schema[keyword], pointer: pointer(b.pointer, keyword) },
+      { node: r.schema[keyword], pointer: pointer(r.pointer, keyword) },
       prefix,
       false,
-      nested(sink, '[]'),
+      nested(sink, step),
       depth + 1,
     );
-  }
-  if (isObject(b.schema.additionalProperties) && isObject(r.schema.additionalProperties)) {
-    compareAt(
-      walk,
-      { node: b.schema.additionalProperties, pointer: pointer(b.pointer, 'additionalProperties') },
-      { node: r.schema.additionalProperties, pointer: pointer(r.pointer, 'additionalProperties') },
-      prefix,
-      false,
-      nested(sink, '*'),
-      depth + 1,
-    );
-  }
+  if (b.schema.items !== undefined && r.schema.items !== undefined && !Array.isArray(b.schema.items))
+    below('items', '[]');
+  if (isObject(b.schema.additionalProperties) && isObject(r.schema.additionalProperties))
+    below('additionalProperties', '*');
 
   // Alternatives: compared at the same place (an alternative of the body is the body).
   const alternatives = (before: Located[], after: Located[], keyword: string, aspect: string) => {
     if (before.length === 0 && after.length === 0) return;
-    const bk = keysOf(base, before);
-    const rk = keysOf(revision, after);
-    for (const [key, member] of rk) {
-      const counterpart = bk.get(key);
-      if (counterpart === undefined)
+    matchUp(keysOf(base, before), keysOf(revision, after), {
+      added: (member, key) =>
         emit(
           `${aspect}-added`,
           (s) => `${s} has a new \`${keyword}\` alternative, ${memberName(key)}.`,
           member.pointer,
-        );
-      else compareAt(walk, counterpart, member, prefix, top, sink, depth + 1);
-    }
-    for (const [key, member] of bk)
-      if (!rk.has(key))
+        ),
+      both: (counterpart, member) => compareAt(walk, counterpart, member, prefix, top, sink, depth + 1),
+      removed: (member, key) =>
         emit(
           `${aspect}-removed`,
           (s) => `${s} lost the \`${keyword}\` alternative ${memberName(key)}.`,
           member.pointer,
-        );
+        ),
+    });
   };
   alternatives(members(b, 'oneOf'), members(r, 'oneOf'), 'oneOf', 'one-of');
   alternatives(members(b, 'anyOf'), members(r, 'anyOf'), 'anyOf', 'any-of');

@@ -16,6 +16,27 @@ export const escapeToken = (token: string | number) =>
 export const pointer = (base: string, ...tokens: (string | number)[]) =>
   base + tokens.map((token) => `/${escapeToken(token)}`).join('');
 
+/**
+ * Walks what two sides hold by key, in the revision's order: each entry only the revision has
+ * (`added`), each both have (`both`), then each only the base has (`removed`).
+ */
+export function matchUp<B, R = B>(
+  before: ReadonlyMap<string, B>,
+  after: ReadonlyMap<string, R>,
+  on: {
+    added(now: R, key: string): void;
+    both(was: B, now: R, key: string): void;
+    removed(was: B, key: string): void;
+  },
+): void {
+  for (const [key, now] of after) {
+    const was = before.get(key);
+    if (was === undefined) on.added(now, key);
+    else on.both(was, now, key);
+  }
+  for (const [key, was] of before) if (!after.has(key)) on.removed(was, key);
+}
+
 /** A node of a document and where it is. */
 export interface Located {
   readonly node: unknown;

@@ -8,7 +8,7 @@
 
 import type { Change } from './change.ts';
 import { compareOperation, operationsOf, reportRemoved } from './diff-operations.ts';
-import { DocumentSide, stableRefs } from './document.ts';
+import { DocumentSide, matchUp, stableRefs } from './document.ts';
 import { RULES } from './rules.ts';
 
 export type { Change, ChangeLevel } from './change.ts';
@@ -57,14 +57,14 @@ export function diffDocuments(
   };
   const before = operationsOf(baseSide);
   const after = operationsOf(revisionSide);
-  for (const [key, op] of after) {
-    const was = before.get(key);
-    if (was === undefined) {
+  matchUp(before, after, {
+    added(op) {
       const name = `${op.method.toUpperCase()} ${op.template}`;
       report('endpoint-added', name, op.pointer, `${name} was added.`);
-    } else compareOperation(comparison, was, op, report);
-  }
-  for (const [key, op] of before) if (!after.has(key)) reportRemoved(op, now, report);
+    },
+    both: (was, op) => compareOperation(comparison, was, op, report),
+    removed: (op) => reportRemoved(op, now, report),
+  });
   return changes;
 }
 

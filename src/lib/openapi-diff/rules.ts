@@ -29,60 +29,51 @@ export interface Rule {
   readonly trigger: string;
 }
 
-/** Schema aspects: the id's suffix, its effect and what triggers it. */
+/** Entries that share an effect or a level, written as id → what triggers it. */
+function sharing<T>(triggers: Readonly<Record<string, string>>, entry: (trigger: string) => T) {
+  return Object.fromEntries(Object.entries(triggers).map(([id, trigger]) => [id, entry(trigger)]));
+}
+
+const aspects = (effect: Effect, triggers: Readonly<Record<string, string>>) =>
+  sharing(triggers, (trigger) => ({ effect, trigger }));
+
+/** Schema aspects by effect: the id's suffix and what triggers it. */
 export const SCHEMA_ASPECTS: Readonly<Record<string, { effect: Effect; trigger: string }>> = {
-  'type-changed': {
-    effect: 'incomparable',
-    trigger: 'the type was replaced by one that is neither wider nor narrower',
-  },
-  'type-generalized': {
-    effect: 'widens',
-    trigger: 'the type was widened (integer to number, a type added to a list, a type constraint dropped)',
-  },
-  'type-specialized': {
-    effect: 'narrows',
-    trigger: 'the type was narrowed (number to integer, a type removed from a list, a type constraint set)',
-  },
-  'became-nullable': {
-    effect: 'widens',
-    trigger: '`null` became allowed (`nullable: true` or `null` in the type list)',
-  },
-  'became-not-nullable': { effect: 'narrows', trigger: '`null` is no longer allowed' },
-  'enum-value-added': { effect: 'widens', trigger: 'a value was added to the enum (or const)' },
-  'enum-value-removed': { effect: 'narrows', trigger: 'a value was removed from the enum (or const)' },
-  'became-enum': { effect: 'narrows', trigger: 'an enum (or const) was set where any value was allowed' },
-  'became-not-enum': { effect: 'widens', trigger: 'the enum (or const) was dropped' },
-  'pattern-added': { effect: 'narrows', trigger: 'a pattern was set' },
-  'pattern-removed': { effect: 'widens', trigger: 'the pattern was dropped' },
-  'pattern-changed': {
-    effect: 'unknown',
-    trigger: 'the pattern was rewritten (whether it accepts more or less cannot be told)',
-  },
-  'format-changed': { effect: 'unknown', trigger: 'the format was set, dropped or changed' },
-  'one-of-added': { effect: 'widens', trigger: 'a `oneOf` alternative was added' },
-  'one-of-removed': { effect: 'narrows', trigger: 'a `oneOf` alternative was removed' },
-  'any-of-added': { effect: 'widens', trigger: 'an `anyOf` alternative was added' },
-  'any-of-removed': { effect: 'narrows', trigger: 'an `anyOf` alternative was removed' },
-  'all-of-added': {
-    effect: 'narrows',
-    trigger: 'an `allOf` member that cannot be merged (one with its own `oneOf`/`anyOf`) was added',
-  },
-  'all-of-removed': { effect: 'widens', trigger: 'an `allOf` member that cannot be merged was removed' },
-  'discriminator-added': { effect: 'unknown', trigger: 'a discriminator was set' },
-  'discriminator-removed': { effect: 'unknown', trigger: 'the discriminator was dropped' },
-  'discriminator-property-name-changed': {
-    effect: 'incomparable',
-    trigger: "the discriminator's property name changed",
-  },
-  'discriminator-mapping-added': { effect: 'widens', trigger: 'a discriminator mapping value was added' },
-  'discriminator-mapping-removed': {
-    effect: 'narrows',
-    trigger: 'a discriminator mapping value was removed',
-  },
-  'discriminator-mapping-changed': {
-    effect: 'incomparable',
-    trigger: 'a discriminator mapping value now names another schema',
-  },
+  ...aspects('narrows', {
+    'type-specialized':
+      'the type was narrowed (number to integer, a type removed from a list, a type constraint set)',
+    'became-not-nullable': '`null` is no longer allowed',
+    'enum-value-removed': 'a value was removed from the enum (or const)',
+    'became-enum': 'an enum (or const) was set where any value was allowed',
+    'pattern-added': 'a pattern was set',
+    'one-of-removed': 'a `oneOf` alternative was removed',
+    'any-of-removed': 'an `anyOf` alternative was removed',
+    'all-of-added': 'an `allOf` member that cannot be merged (one with its own `oneOf`/`anyOf`) was added',
+    'discriminator-mapping-removed': 'a discriminator mapping value was removed',
+  }),
+  ...aspects('widens', {
+    'type-generalized':
+      'the type was widened (integer to number, a type added to a list, a type constraint dropped)',
+    'became-nullable': '`null` became allowed (`nullable: true` or `null` in the type list)',
+    'enum-value-added': 'a value was added to the enum (or const)',
+    'became-not-enum': 'the enum (or const) was dropped',
+    'pattern-removed': 'the pattern was dropped',
+    'one-of-added': 'a `oneOf` alternative was added',
+    'any-of-added': 'an `anyOf` alternative was added',
+    'all-of-removed': 'an `allOf` member that cannot be merged was removed',
+    'discriminator-mapping-added': 'a discriminator mapping value was added',
+  }),
+  ...aspects('incomparable', {
+    'type-changed': 'the type was replaced by one that is neither wider nor narrower',
+    'discriminator-property-name-changed': "the discriminator's property name changed",
+    'discriminator-mapping-changed': 'a discriminator mapping value now names another schema',
+  }),
+  ...aspects('unknown', {
+    'pattern-changed': 'the pattern was rewritten (whether it accepts more or less cannot be told)',
+    'format-changed': 'the format was set, dropped or changed',
+    'discriminator-added': 'a discriminator was set',
+    'discriminator-removed': 'the discriminator was dropped',
+  }),
 };
 
 /** Numeric bounds: keyword → id part and whether it bounds from below. */
@@ -126,131 +117,69 @@ export function levelOf(effect: Effect, direction: Direction): ChangeLevel {
   return (effect === 'narrows') === (direction === 'request') ? 'breaking' : 'info';
 }
 
-/** Rules that are not schema aspects: operations, parameters, bodies, responses, security. */
+const rules = (level: ChangeLevel, triggers: Readonly<Record<string, string>>) =>
+  sharing(triggers, (trigger): Rule => ({ level, trigger }));
+
+/** Rules that are not schema aspects (operations, parameters, bodies, responses, security), by level. */
 const OTHER_RULES: Readonly<Record<string, Rule>> = {
-  'endpoint-added': { level: 'info', trigger: 'an operation was added' },
-  'api-removed-without-deprecation': {
-    level: 'breaking',
-    trigger:
+  ...rules('breaking', {
+    'api-removed-without-deprecation':
       'an operation that was not `deprecated: true` was removed (a removed path reports each of its operations)',
-  },
-  'api-removed-without-sunset': {
-    level: 'breaking',
-    trigger:
+    'api-removed-without-sunset':
       'a deprecated operation that named no sunset date (`x-sunset` or `x-deprecated-sunset`) was removed',
-  },
-  'api-removed-before-sunset': {
-    level: 'breaking',
-    trigger: 'a deprecated operation was removed before its sunset date',
-  },
-  'api-removed-with-deprecation': {
-    level: 'info',
-    trigger: 'a deprecated operation was removed after its sunset date: the lifecycle rule',
-  },
-  'endpoint-deprecated': { level: 'info', trigger: 'an operation became `deprecated: true`' },
-  'endpoint-reactivated': { level: 'info', trigger: 'an operation is no longer deprecated' },
-  'api-sunset-date-changed-too-small': {
-    level: 'breaking',
-    trigger: "a deprecated operation's sunset date moved earlier",
-  },
-  'new-required-request-parameter': { level: 'breaking', trigger: 'a required parameter was added' },
-  'new-optional-request-parameter': { level: 'info', trigger: 'an optional parameter was added' },
-  'request-parameter-removed': {
-    level: 'warning',
-    trigger:
+    'api-removed-before-sunset': 'a deprecated operation was removed before its sunset date',
+    'api-sunset-date-changed-too-small': "a deprecated operation's sunset date moved earlier",
+    'new-required-request-parameter': 'a required parameter was added',
+    'request-parameter-became-required': 'an optional parameter became required',
+    'added-required-request-body': 'a required request body was added',
+    'request-body-removed': 'the request body was removed',
+    'request-body-became-required': 'the request body became required',
+    'request-body-media-type-removed': 'the request body no longer accepts a media type',
+    'new-required-request-property': 'a required request property was added',
+    'request-property-became-required': 'an optional request property became required',
+    'response-success-status-removed': 'a 1xx-3xx response status was removed',
+    'response-media-type-removed': 'a response lost a media type',
+    'response-required-property-removed': 'a required response property was removed',
+    'response-property-became-optional': 'a required response property became optional',
+    'required-response-header-removed': 'a required response header was removed',
+    'response-header-became-optional': 'a required response header became optional',
+    'api-authentication-required': 'an operation that accepted anonymous calls now requires credentials',
+    'api-security-removed': 'a way to authenticate (a security requirement) was removed',
+    'api-security-scope-added': 'a security requirement needs a new scope',
+  }),
+  ...rules('warning', {
+    'request-parameter-removed':
       'a parameter was removed (callers that still send it are not refused by the document, but what it did is gone)',
-  },
-  'request-parameter-became-required': {
-    level: 'breaking',
-    trigger: 'an optional parameter became required',
-  },
-  'request-parameter-became-optional': { level: 'info', trigger: 'a required parameter became optional' },
-  'added-required-request-body': { level: 'breaking', trigger: 'a required request body was added' },
-  'added-optional-request-body': { level: 'info', trigger: 'an optional request body was added' },
-  'request-body-removed': { level: 'breaking', trigger: 'the request body was removed' },
-  'request-body-became-required': { level: 'breaking', trigger: 'the request body became required' },
-  'request-body-became-optional': { level: 'info', trigger: 'the request body became optional' },
-  'request-body-media-type-added': { level: 'info', trigger: 'the request body accepts a new media type' },
-  'request-body-media-type-removed': {
-    level: 'breaking',
-    trigger: 'the request body no longer accepts a media type',
-  },
-  'new-required-request-property': { level: 'breaking', trigger: 'a required request property was added' },
-  'new-optional-request-property': { level: 'info', trigger: 'an optional request property was added' },
-  'request-property-removed': {
-    level: 'warning',
-    trigger:
+    'request-property-removed':
       'a request property was removed (callers that still send it are refused only where the object forbids other properties)',
-  },
-  'request-property-became-required': {
-    level: 'breaking',
-    trigger: 'an optional request property became required',
-  },
-  'request-property-became-optional': {
-    level: 'info',
-    trigger: 'a required request property became optional',
-  },
-  'response-success-status-added': { level: 'info', trigger: 'a 1xx-3xx response status was added' },
-  'response-success-status-removed': { level: 'breaking', trigger: 'a 1xx-3xx response status was removed' },
-  'response-non-success-status-added': {
-    level: 'info',
-    trigger: 'a 4xx/5xx or `default` response was added',
-  },
-  'response-non-success-status-removed': {
-    level: 'info',
-    trigger: 'a 4xx/5xx or `default` response was removed',
-  },
-  'response-media-type-added': { level: 'info', trigger: 'a response gained a media type' },
-  'response-media-type-removed': { level: 'breaking', trigger: 'a response lost a media type' },
-  'response-required-property-added': { level: 'info', trigger: 'a required response property was added' },
-  'response-optional-property-added': { level: 'info', trigger: 'an optional response property was added' },
-  'response-required-property-removed': {
-    level: 'breaking',
-    trigger: 'a required response property was removed',
-  },
-  'response-optional-property-removed': {
-    level: 'warning',
-    trigger: 'an optional response property was removed',
-  },
-  'response-property-became-optional': {
-    level: 'breaking',
-    trigger: 'a required response property became optional',
-  },
-  'response-property-became-required': {
-    level: 'info',
-    trigger: 'an optional response property became required',
-  },
-  'response-header-added': { level: 'info', trigger: 'a response header was added' },
-  'required-response-header-removed': {
-    level: 'breaking',
-    trigger: 'a required response header was removed',
-  },
-  'optional-response-header-removed': {
-    level: 'warning',
-    trigger: 'an optional response header was removed',
-  },
-  'response-header-became-optional': {
-    level: 'breaking',
-    trigger: 'a required response header became optional',
-  },
-  'api-authentication-required': {
-    level: 'breaking',
-    trigger: 'an operation that accepted anonymous calls now requires credentials',
-  },
-  'api-authentication-optional': {
-    level: 'info',
-    trigger: 'an operation that required credentials now accepts anonymous calls',
-  },
-  'api-security-added': {
-    level: 'info',
-    trigger: 'a new way to authenticate (a security requirement) was added',
-  },
-  'api-security-removed': {
-    level: 'breaking',
-    trigger: 'a way to authenticate (a security requirement) was removed',
-  },
-  'api-security-scope-added': { level: 'breaking', trigger: 'a security requirement needs a new scope' },
-  'api-security-scope-removed': { level: 'info', trigger: 'a security requirement needs one scope less' },
+    'response-optional-property-removed': 'an optional response property was removed',
+    'optional-response-header-removed': 'an optional response header was removed',
+  }),
+  ...rules('info', {
+    'endpoint-added': 'an operation was added',
+    'api-removed-with-deprecation':
+      'a deprecated operation was removed after its sunset date: the lifecycle rule',
+    'endpoint-deprecated': 'an operation became `deprecated: true`',
+    'endpoint-reactivated': 'an operation is no longer deprecated',
+    'new-optional-request-parameter': 'an optional parameter was added',
+    'request-parameter-became-optional': 'a required parameter became optional',
+    'added-optional-request-body': 'an optional request body was added',
+    'request-body-became-optional': 'the request body became optional',
+    'request-body-media-type-added': 'the request body accepts a new media type',
+    'new-optional-request-property': 'an optional request property was added',
+    'request-property-became-optional': 'a required request property became optional',
+    'response-success-status-added': 'a 1xx-3xx response status was added',
+    'response-non-success-status-added': 'a 4xx/5xx or `default` response was added',
+    'response-non-success-status-removed': 'a 4xx/5xx or `default` response was removed',
+    'response-media-type-added': 'a response gained a media type',
+    'response-required-property-added': 'a required response property was added',
+    'response-optional-property-added': 'an optional response property was added',
+    'response-property-became-required': 'an optional response property became required',
+    'response-header-added': 'a response header was added',
+    'api-authentication-optional': 'an operation that required credentials now accepts anonymous calls',
+    'api-security-added': 'a new way to authenticate (a security requirement) was added',
+    'api-security-scope-removed': 'a security requirement needs one scope less',
+  }),
 };
 
 /** Every rule by id: schema rules (each prefix with each aspect) and the others. */

@@ -1,4 +1,4 @@
-import { type DeliveryView, deliveryView, type OutboxMessage } from '../../storage/index.ts';
+import { type DeliveryView, deliveryLog, deliveryView, type OutboxMessage } from '../../storage/index.ts';
 import { petstoreErrors } from '../errors.ts';
 import type { PetstoreDb } from '../store/context.ts';
 import { petstoreOutbox, subscriptionKey } from './emit-event.ts';
@@ -7,10 +7,7 @@ import { readSubscription } from './subscriptions.ts';
 /** A subscription's delivery log, newest message first. */
 export async function listDeliveries(db: PetstoreDb, subscriptionId: number, limit: number) {
   await readSubscription(db, subscriptionId);
-  const outbox = petstoreOutbox(db);
-  const messages = await outbox.list({ endpointKey: subscriptionKey(subscriptionId), limit });
-  const attempts = await outbox.attemptsOf(messages.map((m) => m.id));
-  return messages.map((m) => deliveryView(m, attempts));
+  return deliveryLog(petstoreOutbox(db), subscriptionKey(subscriptionId), limit);
 }
 
 /** Manual redelivery: the message goes out again now, with a fresh retry schedule. */

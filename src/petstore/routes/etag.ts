@@ -3,6 +3,7 @@ import type { HeaderSpec, ParameterSpec, ResponseSpec } from '../../lib/http-api
 import { petstoreErrors } from '../errors.ts';
 import { INTERFACE_VERSION } from '../interface-version.ts';
 import type { Versioned } from '../store/index.ts';
+import { stringHeader } from './shared.ts';
 
 /** The resources with ETags; the kind keeps a pet's tag from ever naming a category. */
 export type TaggedKind = 'pet' | 'category' | 'order' | 'inventory';
@@ -19,27 +20,26 @@ export function etagOf(kind: TaggedKind, id: number, version: number): string {
 const TAG_END = `@${INTERFACE_VERSION}"`;
 
 export const etagHeader: Record<string, HeaderSpec> = {
-  ETag: {
-    description: 'The version of the resource (strong); send it back in If-Match to change it safely',
-    schema: { type: 'string' },
-  },
+  ETag: stringHeader('The version of the resource (strong); send it back in If-Match to change it safely'),
 };
 
-export const ifMatchParam: ParameterSpec = {
-  name: 'If-Match',
+/** A request header that names ETags. */
+const tagsParam = (name: string, description: string): ParameterSpec => ({
+  name,
   in: 'header',
-  description:
-    'Only change the resource if it still has one of these ETags (from a read or an earlier change), else 412 `precondition_failed`; `*` matches any existing version.',
+  description,
   schema: { type: 'string', minLength: 1, maxLength: 1000 },
-};
+});
 
-export const ifNoneMatchParam: ParameterSpec = {
-  name: 'If-None-Match',
-  in: 'header',
-  description:
-    'The ETags you hold (from an earlier read): while the resource still has one of them the answer is 304 Not Modified, without a body; `*` matches any existing version.',
-  schema: { type: 'string', minLength: 1, maxLength: 1000 },
-};
+export const ifMatchParam = tagsParam(
+  'If-Match',
+  'Only change the resource if it still has one of these ETags (from a read or an earlier change), else 412 `precondition_failed`; `*` matches any existing version.',
+);
+
+export const ifNoneMatchParam = tagsParam(
+  'If-None-Match',
+  'The ETags you hold (from an earlier read): while the resource still has one of them the answer is 304 Not Modified, without a body; `*` matches any existing version.',
+);
 
 export const notModifiedResponse: ResponseSpec = {
   description: 'Not modified: the resource still has an ETag sent in If-None-Match (no body)',

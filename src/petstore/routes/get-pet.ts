@@ -1,7 +1,7 @@
 import { defineOperation, ref } from '../../lib/http-api/index.ts';
 import { petstoreErrors } from '../errors.ts';
 import { ifNoneMatchParam, notModifiedResponse, sendTagged } from './etag.ts';
-import { idParam, type PetstoreDeps } from './shared.ts';
+import { idParam, type PetstoreDeps, stringHeader } from './shared.ts';
 
 const day = (date: Date) => date.toISOString().slice(0, 10);
 
@@ -26,22 +26,10 @@ export function getPet(deprecation: PetstoreDeps['deprecation']) {
         description: 'The pet',
         schema: ref('Pet'),
         headers: {
-          Deprecation: {
-            description: 'When the operation was deprecated, `@<epoch seconds>` (RFC 9745)',
-            schema: { type: 'string' },
-          },
-          Sunset: {
-            description: 'When the operation goes away, an HTTP-date (RFC 8594)',
-            schema: { type: 'string' },
-          },
-          Link: {
-            description: 'The successor operation, rel="successor-version"',
-            schema: { type: 'string' },
-          },
-          ETag: {
-            description: 'The version of the pet (strong); send it back in If-Match to change it safely',
-            schema: { type: 'string' },
-          },
+          Deprecation: stringHeader('When the operation was deprecated, `@<epoch seconds>` (RFC 9745)'),
+          Sunset: stringHeader('When the operation goes away, an HTTP-date (RFC 8594)'),
+          Link: stringHeader('The successor operation, rel="successor-version"'),
+          ETag: stringHeader('The version of the pet (strong); send it back in If-Match to change it safely'),
         },
       },
       304: notModifiedResponse,

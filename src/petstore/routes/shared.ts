@@ -48,15 +48,18 @@ export const pageParams: ParameterSpec[] = [
   },
 ];
 
+/** A response header whose value is text. */
+export const stringHeader = (description: string): HeaderSpec => ({
+  description,
+  schema: { type: 'string' },
+});
+
 export const linkHeader: Record<string, HeaderSpec> = {
-  Link: {
-    description: 'The next page, as `<url>; rel="next"`; absent on the last page.',
-    schema: { type: 'string' },
-  },
+  Link: stringHeader('The next page, as `<url>; rel="next"`; absent on the last page.'),
 };
 
 export const locationHeader: Record<string, HeaderSpec> = {
-  Location: { description: 'Path of the created resource', schema: { type: 'string' } },
+  Location: stringHeader('Path of the created resource'),
 };
 
 /** The answer of a create that takes an Idempotency-Key. */

@@ -51,9 +51,9 @@ type StockStatements = ReturnType<typeof stockStatements>;
 function statusStatements(db: PetstoreDb) {
   return {
     setStatus: compileOnce(
-      (status: string, petId: number) =>
+      (status: PetStatus, petId: number) =>
         db.updateTable('inventory').set({ status }).where('pet_id', '=', petId),
-      ['', 0],
+      ['available', 0],
     ),
     touchPet: compileOnce(
       (petId: number) =>
@@ -80,7 +80,7 @@ export function stockStatementsOf(db: PetstoreDb, dialect: Dialect): StockStatem
 export function* lockStock(statements: StockStatements, petId: number): Steps<StockLedger | undefined> {
   const [row] = yield* rowsOf(statements.lockStock(petId));
   if (!row) return undefined;
-  const status = row.status as PetStatus;
+  const status = row.status;
   return {
     stock: row.quantity,
     reserved: row.reserved,

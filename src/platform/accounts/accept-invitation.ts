@@ -1,4 +1,5 @@
 import { transact } from '../../storage/index.ts';
+import type { InvitationDetails } from '../api-types.ts';
 import type { Actor, PlatformContext } from '../context.ts';
 import { platformErrors } from '../errors.ts';
 import { hashSecret } from './secrets.ts';
@@ -37,16 +38,8 @@ async function refusedInvitation(ctx: PlatformContext, tokenHash: string) {
   return invitationNotValid(newer !== undefined);
 }
 
-/** What an invitation link is for, as its page shows it before anyone accepts. */
-export interface InvitationDetails {
-  teamId: number;
-  teamName: string;
-  email: string;
-  role: Role;
-  expiresAt: string;
-  /** Who invited (null when that account is gone). */
-  invitedBy: { name: string | null; email: string } | null;
-}
+/** What an invitation link is for, as its page shows it before anyone accepts (the schema's type). */
+export type { InvitationDetails } from '../api-types.ts';
 
 /**
  * A live invitation's team, inviter and email, for the holder of its token (no sign-in: the
@@ -79,7 +72,7 @@ export async function inspectInvitation(ctx: PlatformContext, token: string): Pr
     teamId: Number(row.team_id),
     teamName: row.team_name,
     email: row.email,
-    role: row.role as Role,
+    role: row.role,
     expiresAt: row.expires_at,
     invitedBy: row.inviter_email ? { name: row.inviter_name, email: row.inviter_email } : null,
   };
@@ -109,7 +102,7 @@ export async function acceptInvitation(
     .executeTakeFirst();
   if (!invitation) throw await refusedInvitation(ctx, hashSecret(input.token));
   const mailed = invitation.mailed_at !== null;
-  const role = invitation.role as Role;
+  const role = invitation.role;
   const existing = await ctx.db
     .selectFrom('users')
     .select(['id', 'email_proved_at'])

@@ -1,4 +1,5 @@
 import type { Actor, PlatformContext } from '../context.ts';
+import type { TokenScope } from '../db-schema.ts';
 import { platformErrors } from '../errors.ts';
 import { hashSecret, newSecret } from './secrets.ts';
 import { actorById } from './users.ts';
@@ -7,8 +8,7 @@ export const TOKEN_PREFIX = 'knl_';
 const SESSION_PREFIX = 'kss_';
 export const SESSION_LIFETIME_MS = 7 * 24 * 3_600_000;
 
-/** What a token may do: `full`, everything its account may; `read`, GET and HEAD only. */
-export type TokenScope = 'full' | 'read';
+export type { TokenScope } from '../db-schema.ts';
 export const TOKEN_SCOPES: readonly TokenScope[] = ['full', 'read'];
 /** The longest expiry a token can be given, in days. */
 export const MAX_TOKEN_DAYS = 366;

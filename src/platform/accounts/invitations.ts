@@ -1,5 +1,8 @@
+import type { Selectable } from 'kysely';
 import { isUniqueViolation, transact } from '../../storage/index.ts';
+import type { CreatedInvitation, Invitation } from '../api-types.ts';
 import type { Actor, PlatformContext } from '../context.ts';
+import type { PlatformTables } from '../db-schema.ts';
 import { platformErrors } from '../errors.ts';
 import { sendMail } from '../mail/smtp.ts';
 import { newSecret } from './secrets.ts';
@@ -21,33 +24,18 @@ const INVITATION_PREFIX = 'kin_';
 export const invitationLink = (platformUrl: string, token: string) =>
   `${platformUrl}/invitations/accept#token=${token}`;
 
-export interface Invitation {
-  id: number;
-  teamId: number;
-  email: string;
-  role: Role;
-  createdAt: string;
-  expiresAt: string;
-  /** pending, accepted, revoked or expired (at the time of the answer). */
-  status: 'pending' | 'accepted' | 'revoked' | 'expired';
-}
+export type { CreatedInvitation, Invitation } from '../api-types.ts';
 
-type InvitationRow = {
-  id: number;
-  team_id: number;
-  email: string;
-  role: string;
-  created_at: string;
-  expires_at: string;
-  accepted_at: string | null;
-  revoked_at: string | null;
-};
+type InvitationRow = Pick<
+  Selectable<PlatformTables['invitations']>,
+  'id' | 'team_id' | 'email' | 'role' | 'created_at' | 'expires_at' | 'accepted_at' | 'revoked_at'
+>;
 
 const invitationOf = (row: InvitationRow, now: string): Invitation => ({
   id: row.id,
   teamId: row.team_id,
   email: row.email,
-  role: row.role as Role,
+  role: row.role,
   createdAt: row.created_at,
   expiresAt: row.expires_at,
   status: row.accepted_at
@@ -61,9 +49,6 @@ const invitationOf = (row: InvitationRow, now: string): Invitation => ({
 
 /** One address, nothing a mail header or an SMTP command could be split on. */
 const EMAIL = /^[^\s@<>()",;:\\]+@[^\s@<>()",;:\\]+\.[^\s@<>()",;:\\]+$/;
-
-/** What inviting answers: the token and its link only when nobody mailed them (the owner passes them on). */
-export type CreatedInvitation = Invitation & { mailed: boolean; token?: string; url?: string };
 
 /**
  * Invites an email to join a team (as a member unless `role` says owner): the only way anyone is

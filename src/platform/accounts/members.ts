@@ -1,17 +1,12 @@
 import { transact } from '../../storage/index.ts';
+import type { TeamMember as Member } from '../api-types.ts';
 import type { Actor, PlatformContext } from '../context.ts';
 import { platformErrors } from '../errors.ts';
 import { type Role, type Team, teamFor, teamLabel } from './teams.ts';
 
 /** A team's members: who they are, role changes and removal, with the last owner kept. */
 
-export interface Member {
-  userId: number;
-  email: string;
-  name: string | null;
-  role: Role;
-  since: string;
-}
+export type { TeamMember as Member } from '../api-types.ts';
 
 /** Every member of a team the actor can see. */
 export async function listMembers(ctx: PlatformContext, actor: Actor, teamId: number): Promise<Member[]> {
@@ -27,7 +22,7 @@ export async function listMembers(ctx: PlatformContext, actor: Actor, teamId: nu
     userId: r.id,
     email: r.email,
     name: r.name,
-    role: r.role as Role,
+    role: r.role,
     since: r.created_at,
   }));
 }
@@ -90,7 +85,7 @@ async function changeMembership(
       userId: row.id,
       email: row.email,
       name: row.name,
-      role: change === 'remove' ? (row.role as Role) : change.role,
+      role: change === 'remove' ? row.role : change.role,
       since: row.created_at,
     };
   });

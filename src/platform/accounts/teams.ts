@@ -1,10 +1,11 @@
 import { isForeignKeyViolation, isUniqueViolation, transact } from '../../storage/index.ts';
 import type { Actor, PlatformContext } from '../context.ts';
+import type { Role } from '../db-schema.ts';
 import { platformErrors } from '../errors.ts';
 import { isPlanName, PLAN_NAMES, type PlanName } from '../plans.ts';
 import { normaliseEmail } from './users.ts';
 
-export type Role = 'owner' | 'member';
+export type { Role } from '../db-schema.ts';
 
 export interface Team {
   id: number;
@@ -67,8 +68,8 @@ export async function listTeams(ctx: PlatformContext, actor: Actor): Promise<Tea
   return rows.map((r) => ({
     id: r.id,
     name: r.name,
-    plan: r.plan as PlanName,
-    role: (r.role ?? null) as Role | null,
+    plan: r.plan,
+    role: r.role ?? null,
   }));
 }
 

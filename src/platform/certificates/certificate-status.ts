@@ -1,10 +1,11 @@
 import type { PlatformDb } from '../context.ts';
+import type { CertificateState } from '../db-schema.ts';
 
 /**
  * A domain's certificate as the domain pages show it. A leaf module: the domain modules read it
  * and the certificate job writes the rows, without either importing the other for it.
  */
-export type CertificateState = 'pending' | 'ordering' | 'issued' | 'failed';
+export type { CertificateState } from '../db-schema.ts';
 
 export interface CertificateStatus {
   state: CertificateState | 'none';
@@ -33,7 +34,7 @@ export async function certificateStatuses(
     .execute();
   for (const row of rows) {
     result.set(row.domain_id, {
-      state: row.state as CertificateState,
+      state: row.state,
       reason: row.reason,
       notAfter: row.not_after ?? null,
       nextAttemptAt: row.next_attempt_at,

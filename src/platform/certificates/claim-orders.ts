@@ -2,7 +2,6 @@ import type { PlatformContext } from '../context.ts';
 import { isServedState } from '../domain-rows.ts';
 import { type CertificateDeps, PROCESS_INSTANCE } from './certificate-deps.ts';
 import { certificateTransition } from './certificate-states.ts';
-import type { CertificateState } from './certificate-status.ts';
 import { orderCertificate } from './order-certificate.ts';
 import { planRenewal, RENEWAL_INFO_FAILED_RECHECK_MS } from './renewal.ts';
 
@@ -33,7 +32,7 @@ export async function obtainDueCertificates(ctx: PlatformContext, deps: Certific
     .execute();
   const issued: string[] = [];
   for (const row of due) {
-    const job = { ...row, state: row.state as CertificateState };
+    const job = { ...row, state: row.state };
     const claimed = await ctx.db
       .updateTable('certificate_jobs')
       .set({

@@ -80,8 +80,11 @@ export interface CaaProperty {
   readonly value: string;
 }
 
-/** What DNS showed; only the fields a check looked at are set. Names are in ASCII form. */
-export interface DnsFound {
+/**
+ * What DNS showed; only the fields a check looked at are set. Names are in ASCII form. A type, not
+ * an interface, so it is a `Record<string, unknown>` as the API's `found` is.
+ */
+export type DnsFound = {
   /** The name the records below were found at (for CAA: the first name up the tree that had any). */
   readonly name?: string;
   /** For CAA: the CNAME target followed from `name` to find the records (RFC 8659 §3 follows aliases). */
@@ -93,7 +96,7 @@ export interface DnsFound {
   readonly caa?: readonly CaaProperty[];
   /** The resolver's error code (ESERVFAIL, ETIMEOUT...) and the query that failed. */
   readonly error?: string;
-}
+};
 
 export interface DnsCheckOutcome {
   readonly ok: boolean;

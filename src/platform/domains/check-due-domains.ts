@@ -1,5 +1,5 @@
 import type { PlatformContext } from '../context.ts';
-import { PLAN_NAMES, PLANS, type PlanName } from '../plans.ts';
+import { PLAN_NAMES, PLANS } from '../plans.ts';
 import type { Project } from '../projects/projects.ts';
 import type { DomainRow } from './domain-store.ts';
 import { checkDomain } from './verify-domain.ts';
@@ -58,7 +58,7 @@ export async function checkDueDomains(
         originUrl: row.origin_url,
         activeDeployId: row.active_deploy_id,
         primaryDomain: row.primary_domain,
-        plan: row.plan as PlanName,
+        plan: row.plan,
         defaultHost: `${row.slug}.${ctx.config.platformDomain}`,
       };
       await checkDomain(ctx, 'system', project, row as unknown as DomainRow, 'background');

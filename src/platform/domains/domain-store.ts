@@ -1,5 +1,6 @@
 import { type Selectable, sql, type Transaction } from 'kysely';
 import { displayHostname, parseHostname } from '../../lib/hostname.ts';
+import type { MessageState } from '../../storage/index.ts';
 import type { CertificateStatus } from '../certificates/certificate-status.ts';
 import type { PlatformContext, PlatformDb } from '../context.ts';
 import type { PlatformTables } from '../db-schema.ts';
@@ -106,13 +107,13 @@ export function toView(
   const message = detail.message ?? null;
   const reason = shownReason(row);
   const remedy = remedyFor(reason);
-  const status = domainStatus(row.state as DomainState, reason, certificate);
+  const status = domainStatus(row.state, reason, certificate);
   return {
     hostname: row.hostname,
     unicode: displayHostname(row.hostname),
     project: project.slug,
     kind,
-    state: row.state as DomainState,
+    state: row.state,
     reason,
     message,
     remedy,
@@ -192,7 +193,13 @@ export interface DomainEventView {
   outcome: string;
   detail: Record<string, unknown> | null;
   /** The webhook event this entry sent to the team's endpoint, and whether it was delivered. */
-  webhook: { id: string; type: string; state: string; attempts: number; deliveredAt: string | null } | null;
+  webhook: {
+    id: string;
+    type: string;
+    state: MessageState;
+    attempts: number;
+    deliveredAt: string | null;
+  } | null;
 }
 
 export async function domainHistory(db: PlatformDb, domainId: number): Promise<DomainEventView[]> {

@@ -1,17 +1,13 @@
 import type { PlatformConfig } from '../../config/index.ts';
 import { ownershipRecordName, type ParsedHostname } from '../../lib/hostname.ts';
+import type { DnsRecord } from '../api-types.ts';
 
-/** One DNS record the owner creates at their provider, as the dashboard shows it. */
-export interface DnsRecordToCreate {
-  type: 'CNAME' | 'ALIAS' | 'A' | 'AAAA' | 'TXT';
-  /** Relative to the apex: `shop`, `@`, `_kennel-challenge.shop`. */
-  name: string;
-  value: string;
-  ttl: 3600;
-  /** `alternative`: use these instead when the provider has no ALIAS/ANAME. */
-  role: 'required' | 'alternative' | 'ownership';
-  note?: string;
-}
+/**
+ * One DNS record the owner creates at their provider, as the dashboard shows it (the schema's
+ * DnsRecord): `name` relative to the apex (`shop`, `@`, `_kennel-challenge.shop`); `alternative`
+ * records are for providers without ALIAS/ANAME.
+ */
+export type DnsRecordToCreate = DnsRecord;
 
 export const RECOMMENDED_TTL = 3600;
 

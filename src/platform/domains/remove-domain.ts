@@ -6,7 +6,7 @@ import type { Actor, PlatformContext } from '../context.ts';
 import type { PlatformTables } from '../db-schema.ts';
 import { projectFor } from '../projects/projects.ts';
 import { type DomainRow, liveDomain, recordEvent } from './domain-store.ts';
-import { type DomainState, transition } from './lifecycle.ts';
+import { transition } from './lifecycle.ts';
 
 /**
  * Remove (seed 001): serving stops at once. The row stays, `removed`, for its history; redirects
@@ -47,7 +47,7 @@ export async function markRemoved(
   row: DomainRow,
   detail: Record<string, unknown>,
 ): Promise<void> {
-  const step = transition(row.state as DomainState, 'remove');
+  const step = transition(row.state, 'remove');
   const removed = await trx
     .updateTable('domains')
     .set({ state: step.to, removed_at: now.toISOString(), next_check_at: null })

@@ -76,7 +76,7 @@ export async function checkDomain(
     .where('state', 'in', servedStates)
     .executeTakeFirst();
   const proven = outcome.ok && rival !== undefined && (row.is_apex ? true : await provesOwnership(ctx, row));
-  let event = eventFor(row.state as DomainState, outcome.ok, mode, rival !== undefined && !proven);
+  let event = eventFor(row.state, outcome.ok, mode, rival !== undefined && !proven);
   let emitted = false;
 
   const apply = async (chosen: DomainEvent) =>
@@ -90,7 +90,7 @@ export async function checkDomain(
       const current = (await locked.executeTakeFirstOrThrow()) as DomainRow;
       if (current.state === 'removed') return current;
       if (current.state !== row.state || current.last_checked_at !== row.last_checked_at) return current;
-      const step = transition(current.state as DomainState, chosen);
+      const step = transition(current.state, chosen);
       let rivalNow = rival
         ? trx
             .selectFrom('domains')
@@ -101,7 +101,7 @@ export async function checkDomain(
       if (rivalNow && ctx.dialect === 'postgres') rivalNow = rivalNow.forUpdate();
       const rivalServes = rivalNow ? await rivalNow.executeTakeFirst() : undefined;
       if (step.to === 'verified' && rival && rivalServes && proven) {
-        const rivalStep = transition(rivalServes.state as DomainState, 'taken_over');
+        const rivalStep = transition(rivalServes.state, 'taken_over');
         await trx
           .updateTable('domains')
           .set({

@@ -1,4 +1,5 @@
 import { hashSecret, newSecret } from '../accounts/secrets.ts';
+import type { PreviewLink } from '../api-types.ts';
 import type { Actor, PlatformContext } from '../context.ts';
 import { platformErrors } from '../errors.ts';
 import { previewDeployFor } from './preview-deploy.ts';
@@ -10,19 +11,7 @@ export const PREVIEW_LINK_LIFETIME = { minSeconds: 300, maxSeconds: 30 * 86_400,
 /** The query parameter that carries a share link's (or a hand-off's) token to the preview host. */
 export const PREVIEW_TOKEN_PARAM = 'kennel_preview';
 
-export interface PreviewLink {
-  id: number;
-  deployId: number;
-  /** The preview's address, `<slug>--<deployId>.<platform domain>`. */
-  host: string;
-  /** Who made it (their email), or null once their account is gone. */
-  createdBy: string | null;
-  createdAt: string;
-  expiresAt: string;
-  revokedAt: string | null;
-  /** Whether it opens the preview now: not revoked and not expired. */
-  active: boolean;
-}
+export type { PreviewLink } from '../api-types.ts';
 
 /**
  * The share link's address on the preview host, as the caller reached the platform (`http://…:8080`

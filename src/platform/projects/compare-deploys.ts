@@ -1,4 +1,4 @@
-import type { Change } from '../../lib/openapi-diff/index.ts';
+import type { DeployComparison } from '../api-types.ts';
 import type { Actor, PlatformContext } from '../context.ts';
 import { platformErrors } from '../errors.ts';
 import { deployNotFound } from './deploy-records.ts';
@@ -6,12 +6,7 @@ import { type Project, projectFor } from './projects.ts';
 import { diffStoredDocuments, storedDocumentAsYaml } from './stored-documents.ts';
 
 /** The changes from one deploy of a project (`againstId`, the base) to another (`deployId`). */
-export interface DeployComparison {
-  deployId: number;
-  againstId: number;
-  changes: Change[];
-  breaking: boolean;
-}
+export type { DeployComparison } from '../api-types.ts';
 
 /** A deploy's stored document (JSON text), or why there is none. */
 async function documentOf(ctx: PlatformContext, project: Project, id: number): Promise<string> {

@@ -1,19 +1,12 @@
 import { transact } from '../../storage/index.ts';
 import { teamFor } from '../accounts/teams.ts';
+import type { ProjectDeletion } from '../api-types.ts';
 import type { Actor, PlatformContext, PlatformDb } from '../context.ts';
 import { platformErrors } from '../errors.ts';
 import { projectFor, projectNotFound } from './projects.ts';
 
-/** What deleting a project removes (or removed): counts of what it holds. */
-export interface ProjectDeletion {
-  slug: string;
-  /** Its custom domains that are not already removed. */
-  domains: number;
-  /** The certificates of its domains. */
-  certificates: number;
-  /** Every deploy it keeps, previews included. */
-  deploys: number;
-}
+/** What deleting a project removes (or removed): counts of what it holds (the schema's type). */
+export type { ProjectDeletion } from '../api-types.ts';
 
 async function countHoldings(db: PlatformDb, projectId: number, slug: string): Promise<ProjectDeletion> {
   const count = async (query: Promise<{ n: number | string | bigint } | undefined>) =>

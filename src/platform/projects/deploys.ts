@@ -7,6 +7,7 @@ import { pathTemplateProblems } from '../../lib/operation-matcher.ts';
 import { WorkerPool } from '../../lib/worker-pool.ts';
 import { transact } from '../../storage/index.ts';
 import type { Actor, PlatformContext } from '../context.ts';
+import type { DeployStatus, SourceFormat } from '../db-schema.ts';
 import { platformErrors } from '../errors.ts';
 import { addTraffic } from '../traffic/read-operation-traffic.ts';
 import { type PointedProblem, referenceProblems } from './check-references.ts';
@@ -44,7 +45,7 @@ import {
 import { checkOriginUrl, type Project, projectFor } from './projects.ts';
 import { type DeployChanges, diffStoredDocuments, NO_CHANGES } from './stored-documents.ts';
 
-export type DeployStatus = 'succeeded' | 'failed';
+export type { DeployStatus } from '../db-schema.ts';
 
 export interface Deploy {
   id: number;
@@ -290,9 +291,9 @@ export function toDeploy(
   activeId: number | null,
   row: {
     id: number;
-    status: string;
+    status: DeployStatus;
     origin_url: string;
-    source_format: string;
+    source_format: SourceFormat;
     problems: string | null;
     created_at: string;
   },
@@ -300,9 +301,9 @@ export function toDeploy(
   return {
     id: row.id,
     projectSlug: slug,
-    status: row.status as DeployStatus,
+    status: row.status,
     originUrl: row.origin_url,
-    sourceFormat: row.source_format as 'json' | 'yaml',
+    sourceFormat: row.source_format,
     ...problemsOf(row.problems),
     active: row.id === activeId,
     createdAt: row.created_at,

@@ -1,5 +1,6 @@
 import { checkOriginUrl, normaliseOrigin, type OriginPolicy } from '../../lib/address-policy.ts';
 import { isUniqueViolation } from '../../storage/index.ts';
+import type { OriginGrant } from '../api-types.ts';
 import type { Actor, PlatformContext, PlatformDb } from '../context.ts';
 import { platformErrors } from '../errors.ts';
 
@@ -20,16 +21,7 @@ import { platformErrors } from '../errors.ts';
 /** The grant of every origin listed in KENNEL_ORIGIN_ALLOWLIST, whatever it lists at the time. */
 export const ALLOWLIST_GRANT = 'KENNEL_ORIGIN_ALLOWLIST';
 
-export interface OriginGrant {
-  id: number;
-  teamId: number;
-  teamName: string;
-  /** A normalised origin, or `KENNEL_ORIGIN_ALLOWLIST`. */
-  origin: string;
-  /** The platform admin who granted it; null for the platform's own (the first start's). */
-  grantedBy: string | null;
-  createdAt: string;
-}
+export type { OriginGrant } from '../api-types.ts';
 
 /** The grants in force, read in one pass: per team, and all together for the edge's guard. */
 export class OriginAccess {

@@ -165,7 +165,7 @@ function projectQuery(ctx: PlatformContext, actor: Actor) {
 
 function toProject(
   ctx: PlatformContext,
-  row: Omit<Selectable<PlatformTables['projects']>, 'created_at'> & { plan: string },
+  row: Omit<Selectable<PlatformTables['projects']>, 'created_at'> & { plan: PlanName },
 ): Project {
   return {
     id: row.id,
@@ -175,7 +175,7 @@ function toProject(
     originUrl: row.origin_url,
     activeDeployId: row.active_deploy_id,
     primaryDomain: row.primary_domain,
-    plan: row.plan as PlanName,
+    plan: row.plan,
     defaultHost: `${row.slug}.${ctx.config.platformDomain}`,
   };
 }

@@ -1,12 +1,10 @@
+import type { ProjectChange } from '../api-types.ts';
 import type { Actor, PlatformContext } from '../context.ts';
 import { platformErrors } from '../errors.ts';
 import { checkTenantOriginUrl, type Project, projectFor } from './projects.ts';
 
-/** What a project's settings change: its display name, its origin, or both. */
-export interface ProjectChange {
-  name?: string;
-  originUrl?: string;
-}
+/** What a project's settings change: its display name, its origin, or both (the schema's type). */
+export type { ProjectChange } from '../api-types.ts';
 
 /**
  * Renames a project and/or moves it to another origin; any member of its team may (as its

@@ -1,5 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { Change } from '../../lib/openapi-diff/index.ts';
+import type { Publication } from '../api-types.ts';
 import type { PlatformDb } from '../context.ts';
 import type { PlatformTables } from '../db-schema.ts';
 
@@ -9,16 +10,7 @@ import type { PlatformTables } from '../db-schema.ts';
  * first. A publication keeps its own copy of the changes and the deploy's number, so it outlives
  * the deploy when retention prunes it (`deployId` then names no deploy).
  */
-export interface Publication {
-  id: number;
-  deployId: number;
-  deployNumber: number;
-  publishedAt: string;
-  /** The email of who made it live; null for the system (or an account since deleted). */
-  publishedBy: string | null;
-  changes: Change[];
-  breaking: boolean;
-}
+export type { Publication } from '../api-types.ts';
 
 /** A project's publications, newest first. */
 export async function listPublications(

@@ -1,3 +1,4 @@
+import type { RequestLog } from '../api-types.ts';
 import type { Actor, PlatformContext, PlatformDb } from '../context.ts';
 import { projectFor } from '../projects/projects.ts';
 
@@ -6,22 +7,7 @@ import { projectFor } from '../projects/projects.ts';
  * requests per project: docs/traffic.md). Ids grow in the order rows were written, on every
  * node alike (one sequence in the database), so "after id N" is a cursor across nodes.
  */
-export interface RequestLog {
-  id: number;
-  at: string;
-  method: string;
-  /** `METHOD /template`, `unmatched` or `other` (docs/traffic.md). */
-  operation: string;
-  /** The path without the query's values (`/pets?limit=`). */
-  path: string;
-  status: number;
-  latencyMs: number;
-  bytesIn: number;
-  bytesOut: number;
-  /** The caller's display label (`key:sk_liv…`, `203.0.113.0/24`), never its credential. */
-  caller: string | null;
-  requestId: string | null;
-}
+export type { RequestLog } from '../api-types.ts';
 
 export const DEFAULT_LOG_LIMIT = 100;
 export const MAX_LOG_LIMIT = 1000;

@@ -1,8 +1,9 @@
 import { LatencySketch } from '../../lib/latency-sketch.ts';
+import type { ProjectTraffic, TrafficGroup, TrafficPoint } from '../api-types.ts';
 import type { Actor, PlatformContext, PlatformDb } from '../context.ts';
 import { projectFor } from '../projects/projects.ts';
 import { readDeprecatedOperations } from './read-operation-lifecycle.ts';
-import { floorTo, HOUR_MS, isoDay, type TrafficInterval, trafficRange } from './read-range.ts';
+import { floorTo, HOUR_MS, isoDay, trafficRange } from './read-range.ts';
 
 /**
  * What a project's traffic was over a range: totals, a series per interval and groups (by
@@ -19,38 +20,7 @@ export interface Percentiles {
   p99: number | null;
 }
 
-export interface TrafficPoint extends Percentiles {
-  /** The interval's start. */
-  at: string;
-  requests: number;
-  errors: number;
-}
-
-export interface TrafficGroup extends Percentiles {
-  key: string;
-  requests: number;
-  errors: number;
-  /** By operation and by status (callers are counted per day, without bytes or latency). */
-  bytesIn?: number;
-  bytesOut?: number;
-  operation?: string;
-  deprecated?: boolean;
-  sunset?: string | null;
-  /** By caller: its display label (`key:sk_liv…`, `203.0.113.0/24`), its kind and its last request. */
-  caller?: string;
-  callerKind?: string;
-  lastSeenAt?: string;
-}
-
-export interface ProjectTraffic {
-  from: string;
-  to: string;
-  interval: TrafficInterval;
-  totals: Percentiles & { requests: number; errors: number };
-  series: TrafficPoint[];
-  grouping: TrafficGrouping;
-  groups: TrafficGroup[];
-}
+export type { ProjectTraffic, TrafficGroup, TrafficPoint } from '../api-types.ts';
 
 /** At most this many groups are answered, the busiest first (callers can be many). */
 export const MAX_GROUPS = 200;

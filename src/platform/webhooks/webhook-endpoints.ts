@@ -2,18 +2,13 @@ import { open, type SealingKey, seal } from '../../lib/sealed-box.ts';
 import { checkWebhookUrl, generateSigningSecret, type TargetPolicy } from '../../lib/webhooks/index.ts';
 import { transact } from '../../storage/index.ts';
 import { teamFor } from '../accounts/teams.ts';
+import type { WebhookEndpoint as WebhookEndpointView } from '../api-types.ts';
 import type { Actor, PlatformContext, PlatformDb, PlatformWebhooks } from '../context.ts';
 import { platformErrors } from '../errors.ts';
 import { teamOfEndpointKey } from './webhook-events.ts';
 
 /** A team's endpoint as the API shows it: never the secret, only its last four characters. */
-export interface WebhookEndpointView {
-  teamId: number;
-  url: string;
-  secretHint: string;
-  createdAt: string;
-  updatedAt: string;
-}
+export type { WebhookEndpoint as WebhookEndpointView } from '../api-types.ts';
 
 export function targetPolicy(ctx: PlatformContext): TargetPolicy {
   return { allowPrivate: ctx.config.webhookTargets === 'private' };

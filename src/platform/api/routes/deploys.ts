@@ -1,23 +1,18 @@
-import { defineOperation, ref } from '../../../lib/http-api/index.ts';
-import type { PlatformContext } from '../../context.ts';
+import { ref } from '../../../lib/http-api/index.ts';
 import { compareDeploys, readDeployDocumentAs } from '../../projects/compare-deploys.ts';
-import {
-  type DeployInput,
-  deployProject,
-  dryRunDeploy,
-  listDeploys,
-  readDeploy,
-} from '../../projects/deploys.ts';
+import { deployProject, dryRunDeploy, listDeploys, readDeploy } from '../../projects/deploys.ts';
 import { checkTenantOriginUrl, projectFor } from '../../projects/projects.ts';
 import { promoteDeploy } from '../../projects/promote-deploy.ts';
 import { actorOf } from '../auth.ts';
+import { managementOperation } from '../operation.ts';
+import { inProject, ok } from './answers.ts';
 import { idParam, slugParam } from './parameters.ts';
 
 const TAG = ['Projects'];
 const deployIdParam = idParam('deployId', 'Deploy id');
 
 export const deployRoutes = [
-  defineOperation<PlatformContext, { slug: string }, unknown, DeployInput & { dryRun?: boolean }>({
+  managementOperation({
     operationId: 'createDeploy',
     method: 'POST',
     path: '/api/v1/projects/{slug}/deploys',
@@ -60,7 +55,7 @@ export const deployRoutes = [
       });
     },
   }),
-  defineOperation<PlatformContext, { slug: string }>({
+  managementOperation({
     operationId: 'listDeploys',
     method: 'GET',
     path: '/api/v1/projects/{slug}/deploys',
@@ -69,11 +64,11 @@ export const deployRoutes = [
     description:
       'Every deploy of the project, newest first, with its number, author and changes; `active` marks the live one.',
     parameters: [slugParam],
-    responses: { 200: { description: 'Deploys', schema: { type: 'array', items: ref('Deploy') } } },
+    responses: ok('Deploys', ['Deploy']),
     errors: ['unauthenticated', 'project_not_found'],
-    handler: ({ caller, params }, _reply, ctx) => listDeploys(ctx, actorOf(caller), params.slug),
+    handler: inProject(listDeploys),
   }),
-  defineOperation<PlatformContext, { slug: string; deployId: number }>({
+  managementOperation({
     operationId: 'getDeploy',
     method: 'GET',
     path: '/api/v1/projects/{slug}/deploys/{deployId}',
@@ -81,12 +76,12 @@ export const deployRoutes = [
     summary: 'Read a deploy',
     description: 'One deploy, with its changes, and its problems when it failed.',
     parameters: [slugParam, deployIdParam],
-    responses: { 200: { description: 'The deploy', schema: ref('Deploy') } },
+    responses: ok('The deploy', 'Deploy'),
     errors: ['unauthenticated', 'project_not_found', 'deploy_not_found'],
     handler: ({ caller, params }, _reply, ctx) =>
       readDeploy(ctx, actorOf(caller), params.slug, params.deployId),
   }),
-  defineOperation<PlatformContext, { slug: string; deployId: number }, unknown, { allowBreaking?: boolean }>({
+  managementOperation({
     operationId: 'promoteDeploy',
     method: 'POST',
     path: '/api/v1/projects/{slug}/deploys/{deployId}/promote',
@@ -96,9 +91,7 @@ export const deployRoutes = [
       "Makes a succeeded deploy of the project (an earlier one, or a preview) the live one in one step: its document and its origin. The deploy gate applies: when its changes against the live deploy are breaking it is refused with 409 breaking_changes unless allowBreaking is true. Writes a publication (the changelog's entry) and sends the team's webhook deploy.published.",
     parameters: [slugParam, deployIdParam],
     requestBody: { description: 'Options', schema: ref('PromoteDeploy') },
-    responses: {
-      200: { description: 'The deploy, now live, and its publication', schema: ref('Promotion') },
-    },
+    responses: ok('The deploy, now live, and its publication', 'Promotion'),
     errors: [
       'unauthenticated',
       'csrf_failed',
@@ -114,7 +107,7 @@ export const deployRoutes = [
         ...(body?.allowBreaking === undefined ? {} : { allowBreaking: body.allowBreaking }),
       }),
   }),
-  defineOperation<PlatformContext, { slug: string; deployId: number }, { format?: 'json' | 'yaml' }>({
+  managementOperation({
     operationId: 'getDeployDocument',
     method: 'GET',
     path: '/api/v1/projects/{slug}/deploys/{deployId}/document',
@@ -148,7 +141,7 @@ export const deployRoutes = [
       return text;
     },
   }),
-  defineOperation<PlatformContext, { slug: string; deployId: number }, { against?: number }>({
+  managementOperation({
     operationId: 'compareDeploys',
     method: 'GET',
     path: '/api/v1/projects/{slug}/deploys/{deployId}/changes',
@@ -166,7 +159,7 @@ export const deployRoutes = [
         schema: { type: 'integer', minimum: 1 },
       },
     ],
-    responses: { 200: { description: 'The changes', schema: ref('DeployComparison') } },
+    responses: ok('The changes', 'DeployComparison'),
     errors: ['unauthenticated', 'project_not_found', 'deploy_not_found', 'deploy_failed', 'deploy_required'],
     handler: ({ caller, params, query }, _reply, ctx) =>
       compareDeploys(ctx, actorOf(caller), params.slug, params.deployId, query.against),

@@ -1,11 +1,12 @@
-import { defineOperation, ref } from '../../../lib/http-api/index.ts';
-import type { PlatformContext } from '../../context.ts';
+import { ref } from '../../../lib/http-api/index.ts';
 import { addDomain } from '../../domains/add-domain.ts';
 import { applyDomainConfig, readDomainConfig } from '../../domains/apply-domain-config.ts';
 import { inspectDomain, listDomains } from '../../domains/read-domains.ts';
 import { removeDomain } from '../../domains/remove-domain.ts';
 import { reverifyDomain, verifyDomain } from '../../domains/verify-domain.ts';
 import { actorOf } from '../auth.ts';
+import { managementOperation } from '../operation.ts';
+import { answerCreated, created, inProject, noContent, ok, thenNoContent } from './answers.ts';
 import { slugParam } from './parameters.ts';
 
 const TAG = ['Domains'];
@@ -19,7 +20,7 @@ const base = '/api/v1/projects/{slug}/domains';
 const domainErrors = ['unauthenticated', 'project_not_found', 'domain_not_found'];
 
 export const domainRoutes = [
-  defineOperation<PlatformContext, { slug: string }>({
+  managementOperation({
     operationId: 'listDomains',
     method: 'GET',
     path: base,
@@ -27,11 +28,11 @@ export const domainRoutes = [
     summary: 'List domains',
     description: "The project's custom domains with their state and the DNS records to create.",
     parameters: [slugParam],
-    responses: { 200: { description: 'Domains', schema: { type: 'array', items: ref('Domain') } } },
+    responses: ok('Domains', ['Domain']),
     errors: ['unauthenticated', 'project_not_found'],
-    handler: ({ caller, params }, _reply, ctx) => listDomains(ctx, actorOf(caller), params.slug),
+    handler: inProject(listDomains),
   }),
-  defineOperation<PlatformContext, { slug: string }, unknown, { hostname: string }>({
+  managementOperation({
     operationId: 'addDomain',
     method: 'POST',
     path: base,
@@ -41,7 +42,7 @@ export const domainRoutes = [
       'Adds a custom domain (Pro plan or above, after a successful deploy). The answer carries the DNS records to create and what DNS shows now (a conflicting record, a CAA record that would block the CA).',
     parameters: [slugParam],
     requestBody: { description: 'The hostname', schema: ref('NewDomain') },
-    responses: { 201: { description: 'The domain, unverified', schema: ref('AddedDomain') } },
+    responses: created('The domain, unverified', 'AddedDomain'),
     errors: [
       'unauthenticated',
       'csrf_failed',
@@ -55,12 +56,11 @@ export const domainRoutes = [
       'hostname_wildcard',
       'hostname_platform_domain',
     ],
-    async handler({ caller, params, body }, reply, ctx) {
-      reply.code(201);
-      return addDomain(ctx, actorOf(caller), params.slug, body.hostname);
-    },
+    handler: answerCreated(({ caller, params, body }, ctx) =>
+      addDomain(ctx, actorOf(caller), params.slug, body.hostname),
+    ),
   }),
-  defineOperation<PlatformContext, { slug: string; hostname: string }>({
+  managementOperation({
     operationId: 'inspectDomain',
     method: 'GET',
     path: `${base}/{hostname}`,
@@ -68,12 +68,12 @@ export const domainRoutes = [
     summary: 'Inspect a domain',
     description: 'A domain with its history: who did what, when, with what outcome.',
     parameters: [slugParam, hostnameParam],
-    responses: { 200: { description: 'The domain and its history', schema: ref('DomainDetail') } },
+    responses: ok('The domain and its history', 'DomainDetail'),
     errors: domainErrors,
     handler: ({ caller, params }, _reply, ctx) =>
       inspectDomain(ctx, actorOf(caller), params.slug, params.hostname),
   }),
-  defineOperation<PlatformContext, { slug: string; hostname: string }>({
+  managementOperation({
     operationId: 'verifyDomain',
     method: 'POST',
     path: `${base}/{hostname}/verify`,
@@ -82,12 +82,12 @@ export const domainRoutes = [
     description:
       'Checks DNS now. Passing moves the domain to verified; failing leaves it unverified with the reason and the remedy.',
     parameters: [slugParam, hostnameParam],
-    responses: { 200: { description: 'The outcome and the domain after it', schema: ref('CheckResult') } },
+    responses: ok('The outcome and the domain after it', 'CheckResult'),
     errors: [...domainErrors, 'csrf_failed', 'plan_required', 'deploy_required'],
     handler: ({ caller, params }, _reply, ctx) =>
       verifyDomain(ctx, actorOf(caller), params.slug, params.hostname),
   }),
-  defineOperation<PlatformContext, { slug: string; hostname: string }>({
+  managementOperation({
     operationId: 'reverifyDomain',
     method: 'POST',
     path: `${base}/{hostname}/reverify`,
@@ -96,12 +96,12 @@ export const domainRoutes = [
     description:
       'For a verified domain still without a certificate after 30 minutes: checks DNS again and starts a fresh certificate attempt.',
     parameters: [slugParam, hostnameParam],
-    responses: { 200: { description: 'The outcome and the domain after it', schema: ref('CheckResult') } },
+    responses: ok('The outcome and the domain after it', 'CheckResult'),
     errors: [...domainErrors, 'csrf_failed', 'reverify_not_available'],
     handler: ({ caller, params }, _reply, ctx) =>
       reverifyDomain(ctx, actorOf(caller), params.slug, params.hostname),
   }),
-  defineOperation<PlatformContext, { slug: string; hostname: string }>({
+  managementOperation({
     operationId: 'removeDomain',
     method: 'DELETE',
     path: `${base}/{hostname}`,
@@ -109,14 +109,13 @@ export const domainRoutes = [
     summary: 'Remove',
     description: 'Removes the domain: serving stops at once. Redirects from or to it go too.',
     parameters: [slugParam, hostnameParam],
-    responses: { 204: { description: 'Removed' } },
+    responses: noContent('Removed'),
     errors: [...domainErrors, 'csrf_failed'],
-    async handler({ caller, params }, reply, ctx) {
-      await removeDomain(ctx, actorOf(caller), params.slug, params.hostname);
-      return reply.code(204).send();
-    },
+    handler: thenNoContent(({ caller, params }, ctx) =>
+      removeDomain(ctx, actorOf(caller), params.slug, params.hostname),
+    ),
   }),
-  defineOperation<PlatformContext, { slug: string }>({
+  managementOperation({
     operationId: 'exportDomainConfig',
     method: 'GET',
     path: '/api/v1/projects/{slug}/domain-config',
@@ -125,11 +124,11 @@ export const domainRoutes = [
     description:
       'The YAML configuration (primary, redirects, names) that apply accepts unchanged, and the primary and redirects as values.',
     parameters: [slugParam],
-    responses: { 200: { description: 'The configuration', schema: ref('DomainConfig') } },
+    responses: ok('The configuration', 'DomainConfig'),
     errors: ['unauthenticated', 'project_not_found'],
-    handler: ({ caller, params }, _reply, ctx) => readDomainConfig(ctx, actorOf(caller), params.slug),
+    handler: inProject(readDomainConfig),
   }),
-  defineOperation<PlatformContext, { slug: string }, unknown, { yaml: string; prune?: boolean }>({
+  managementOperation({
     operationId: 'applyDomainConfig',
     method: 'PUT',
     path: '/api/v1/projects/{slug}/domain-config',
@@ -139,7 +138,7 @@ export const domainRoutes = [
       "Reconciles the project with a YAML configuration: adds missing domains, sets the primary and redirects; removes domains only with prune. An invalid file changes nothing; the message names each problem's line and column.",
     parameters: [slugParam],
     requestBody: { description: 'The YAML text', schema: ref('DomainConfigText') },
-    responses: { 200: { description: 'What changed', schema: ref('ApplyResult') } },
+    responses: ok('What changed', 'ApplyResult'),
     errors: [
       'unauthenticated',
       'csrf_failed',

@@ -1,13 +1,14 @@
-import { defineOperation, ref } from '../../../lib/http-api/index.ts';
-import type { PlatformContext } from '../../context.ts';
+import { ref } from '../../../lib/http-api/index.ts';
 import { grantOrigin, listOriginGrants, revokeOriginGrant } from '../../projects/origin-grants.ts';
 import { actorOf } from '../auth.ts';
+import { managementOperation } from '../operation.ts';
+import { forCaller, noContent, ok, thenNoContent } from './answers.ts';
 import { idParam } from './parameters.ts';
 
 const TAG = ['Origin grants'];
 
 export const originGrantRoutes = [
-  defineOperation<PlatformContext>({
+  managementOperation({
     operationId: 'listOriginGrants',
     method: 'GET',
     path: '/api/v1/origin-grants',
@@ -16,13 +17,11 @@ export const originGrantRoutes = [
     description:
       "Platform admins only. Which team's projects may reach which private origin (KENNEL_ORIGIN_ALLOWLIST: every origin of that setting).",
     access: 'admin',
-    responses: {
-      200: { description: 'The grants, oldest first', schema: { type: 'array', items: ref('OriginGrant') } },
-    },
+    responses: ok('The grants, oldest first', ['OriginGrant']),
     errors: ['unauthenticated', 'forbidden'],
-    handler: ({ caller }, _reply, ctx) => listOriginGrants(ctx, actorOf(caller)),
+    handler: forCaller(listOriginGrants),
   }),
-  defineOperation<PlatformContext, unknown, unknown, { teamId: number; origin: string }>({
+  managementOperation({
     operationId: 'grantOrigin',
     method: 'POST',
     path: '/api/v1/origin-grants',
@@ -43,7 +42,7 @@ export const originGrantRoutes = [
       return grant;
     },
   }),
-  defineOperation<PlatformContext, { grantId: number }>({
+  managementOperation({
     operationId: 'revokeOriginGrant',
     method: 'DELETE',
     path: '/api/v1/origin-grants/{grantId}',
@@ -53,11 +52,10 @@ export const originGrantRoutes = [
       "Platform admins only. The team's projects on that origin stop being forwarded at once, on every edge node, and may not be pointed at it again.",
     access: 'admin',
     parameters: [idParam('grantId', 'Grant id')],
-    responses: { 204: { description: 'Revoked' } },
+    responses: noContent('Revoked'),
     errors: ['unauthenticated', 'csrf_failed', 'forbidden', 'origin_grant_not_found'],
-    async handler({ caller, params }, reply, ctx) {
-      await revokeOriginGrant(ctx, actorOf(caller), params.grantId);
-      return reply.code(204).send();
-    },
+    handler: thenNoContent(({ caller, params }, ctx) =>
+      revokeOriginGrant(ctx, actorOf(caller), params.grantId),
+    ),
   }),
 ];

@@ -1,17 +1,18 @@
-import { defineOperation, ref } from '../../../lib/http-api/index.ts';
+import { ref } from '../../../lib/http-api/index.ts';
 import {
   MAILED_RESET_LIFETIME_MS,
   type PasswordResetRequests,
   RESET_REQUEST_ANSWER,
 } from '../../accounts/request-password-reset.ts';
-import type { PlatformContext } from '../../context.ts';
+import { managementOperation } from '../operation.ts';
 import { platformAddress } from '../platform-address.ts';
+import { ok } from './answers.ts';
 
 const TAG = ['Account'];
 
 /** "Forgot password?" (no sign-in); requests go through `requests` (limits, mails under way). */
 export const passwordResetRequestRoutes = (requests: PasswordResetRequests) => [
-  defineOperation<PlatformContext>({
+  managementOperation({
     operationId: 'getPasswordResetPolicy',
     method: 'GET',
     path: '/api/v1/password-reset/policy',
@@ -20,11 +21,11 @@ export const passwordResetRequestRoutes = (requests: PasswordResetRequests) => [
     description:
       'No sign-in: whether POST /api/v1/password-reset/request mails reset links (SMTP_URL is set), so the sign-in page offers the form, or else says to ask a team owner or the operator.',
     access: 'public',
-    responses: { 200: { description: 'The policy', schema: ref('PasswordResetPolicy') } },
+    responses: ok('The policy', 'PasswordResetPolicy'),
     errors: ['malformed_url'],
     handler: async (_request, _reply, ctx) => ({ byMail: Boolean(ctx.config.smtpUrl) }),
   }),
-  defineOperation<PlatformContext, unknown, unknown, { email: string }>({
+  managementOperation({
     operationId: 'requestPasswordReset',
     method: 'POST',
     path: '/api/v1/password-reset/request',

@@ -1,5 +1,4 @@
-import { defineOperation, ref } from '../../../lib/http-api/index.ts';
-import type { PlatformContext } from '../../context.ts';
+import { ref } from '../../../lib/http-api/index.ts';
 import {
   createPreviewLink,
   listPreviewLinks,
@@ -10,7 +9,9 @@ import {
   startPreviewHandoff,
 } from '../../previews/index.ts';
 import { actorOf } from '../auth.ts';
+import { managementOperation } from '../operation.ts';
 import { platformAddress } from '../platform-address.ts';
+import { created, noContent, ok, thenNoContent } from './answers.ts';
 import { idParam, slugParam } from './parameters.ts';
 
 const TAG = ['Projects'];
@@ -20,7 +21,7 @@ const PREVIEW_ERRORS = ['unauthenticated', 'project_not_found', 'deploy_not_foun
 
 /** Preview deploys' private addresses: the members' hand-off and share links (docs/platform-api.md). */
 export const previewRoutes = [
-  defineOperation<PlatformContext, { slug: string; deployId: number }>({
+  managementOperation({
     operationId: 'openPreview',
     method: 'GET',
     path: '/api/v1/projects/{slug}/deploys/{deployId}/preview-access',
@@ -54,7 +55,7 @@ export const previewRoutes = [
       return { url, expiresAt: handoff.expiresAt };
     },
   }),
-  defineOperation<PlatformContext, { slug: string; deployId: number }, unknown, { expiresIn?: number }>({
+  managementOperation({
     operationId: 'createPreviewLink',
     method: 'POST',
     path: '/api/v1/projects/{slug}/deploys/{deployId}/links',
@@ -63,7 +64,7 @@ export const previewRoutes = [
     description: `Makes a share link for a preview deploy: whoever opens it sees the preview (its reference and its API) until it expires (\`expiresIn\`, ${PREVIEW_LINK_LIFETIME.minSeconds} s to ${PREVIEW_LINK_LIFETIME.maxSeconds / 86_400} days, a week by default) or a team member revokes it. Any member of the project's team may make one. The token is in this answer only; it is stored as a hash.`,
     parameters: [slugParam, deployIdParam],
     requestBody: { description: 'How long the link lives', schema: ref('NewPreviewLink') },
-    responses: { 201: { description: 'The link, with its secret', schema: ref('CreatedPreviewLink') } },
+    responses: created('The link, with its secret', 'CreatedPreviewLink'),
     errors: [...PREVIEW_ERRORS, 'csrf_failed'],
     async handler({ caller, params, body }, reply, ctx) {
       const link = await createPreviewLink(
@@ -80,7 +81,7 @@ export const previewRoutes = [
       };
     },
   }),
-  defineOperation<PlatformContext, { slug: string; deployId: number }>({
+  managementOperation({
     operationId: 'listPreviewLinks',
     method: 'GET',
     path: '/api/v1/projects/{slug}/deploys/{deployId}/links',
@@ -89,12 +90,12 @@ export const previewRoutes = [
     description:
       'Every share link of the preview, newest first, revoked and expired ones included (never their secrets).',
     parameters: [slugParam, deployIdParam],
-    responses: { 200: { description: 'Links', schema: { type: 'array', items: ref('PreviewLink') } } },
+    responses: ok('Links', ['PreviewLink']),
     errors: PREVIEW_ERRORS,
     handler: ({ caller, params }, _reply, ctx) =>
       listPreviewLinks(ctx, actorOf(caller), params.slug, params.deployId),
   }),
-  defineOperation<PlatformContext, { slug: string; deployId: number; linkId: number }>({
+  managementOperation({
     operationId: 'revokePreviewLink',
     method: 'DELETE',
     path: '/api/v1/projects/{slug}/deploys/{deployId}/links/{linkId}',
@@ -103,11 +104,10 @@ export const previewRoutes = [
     description:
       'The link stops opening the preview at once, and so do the browsers it was opened in (their next request).',
     parameters: [slugParam, deployIdParam, linkIdParam],
-    responses: { 204: { description: 'Revoked' } },
+    responses: noContent('Revoked'),
     errors: [...PREVIEW_ERRORS, 'csrf_failed', 'preview_link_not_found'],
-    async handler({ caller, params }, reply, ctx) {
-      await revokePreviewLink(ctx, actorOf(caller), params.slug, params.deployId, params.linkId);
-      return reply.code(204).send();
-    },
+    handler: thenNoContent(({ caller, params }, ctx) =>
+      revokePreviewLink(ctx, actorOf(caller), params.slug, params.deployId, params.linkId),
+    ),
   }),
 ];

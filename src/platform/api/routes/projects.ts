@@ -1,32 +1,28 @@
-import { defineOperation, ref } from '../../../lib/http-api/index.ts';
+import { ref } from '../../../lib/http-api/index.ts';
 import { teamFor } from '../../accounts/teams.ts';
-import type { PlatformContext } from '../../context.ts';
 import { deleteProject, previewProjectDeletion } from '../../projects/delete-project.ts';
 import { checkTenantOriginUrl, createProject, listProjects, projectFor } from '../../projects/projects.ts';
-import { type ProjectChange, updateProject } from '../../projects/update-project.ts';
+import { updateProject } from '../../projects/update-project.ts';
 import { actorOf } from '../auth.ts';
+import { managementOperation } from '../operation.ts';
+import { created, forCaller, inProject, ok } from './answers.ts';
 import { slugParam } from './parameters.ts';
 
 const TAG = ['Projects'];
 
 export const projectRoutes = [
-  defineOperation<PlatformContext>({
+  managementOperation({
     operationId: 'listProjects',
     method: 'GET',
     path: '/api/v1/projects',
     tags: TAG,
     summary: 'List projects',
     description: "Your teams' projects.",
-    responses: { 200: { description: 'Projects', schema: { type: 'array', items: ref('Project') } } },
+    responses: ok('Projects', ['Project']),
     errors: ['unauthenticated'],
-    handler: ({ caller }, _reply, ctx) => listProjects(ctx, actorOf(caller)),
+    handler: forCaller(listProjects),
   }),
-  defineOperation<
-    PlatformContext,
-    unknown,
-    unknown,
-    { teamId: number; slug: string; name: string; originUrl: string }
-  >({
+  managementOperation({
     operationId: 'createProject',
     method: 'POST',
     path: '/api/v1/projects',
@@ -35,7 +31,7 @@ export const projectRoutes = [
     description:
       'Creates a project of one of your teams, published at <slug>.<platform domain> once deployed.',
     requestBody: { description: 'The project', schema: ref('NewProject') },
-    responses: { 201: { description: 'The project', schema: ref('Project') } },
+    responses: created('The project', 'Project'),
     errors: ['unauthenticated', 'csrf_failed', 'team_not_found', 'slug_taken', 'origin_not_allowed'],
     async handler({ caller, body }, reply, ctx) {
       const actor = actorOf(caller);
@@ -46,7 +42,7 @@ export const projectRoutes = [
       return createProject(ctx, actor, { ...body, originUrl });
     },
   }),
-  defineOperation<PlatformContext, { slug: string }>({
+  managementOperation({
     operationId: 'getProject',
     method: 'GET',
     path: '/api/v1/projects/{slug}',
@@ -54,11 +50,11 @@ export const projectRoutes = [
     summary: 'Read a project',
     description: 'One project: default address, active deploy, plan, primary domain.',
     parameters: [slugParam],
-    responses: { 200: { description: 'The project', schema: ref('Project') } },
+    responses: ok('The project', 'Project'),
     errors: ['unauthenticated', 'project_not_found'],
-    handler: ({ caller, params }, _reply, ctx) => projectFor(ctx, actorOf(caller), params.slug),
+    handler: inProject(projectFor),
   }),
-  defineOperation<PlatformContext, { slug: string }, unknown, ProjectChange>({
+  managementOperation({
     operationId: 'updateProject',
     method: 'PATCH',
     path: '/api/v1/projects/{slug}',
@@ -68,12 +64,12 @@ export const projectRoutes = [
       "Changes the project's display name, its origin, or both; any member of its team may. The slug stays: it is the published host. A new origin is checked as at creation (origin_not_allowed for a private address without the team's grant) and the edge uses it from the next request; past deploys keep the origin they were made with.",
     parameters: [slugParam],
     requestBody: { description: 'The changes', schema: ref('ProjectChange') },
-    responses: { 200: { description: 'The project as changed', schema: ref('Project') } },
+    responses: ok('The project as changed', 'Project'),
     errors: ['unauthenticated', 'csrf_failed', 'project_not_found', 'origin_not_allowed'],
     handler: ({ caller, params, body }, _reply, ctx) =>
       updateProject(ctx, actorOf(caller), params.slug, body),
   }),
-  defineOperation<PlatformContext, { slug: string }>({
+  managementOperation({
     operationId: 'getProjectDeletion',
     method: 'GET',
     path: '/api/v1/projects/{slug}/deletion',
@@ -82,11 +78,11 @@ export const projectRoutes = [
     description:
       'Counts what goes with the project if it is deleted now: its custom domains, their certificates and its deploys. Any member of its team may ask.',
     parameters: [slugParam],
-    responses: { 200: { description: 'What would go', schema: ref('ProjectDeletion') } },
+    responses: ok('What would go', 'ProjectDeletion'),
     errors: ['unauthenticated', 'project_not_found'],
-    handler: ({ caller, params }, _reply, ctx) => previewProjectDeletion(ctx, actorOf(caller), params.slug),
+    handler: inProject(previewProjectDeletion),
   }),
-  defineOperation<PlatformContext, { slug: string }>({
+  managementOperation({
     operationId: 'deleteProject',
     method: 'DELETE',
     path: '/api/v1/projects/{slug}',
@@ -95,8 +91,8 @@ export const projectRoutes = [
     description:
       'Deletes the project with its domains, their certificates, its deploys (previews and share links too), its changelog, CORS policy and traffic, in one transaction; the edge stops serving all of its addresses at once. Team owners and platform admins only. Answers what was removed; the slug is free again. There is no undo.',
     parameters: [slugParam],
-    responses: { 200: { description: 'What was removed', schema: ref('ProjectDeletion') } },
+    responses: ok('What was removed', 'ProjectDeletion'),
     errors: ['unauthenticated', 'csrf_failed', 'project_not_found', 'forbidden'],
-    handler: ({ caller, params }, _reply, ctx) => deleteProject(ctx, actorOf(caller), params.slug),
+    handler: inProject(deleteProject),
   }),
 ];

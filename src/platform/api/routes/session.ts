@@ -1,16 +1,17 @@
 import { parseCookie, stringifySetCookie } from 'cookie';
-import { defineOperation, ref } from '../../../lib/http-api/index.ts';
+import { ref } from '../../../lib/http-api/index.ts';
 import { createSession, endSession, sessionFor } from '../../accounts/credentials.ts';
 import type { SignInGuard } from '../../accounts/sign-in.ts';
 import { DEFAULT_SIGN_IN_LIMITS as LIMITS } from '../../accounts/sign-in-limits.ts';
-import type { PlatformContext } from '../../context.ts';
 import { type Caller, cameOverHttps, sessionCookieName } from '../auth.ts';
+import { managementOperation } from '../operation.ts';
+import { noContent, ok } from './answers.ts';
 
 const TAG = ['Account'];
 
 /** The session routes; sign-ins go through `guard` (attempt limits, bounded hashing). */
 export const sessionRoutes = (guard: SignInGuard) => [
-  defineOperation<PlatformContext, unknown, unknown, { email: string; password: string }>({
+  managementOperation({
     operationId: 'signIn',
     method: 'POST',
     path: '/api/v1/session',
@@ -57,14 +58,14 @@ export const sessionRoutes = (guard: SignInGuard) => [
       };
     },
   }),
-  defineOperation<PlatformContext>({
+  managementOperation({
     operationId: 'signOut',
     method: 'DELETE',
     path: '/api/v1/session',
     tags: TAG,
     summary: 'Sign out',
     description: 'Ends the dashboard session and clears its cookie.',
-    responses: { 204: { description: 'Signed out' } },
+    responses: noContent('Signed out'),
     errors: ['unauthenticated', 'csrf_failed'],
     async handler({ caller }, reply, ctx) {
       const cookie = (caller as Caller).sessionCookie;
@@ -85,7 +86,7 @@ export const sessionRoutes = (guard: SignInGuard) => [
       return reply.code(204).send();
     },
   }),
-  defineOperation<PlatformContext>({
+  managementOperation({
     operationId: 'getSession',
     method: 'GET',
     path: '/api/v1/session',
@@ -94,7 +95,7 @@ export const sessionRoutes = (guard: SignInGuard) => [
     description:
       'Whether the request carries a live dashboard session cookie: 200 either way, `{"signedIn": false}` without one, else the account and the session\'s CSRF token. The dashboard asks this on load, so a signed-out visitor\'s page makes no failing request. Only the cookie counts (an API token caller reads GET /api/v1/me).',
     access: 'public',
-    responses: { 200: { description: 'Signed in or not', schema: ref('SessionState') } },
+    responses: ok('Signed in or not', 'SessionState'),
     // Like every path, a bad percent-escape in the URL is 400 (this operation has no other 4xx).
     errors: ['malformed_url'],
     async handler(_input, reply, ctx) {
@@ -111,7 +112,7 @@ export const sessionRoutes = (guard: SignInGuard) => [
       };
     },
   }),
-  defineOperation<PlatformContext>({
+  managementOperation({
     operationId: 'getMe',
     method: 'GET',
     path: '/api/v1/me',
@@ -119,7 +120,7 @@ export const sessionRoutes = (guard: SignInGuard) => [
     summary: 'Who am I',
     description:
       "The signed-in account; with the dashboard's session cookie, also the session's CSRF token (a reloaded page cannot read the HttpOnly cookie, and only a same-origin page can read this answer).",
-    responses: { 200: { description: 'The account', schema: ref('Me') } },
+    responses: ok('The account', 'Me'),
     errors: ['unauthenticated'],
     handler: async ({ caller }) => {
       const { actor, csrfToken } = caller as Caller;

@@ -1,33 +1,26 @@
-import { defineOperation, ref } from '../../../lib/http-api/index.ts';
-import {
-  createTeam,
-  deleteTeam,
-  listTeams,
-  type Role,
-  renameTeam,
-  setPlan,
-  teamFor,
-} from '../../accounts/teams.ts';
-import type { PlatformContext } from '../../context.ts';
+import { ref } from '../../../lib/http-api/index.ts';
+import { createTeam, deleteTeam, listTeams, renameTeam, setPlan, teamFor } from '../../accounts/teams.ts';
 import { actorOf } from '../auth.ts';
+import { managementOperation } from '../operation.ts';
+import { answerCreated, created, forCaller, inTeam, noContent, ok, thenNoContent } from './answers.ts';
 import { teamIdParam, teamOwnerChangeErrors } from './parameters.ts';
 import { invite, inviteErrors } from './people.ts';
 
 const TAG = ['Teams'];
 
 export const teamRoutes = [
-  defineOperation<PlatformContext>({
+  managementOperation({
     operationId: 'listTeams',
     method: 'GET',
     path: '/api/v1/teams',
     tags: TAG,
     summary: 'List your teams',
     description: 'The teams you belong to (every team, for platform admins).',
-    responses: { 200: { description: 'Teams', schema: { type: 'array', items: ref('Team') } } },
+    responses: ok('Teams', ['Team']),
     errors: ['unauthenticated'],
-    handler: ({ caller }, _reply, ctx) => listTeams(ctx, actorOf(caller)),
+    handler: forCaller(listTeams),
   }),
-  defineOperation<PlatformContext, unknown, unknown, { name: string }>({
+  managementOperation({
     operationId: 'createTeam',
     method: 'POST',
     path: '/api/v1/teams',
@@ -35,14 +28,11 @@ export const teamRoutes = [
     summary: 'Create a team',
     description: 'Creates a team on the Free plan with you as its owner.',
     requestBody: { description: 'The team', schema: ref('NewTeam') },
-    responses: { 201: { description: 'The team', schema: ref('Team') } },
+    responses: created('The team', 'Team'),
     errors: ['unauthenticated', 'csrf_failed'],
-    async handler({ caller, body }, reply, ctx) {
-      reply.code(201);
-      return createTeam(ctx, actorOf(caller), body.name);
-    },
+    handler: answerCreated(({ caller, body }, ctx) => createTeam(ctx, actorOf(caller), body.name)),
   }),
-  defineOperation<PlatformContext, { teamId: number }>({
+  managementOperation({
     operationId: 'getTeam',
     method: 'GET',
     path: '/api/v1/teams/{teamId}',
@@ -50,11 +40,11 @@ export const teamRoutes = [
     summary: 'Read a team',
     description: 'A team you belong to.',
     parameters: [teamIdParam],
-    responses: { 200: { description: 'The team', schema: ref('Team') } },
+    responses: ok('The team', 'Team'),
     errors: ['unauthenticated', 'team_not_found'],
-    handler: ({ caller, params }, _reply, ctx) => teamFor(ctx, actorOf(caller), params.teamId),
+    handler: inTeam(teamFor),
   }),
-  defineOperation<PlatformContext, { teamId: number }, unknown, { name: string }>({
+  managementOperation({
     operationId: 'renameTeam',
     method: 'PATCH',
     path: '/api/v1/teams/{teamId}',
@@ -63,12 +53,12 @@ export const teamRoutes = [
     description: 'Team owners (and platform admins). The name is trimmed and cannot be blank.',
     parameters: [teamIdParam],
     requestBody: { description: 'The new name', schema: ref('TeamChange') },
-    responses: { 200: { description: 'The team', schema: ref('Team') } },
+    responses: ok('The team', 'Team'),
     errors: [...teamOwnerChangeErrors, 'validation_failed'],
     handler: ({ caller, params, body }, _reply, ctx) =>
       renameTeam(ctx, actorOf(caller), params.teamId, body.name),
   }),
-  defineOperation<PlatformContext, { teamId: number }>({
+  managementOperation({
     operationId: 'deleteTeam',
     method: 'DELETE',
     path: '/api/v1/teams/{teamId}',
@@ -77,14 +67,11 @@ export const teamRoutes = [
     description:
       'Team owners (and platform admins), once the team has no projects (409 team_has_projects names them: delete them or move them first). Its memberships, invitations, webhook endpoint and origin grants go with it.',
     parameters: [teamIdParam],
-    responses: { 204: { description: 'Deleted' } },
+    responses: noContent('Deleted'),
     errors: [...teamOwnerChangeErrors, 'team_has_projects'],
-    async handler({ caller, params }, reply, ctx) {
-      await deleteTeam(ctx, actorOf(caller), params.teamId);
-      return reply.code(204).send();
-    },
+    handler: thenNoContent(({ caller, params }, ctx) => deleteTeam(ctx, actorOf(caller), params.teamId)),
   }),
-  defineOperation<PlatformContext, { teamId: number }, unknown, { plan: string }>({
+  managementOperation({
     operationId: 'setTeamPlan',
     method: 'PUT',
     path: '/api/v1/teams/{teamId}/plan',
@@ -94,12 +81,12 @@ export const teamRoutes = [
     access: 'admin',
     parameters: [teamIdParam],
     requestBody: { description: 'The plan', schema: ref('PlanChange') },
-    responses: { 200: { description: 'The team', schema: ref('Team') } },
+    responses: ok('The team', 'Team'),
     errors: teamOwnerChangeErrors,
     handler: ({ caller, params, body }, _reply, ctx) =>
       setPlan(ctx, actorOf(caller), params.teamId, body.plan),
   }),
-  defineOperation<PlatformContext, { teamId: number }, unknown, { email: string; role?: Role }>({
+  managementOperation({
     operationId: 'addTeamMember',
     method: 'POST',
     path: '/api/v1/teams/{teamId}/members',
@@ -109,7 +96,7 @@ export const teamRoutes = [
       'Team owners invite an email to join as owner or member: as POST /api/v1/teams/{teamId}/invitations, with a role. Nobody is added without accepting, and the answer is the same whether or not the email has an account.',
     parameters: [teamIdParam],
     requestBody: { description: 'Who, and their role', schema: ref('NewMember') },
-    responses: { 201: { description: 'The invitation', schema: ref('CreatedInvitation') } },
+    responses: created('The invitation', 'CreatedInvitation'),
     errors: inviteErrors,
     handler: invite,
   }),

@@ -1,22 +1,18 @@
 import type { Socket } from 'node:net';
-import { defineOperation, ref } from '../../../lib/http-api/index.ts';
-import type { PlatformContext } from '../../context.ts';
 import { readDeprecationReach } from '../../traffic/read-deprecation-reach.ts';
 import { openRequestLogStream, pumpRequestLogs } from '../../traffic/read-request-log-stream.ts';
 import { DEFAULT_LOG_LIMIT, listRequestLogs, MAX_LOG_LIMIT } from '../../traffic/read-request-logs.ts';
-import { readProjectTraffic, type TrafficGrouping } from '../../traffic/read-traffic.ts';
+import { readProjectTraffic } from '../../traffic/read-traffic.ts';
 import { actorOf } from '../auth.ts';
+import { managementOperation } from '../operation.ts';
+import { inProject, ok } from './answers.ts';
 import { slugParam } from './parameters.ts';
 
 const TAG = ['Traffic'];
 const ERRORS = ['unauthenticated', 'project_not_found'];
 
 export const trafficRoutes = [
-  defineOperation<
-    PlatformContext,
-    { slug: string },
-    { since?: string; until?: string; by?: TrafficGrouping }
-  >({
+  managementOperation({
     operationId: 'getProjectTraffic',
     method: 'GET',
     path: '/api/v1/projects/{slug}/traffic',
@@ -45,12 +41,12 @@ export const trafficRoutes = [
         schema: { type: 'string', enum: ['operation', 'caller', 'status'], default: 'operation' },
       },
     ],
-    responses: { 200: { description: 'The traffic', schema: ref('ProjectTraffic') } },
+    responses: ok('The traffic', 'ProjectTraffic'),
     errors: ERRORS,
     handler: ({ caller, params, query }, _reply, ctx) =>
       readProjectTraffic(ctx, actorOf(caller), params.slug, query),
   }),
-  defineOperation<PlatformContext, { slug: string }>({
+  managementOperation({
     operationId: 'getDeprecationReach',
     method: 'GET',
     path: '/api/v1/projects/{slug}/traffic/deprecations',
@@ -59,13 +55,11 @@ export const trafficRoutes = [
     description:
       'Each deprecated operation of the live deploy with its sunset, and the callers that called it in the last 7 days (today and the six days before, UTC), with their requests and their last call.',
     parameters: [slugParam],
-    responses: {
-      200: { description: 'Deprecated operations and their callers', schema: ref('DeprecationReach') },
-    },
+    responses: ok('Deprecated operations and their callers', 'DeprecationReach'),
     errors: ERRORS,
-    handler: ({ caller, params }, _reply, ctx) => readDeprecationReach(ctx, actorOf(caller), params.slug),
+    handler: inProject(readDeprecationReach),
   }),
-  defineOperation<PlatformContext, { slug: string }, { limit?: number; before?: number }>({
+  managementOperation({
     operationId: 'listRequestLogs',
     method: 'GET',
     path: '/api/v1/projects/{slug}/logs',
@@ -88,12 +82,12 @@ export const trafficRoutes = [
         schema: { type: 'integer', minimum: 1 },
       },
     ],
-    responses: { 200: { description: 'Logged requests', schema: ref('RequestLogPage') } },
+    responses: ok('Logged requests', 'RequestLogPage'),
     errors: ERRORS,
     handler: ({ caller, params, query }, _reply, ctx) =>
       listRequestLogs(ctx, actorOf(caller), params.slug, query),
   }),
-  defineOperation<PlatformContext, { slug: string }, { after?: number }>({
+  managementOperation({
     operationId: 'streamRequestLogs',
     method: 'GET',
     path: '/api/v1/projects/{slug}/logs/stream',
@@ -153,6 +147,8 @@ export const trafficRoutes = [
         onError: (error) => reply.log.warn({ err: error }, 'reading the request log failed; retrying'),
       });
       if (!res.writableEnded) res.end();
+      // Answered already, on the hijacked connection: Fastify sends nothing more.
+      return reply;
     },
   }),
 ];

@@ -1,5 +1,4 @@
-import { defineOperation, ref } from '../../../lib/http-api/index.ts';
-import type { PlatformContext } from '../../context.ts';
+import { ref } from '../../../lib/http-api/index.ts';
 import {
   getWebhookEndpoint,
   listDeliveries,
@@ -11,13 +10,15 @@ import {
   setWebhookEndpoint,
 } from '../../webhooks/index.ts';
 import { actorOf } from '../auth.ts';
+import { managementOperation } from '../operation.ts';
+import { inTeam, noContent, ok, thenNoContent } from './answers.ts';
 import { teamIdParam, teamOwnerErrors } from './parameters.ts';
 
 const TAG = ['Webhooks'];
 const base = '/api/v1/teams/{teamId}/webhook';
 
 export const webhookRoutes = [
-  defineOperation<PlatformContext, { teamId: number }>({
+  managementOperation({
     operationId: 'getWebhookEndpoint',
     method: 'GET',
     path: base,
@@ -25,11 +26,11 @@ export const webhookRoutes = [
     summary: "Read the team's webhook endpoint",
     description: 'The URL and a hint of the signing secret (never the secret). Team owners only.',
     parameters: [teamIdParam],
-    responses: { 200: { description: 'The endpoint', schema: ref('WebhookEndpoint') } },
+    responses: ok('The endpoint', 'WebhookEndpoint'),
     errors: [...teamOwnerErrors, 'webhook_not_found'],
-    handler: ({ caller, params }, _reply, ctx) => getWebhookEndpoint(ctx, actorOf(caller), params.teamId),
+    handler: inTeam(getWebhookEndpoint),
   }),
-  defineOperation<PlatformContext, { teamId: number }>({
+  managementOperation({
     operationId: 'listWebhookEndpoints',
     method: 'GET',
     path: '/api/v1/teams/{teamId}/webhook-endpoints',
@@ -38,13 +39,11 @@ export const webhookRoutes = [
     description:
       'The endpoint as a list: empty when none is set, else the one endpoint (a team has at most one), so that asking is never a 404. Team owners only.',
     parameters: [teamIdParam],
-    responses: {
-      200: { description: 'None or one', schema: { type: 'array', items: ref('WebhookEndpoint') } },
-    },
+    responses: ok('None or one', ['WebhookEndpoint']),
     errors: teamOwnerErrors,
-    handler: ({ caller, params }, _reply, ctx) => listWebhookEndpoints(ctx, actorOf(caller), params.teamId),
+    handler: inTeam(listWebhookEndpoints),
   }),
-  defineOperation<PlatformContext, { teamId: number }, unknown, { url: string }>({
+  managementOperation({
     operationId: 'setWebhookEndpoint',
     method: 'PUT',
     path: base,
@@ -65,7 +64,7 @@ export const webhookRoutes = [
       return { endpoint: result.endpoint, secret: result.secret };
     },
   }),
-  defineOperation<PlatformContext, { teamId: number }>({
+  managementOperation({
     operationId: 'removeWebhookEndpoint',
     method: 'DELETE',
     path: base,
@@ -73,14 +72,13 @@ export const webhookRoutes = [
     summary: "Remove the team's webhook endpoint",
     description: 'Events stop; messages not yet delivered fail at their next attempt. Team owners only.',
     parameters: [teamIdParam],
-    responses: { 204: { description: 'Removed' } },
+    responses: noContent('Removed'),
     errors: [...teamOwnerErrors, 'csrf_failed', 'webhook_not_found'],
-    async handler({ caller, params }, reply, ctx) {
-      await removeWebhookEndpoint(ctx, actorOf(caller), params.teamId);
-      return reply.code(204).send();
-    },
+    handler: thenNoContent(({ caller, params }, ctx) =>
+      removeWebhookEndpoint(ctx, actorOf(caller), params.teamId),
+    ),
   }),
-  defineOperation<PlatformContext, { teamId: number }>({
+  managementOperation({
     operationId: 'rotateWebhookSecret',
     method: 'POST',
     path: `${base}/secret`,
@@ -89,11 +87,11 @@ export const webhookRoutes = [
     description:
       'A new signing secret, shown this once; the old one stops signing at once. Team owners only.',
     parameters: [teamIdParam],
-    responses: { 200: { description: 'The endpoint and its new secret', schema: ref('WebhookEndpointSet') } },
+    responses: ok('The endpoint and its new secret', 'WebhookEndpointSet'),
     errors: [...teamOwnerErrors, 'csrf_failed', 'webhook_not_found'],
-    handler: ({ caller, params }, _reply, ctx) => rotateWebhookSecret(ctx, actorOf(caller), params.teamId),
+    handler: inTeam(rotateWebhookSecret),
   }),
-  defineOperation<PlatformContext, { teamId: number }>({
+  managementOperation({
     operationId: 'sendWebhookTestEvent',
     method: 'POST',
     path: `${base}/test`,
@@ -109,7 +107,7 @@ export const webhookRoutes = [
       return sendTestEvent(ctx, actorOf(caller), params.teamId);
     },
   }),
-  defineOperation<PlatformContext, { teamId: number }, { limit?: number }>({
+  managementOperation({
     operationId: 'listWebhookDeliveries',
     method: 'GET',
     path: `${base}/deliveries`,
@@ -126,12 +124,12 @@ export const webhookRoutes = [
         schema: { type: 'integer', minimum: 1, maximum: 200 },
       },
     ],
-    responses: { 200: { description: 'Messages', schema: { type: 'array', items: ref('WebhookDelivery') } } },
+    responses: ok('Messages', ['WebhookDelivery']),
     errors: teamOwnerErrors,
     handler: ({ caller, params, query }, _reply, ctx) =>
       listDeliveries(ctx, actorOf(caller), params.teamId, query.limit ?? 50),
   }),
-  defineOperation<PlatformContext, { teamId: number; messageId: string }>({
+  managementOperation({
     operationId: 'redeliverWebhook',
     method: 'POST',
     path: `${base}/deliveries/{messageId}/redeliver`,

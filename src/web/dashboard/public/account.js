@@ -12,9 +12,10 @@ import {
   field,
   formField,
   loadInto,
+  muted,
   newPasswordField,
   oneTimeSecret,
-  onSubmit,
+  submitForm,
 } from './widgets.js';
 
 /**
@@ -60,45 +61,39 @@ function passwordSection() {
     'New password',
     'At least 12 characters. Your other sessions are signed out; API tokens keep working.',
   );
-  const submit = h('button', { type: 'submit', class: 'button button-primary' }, 'Change password');
-  const form = h(
-    'form',
+  const form = submitForm(
     {
-      class: 'stack form-grid',
-      'aria-describedby': 'password-result',
-      onsubmit: onSubmit(
-        submit,
-        errorSlot,
-        'Changing…',
-        async () => {
-          await api('PUT', '/api/v1/me/password', {
-            currentPassword: current.input.value,
-            newPassword: next.input.value,
-          });
-          form.reset();
-          replaceChildren(
-            errorSlot,
-            h(
-              'div',
-              { class: 'banner banner-success', role: 'status' },
-              h('p', { class: 'banner-title' }, 'Password changed'),
-              h('p', {}, 'Your other sessions were signed out; this one and your API tokens keep working.'),
-            ),
-          );
-          announce('Password changed');
-        },
-        (error) => {
-          current.input.value = '';
-          current.input.focus();
-          return error.code === 'wrong_current_password'
-            ? 'The current password is not right'
-            : 'The password was not changed';
-        },
-      ),
+      className: 'stack form-grid',
+      errorSlot,
+      submitLabel: 'Change password',
+      busy: 'Changing…',
+      work: async () => {
+        await api('PUT', '/api/v1/me/password', {
+          currentPassword: current.input.value,
+          newPassword: next.input.value,
+        });
+        form.reset();
+        replaceChildren(
+          errorSlot,
+          h(
+            'div',
+            { class: 'banner banner-success', role: 'status' },
+            h('p', { class: 'banner-title' }, 'Password changed'),
+            h('p', {}, 'Your other sessions were signed out; this one and your API tokens keep working.'),
+          ),
+        );
+        announce('Password changed');
+      },
+      onError: (error) => {
+        current.input.value = '';
+        current.input.focus();
+        return error.code === 'wrong_current_password'
+          ? 'The current password is not right'
+          : 'The password was not changed';
+      },
     },
     current.element,
     next.element,
-    h('div', {}, submit),
   );
   return cardSection('password', 'Password', errorSlot, form);
 }
@@ -137,47 +132,41 @@ function tokenSection() {
   const expiryControl = /** @type {HTMLSelectElement} */ (expiry.control);
   const scopeControl = /** @type {HTMLSelectElement} */ (scope.control);
   const nameInput = name.input;
-  const submit = h('button', { type: 'submit', class: 'button button-primary' }, 'Create token');
-  const form = h(
-    'form',
+  const form = submitForm(
     {
-      class: 'stack form-grid',
-      'aria-describedby': 'token-result',
-      onsubmit: onSubmit(
-        submit,
-        errorSlot,
-        'Creating…',
-        async () => {
-          /** @type {import('./types.js').CreatedToken} */
-          const token = await api('POST', '/api/v1/tokens', {
-            name: nameInput.value.trim(),
-            scope: scopeControl.value,
-            ...(expiryControl.value ? { expiresInDays: Number(expiryControl.value) } : {}),
-          });
-          form.reset();
-          replaceChildren(
-            created,
-            oneTimeSecret({
-              title: `Token “${token.name}” created`,
-              label: 'token',
-              value: token.token,
-              note: h(
-                'strong',
-                {},
-                'Copy it now: you will not see this again. Kennel keeps only a hash of it.',
-              ),
-              testid: 'new-token',
-            }),
-          );
-          await load();
-        },
-        () => 'The token was not created',
-      ),
+      className: 'stack form-grid',
+      errorSlot,
+      submitLabel: 'Create token',
+      busy: 'Creating…',
+      work: async () => {
+        /** @type {import('./types.js').CreatedToken} */
+        const token = await api('POST', '/api/v1/tokens', {
+          name: nameInput.value.trim(),
+          scope: scopeControl.value,
+          ...(expiryControl.value ? { expiresInDays: Number(expiryControl.value) } : {}),
+        });
+        form.reset();
+        replaceChildren(
+          created,
+          oneTimeSecret({
+            title: `Token “${token.name}” created`,
+            label: 'token',
+            value: token.token,
+            note: h(
+              'strong',
+              {},
+              'Copy it now: you will not see this again. Kennel keeps only a hash of it.',
+            ),
+            testid: 'new-token',
+          }),
+        );
+        await load();
+      },
+      onError: () => 'The token was not created',
     },
     h('div', { class: 'form-grid-wide' }, name.element),
     expiry.element,
     scope.element,
-    h('div', {}, submit),
   );
 
   async function load() {
@@ -235,11 +224,7 @@ function tokenSection() {
     element: cardSection(
       'tokens',
       'API tokens',
-      h(
-        'p',
-        { class: 'muted' },
-        'Personal tokens for the kennel CLI and the management API. They act as you.',
-      ),
+      muted('Personal tokens for the kennel CLI and the management API. They act as you.'),
       errorSlot,
       created,
       form,
@@ -271,9 +256,7 @@ function cliSection() {
   return cardSection(
     'cli',
     'Command-line interface',
-    h(
-      'p',
-      { class: 'muted' },
+    muted(
       'Install the kennel CLI from this platform, in your API’s repository or in CI (Node.js 20 or later):',
     ),
     h(

@@ -28,6 +28,37 @@ export function setCsrfToken(token) {
 }
 
 /**
+ * Sends a request with the dashboard's session cookie, uncached, and reads the answer as text.
+ * Throws ApiError (`network_error`, with `unreachable` as its message) when the platform cannot be
+ * reached.
+ * @param {string} path
+ * @param {RequestInit} init
+ * @param {string} unreachable
+ * @returns {Promise<{ ok: boolean, status: number, text: string }>}
+ */
+export async function send(path, init, unreachable) {
+  let response;
+  try {
+    response = await fetch(path, { ...init, credentials: 'same-origin', cache: 'no-store' });
+  } catch {
+    throw new ApiError(0, { code: 'network_error', message: unreachable });
+  }
+  return { ok: response.ok, status: response.status, text: await response.text() };
+}
+
+/**
+ * A body parsed as JSON, or null when it is empty or no JSON.
+ * @param {string} text
+ */
+export function parseJson(text) {
+  try {
+    return text ? JSON.parse(text) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * Calls the management API. Answers the parsed JSON body (null for 204); throws ApiError with the
  * Error body's code and message otherwise, and announces a lost session (401) to the shell.
  * @param {'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'} method
@@ -40,33 +71,15 @@ export async function api(method, path, body) {
   const headers = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;
-  let response;
-  try {
-    response = await fetch(path, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-      credentials: 'same-origin',
-      cache: 'no-store',
-    });
-  } catch {
-    throw new ApiError(0, {
-      code: 'network_error',
-      message: 'The platform could not be reached. Check your connection; the page retries on its own.',
-    });
-  }
-  if (response.status === 204) return null;
-  const text = await response.text();
-  let parsed = null;
-  try {
-    parsed = text ? JSON.parse(text) : null;
-  } catch {
-    parsed = null;
-  }
-  if (!response.ok) {
-    const error = new ApiError(response.status, parsed);
-    if (response.status === 401) window.dispatchEvent(new CustomEvent('kennel:signed-out'));
-    throw error;
+  const answer = await send(
+    path,
+    { method, headers, body: body === undefined ? undefined : JSON.stringify(body) },
+    'The platform could not be reached. Check your connection; the page retries on its own.',
+  );
+  const parsed = parseJson(answer.text);
+  if (!answer.ok) {
+    if (answer.status === 401) window.dispatchEvent(new CustomEvent('kennel:signed-out'));
+    throw new ApiError(answer.status, parsed);
   }
   return parsed;
 }

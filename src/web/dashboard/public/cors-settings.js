@@ -2,7 +2,7 @@
 import { ApiError, api, slugPath } from './api.js';
 import { announce, errorBanner, h, replaceChildren } from './dom.js';
 import { loadProject, pageTitle, projectHeader } from './views.js';
-import { formField } from './widgets.js';
+import { cardSection, formField, muted } from './widgets.js';
 
 /**
  * Project settings → CORS: which browser apps on other origins may call the project's published
@@ -200,13 +200,10 @@ export async function renderCorsSettings({ main }, slug) {
   replaceChildren(
     main,
     projectHeader(project, 'cors'),
-    h(
-      'section',
-      { class: 'card', 'aria-labelledby': 'cors-title' },
-      h('h2', { id: 'cors-title' }, 'CORS'),
-      h(
-        'p',
-        { class: 'muted' },
+    cardSection(
+      'cors',
+      'CORS',
+      muted(
         'Browsers stop a web app on another origin from calling your API unless the API allows it. With this on, the platform answers preflight requests under ',
         h('code', {}, '/api/'),
         ' itself and adds ',
@@ -233,9 +230,7 @@ export async function renderCorsSettings({ main }, slug) {
         errorSlot,
         h('div', { class: 'actions' }, saveButton),
       ),
-      h(
-        'p',
-        { class: 'muted' },
+      muted(
         'The same policy is the ',
         h('code', {}, 'cors:'),
         ' section of the file ',

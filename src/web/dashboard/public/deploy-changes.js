@@ -1,6 +1,6 @@
 // @ts-check
 import { h } from './dom.js';
-import { confirmAction } from './widgets.js';
+import { confirmAction, muted } from './widgets.js';
 
 /**
  * A deploy's changes as the change engine lists them (src/lib/openapi-diff): each with its level,
@@ -112,11 +112,7 @@ export function confirmBreaking({ title, intro, changes, confirm, busy, action, 
         changeList(breaking),
       ),
       others > 0
-        ? h(
-            'p',
-            { class: 'muted' },
-            others === 1 ? '1 other change comes with it.' : `${others} other changes come with it.`,
-          )
+        ? muted(others === 1 ? '1 other change comes with it.' : `${others} other changes come with it.`)
         : null,
     ],
   });

@@ -3,7 +3,7 @@ import { api, slugPath } from './api.js';
 import { changeList, changeSummary } from './deploy-changes.js';
 import { documentText } from './deploy-documents.js';
 import { announce, errorBanner, h, replaceChildren } from './dom.js';
-import { formField } from './widgets.js';
+import { formField, muted } from './widgets.js';
 
 /**
  * Two deploys side by side: the changes from one to the other (compareDeploys, the same engine as
@@ -60,7 +60,7 @@ function documentColumn(text, other, label) {
 export function compareSection(slug, deploys) {
   const documented = deploys.filter((d) => d.status === 'succeeded');
   if (documented.length < 2) {
-    return h('p', { class: 'muted' }, 'Two deploys with a document are needed to compare them.');
+    return muted('Two deploys with a document are needed to compare them.');
   }
   const liveIndex = Math.max(
     0,

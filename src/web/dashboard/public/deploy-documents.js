@@ -1,5 +1,5 @@
 // @ts-check
-import { ApiError, api, slugPath } from './api.js';
+import { ApiError, api, parseJson, send, slugPath } from './api.js';
 import { announce, errorBanner, h, replaceChildren } from './dom.js';
 import { showDialog } from './widgets.js';
 
@@ -26,30 +26,13 @@ export const documentPath = (slug, deployId) => `${slugPath(slug)}/deploys/${dep
  */
 export async function documentText(slug, deployId, format) {
   if (format === 'json') return JSON.stringify(await api('GET', documentPath(slug, deployId)), null, 2);
-  let response;
-  try {
-    response = await fetch(`${documentPath(slug, deployId)}?format=yaml`, {
-      headers: { accept: 'application/yaml, application/json' },
-      credentials: 'same-origin',
-      cache: 'no-store',
-    });
-  } catch {
-    throw new ApiError(0, {
-      code: 'network_error',
-      message: 'The platform could not be reached. Try again.',
-    });
-  }
-  const text = await response.text();
-  if (!response.ok) {
-    let body = null;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      body = null;
-    }
-    throw new ApiError(response.status, body);
-  }
-  return text;
+  const answer = await send(
+    `${documentPath(slug, deployId)}?format=yaml`,
+    { headers: { accept: 'application/yaml, application/json' } },
+    'The platform could not be reached. Try again.',
+  );
+  if (!answer.ok) throw new ApiError(answer.status, parseJson(answer.text));
+  return answer.text;
 }
 
 /**

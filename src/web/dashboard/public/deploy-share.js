@@ -7,6 +7,7 @@ import {
   confirmAction,
   dataTable,
   formField,
+  muted,
   oneTimeSecret,
   showDialog,
 } from './widgets.js';
@@ -110,7 +111,7 @@ export async function shareDialog(slug, deploy, trigger) {
 
   /** @param {PreviewLink[]} links */
   function linkTable(links) {
-    if (links.length === 0) return h('p', { class: 'muted' }, 'No links yet.');
+    if (links.length === 0) return muted('No links yet.');
     return dataTable({
       caption: `Share links of preview #${deploy.number}`,
       columns: ['Made', 'Expires', 'State', ''],

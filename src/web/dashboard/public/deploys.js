@@ -6,7 +6,15 @@ import { showDocument } from './deploy-documents.js';
 import { historyTable, openPreviewLink } from './deploy-history.js';
 import { announce, errorBanner, h, replaceChildren, time } from './dom.js';
 import { addressOf, loadProject, pageTitle, projectHeader } from './views.js';
-import { cardSection, confirmAction, emptyState, formField, originUrlInput } from './widgets.js';
+import {
+  cardSection,
+  confirmAction,
+  emptyState,
+  formField,
+  muted,
+  originUrlInput,
+  titledSection,
+} from './widgets.js';
 
 /**
  * A project's Deploys page: upload an OpenAPI document (file, drag-and-drop or paste), deploy it
@@ -169,9 +177,7 @@ export async function renderDeploys({ main }, slug) {
     cardSection(
       'new-deploy',
       'Deploy a document',
-      h(
-        'p',
-        { class: 'muted' },
+      muted(
         'A valid document goes live at once at ',
         h('a', { href: addressOf(project.defaultHost), class: 'break' }, project.defaultHost),
         ', with its changes listed; one that would break callers asks you first. An invalid one is kept as a failed deploy with the problems found, and the live deploy stays as it is.',
@@ -180,13 +186,11 @@ export async function renderDeploys({ main }, slug) {
       form,
       resultSlot,
     ),
-    h(
+    titledSection(
       'section',
-      { class: 'section', 'aria-labelledby': 'history-title' },
-      h('h2', { id: 'history-title' }, 'Deploy history'),
-      h(
-        'p',
-        { class: 'muted' },
+      'history',
+      'Deploy history',
+      muted(
         'Each deploy’s changes are against the deploy that was live when it was made. The site lists what went live at ',
         h(
           'a',
@@ -197,12 +201,7 @@ export async function renderDeploys({ main }, slug) {
       ),
       historySlot,
     ),
-    h(
-      'section',
-      { class: 'section', 'aria-labelledby': 'compare-title' },
-      h('h2', { id: 'compare-title' }, 'Compare deploys'),
-      compareSlot,
-    ),
+    titledSection('section', 'compare', 'Compare deploys', compareSlot),
   );
   await showHistory();
 
@@ -449,10 +448,7 @@ export async function renderDeploys({ main }, slug) {
         historySlot,
         emptyState('No deploys yet', 'Deploy a document above to publish the API.'),
       );
-      replaceChildren(
-        compareSlot,
-        h('p', { class: 'muted' }, 'Two deploys with a document are needed to compare them.'),
-      );
+      replaceChildren(compareSlot, muted('Two deploys with a document are needed to compare them.'));
       return;
     }
     replaceChildren(

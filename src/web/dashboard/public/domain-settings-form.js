@@ -1,6 +1,7 @@
 // @ts-check
 import { announce, errorBanner, h, replaceChildren } from './dom.js';
 import { REDIRECT_STATUS_LABELS, redirectLabel, redirectProblem } from './domain-words.js';
+import { muted } from './widgets.js';
 
 /** @typedef {import('./domains-api.js').Domain} Domain */
 /** @typedef {import('./domains-api.js').DomainConfig} DomainConfig */
@@ -42,9 +43,7 @@ export function domainSettingsForm({ defaultHost, save }) {
     'form',
     { class: 'settings-form', 'aria-labelledby': 'settings-title', onsubmit: submit, novalidate: true },
     h('h2', { id: 'settings-title' }, 'Primary domain and redirects'),
-    h(
-      'p',
-      { class: 'muted' },
+    muted(
       'Once the primary domain is live, the default address ',
       h('code', {}, defaultHost),
       ' redirects its pages there. A domain that redirects sends every request, path and query kept, to another address.',

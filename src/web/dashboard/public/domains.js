@@ -7,7 +7,7 @@ import { domainSettingsForm } from './domain-settings-form.js';
 import { lowerFirst, reasonLabel, STATUS_LABELS } from './domain-words.js';
 import { domainsApi } from './domains-api.js';
 import { loadProject, pageTitle, projectHeader } from './views.js';
-import { confirmAction } from './widgets.js';
+import { confirmAction, muted, sectionHeading, titledSection } from './widgets.js';
 
 /**
  * Project settings → Domains (seed 001): add a domain, the DNS records with copy buttons, Verify,
@@ -86,13 +86,12 @@ export async function renderDomains({ main, me, navigate }, slug) {
   replaceChildren(
     main,
     projectHeader(project, 'domains'),
-    h(
-      'section',
-      { class: 'card', 'aria-labelledby': 'domains-title' },
-      h('h2', { id: 'domains-title', class: 'section-title' }, 'Domains'),
-      h(
-        'p',
-        { class: 'muted' },
+    titledSection(
+      'card',
+      'domains',
+      null,
+      sectionHeading('domains', 'Domains', 'section-title'),
+      muted(
         'Published by default at ',
         h('code', {}, project.defaultHost),
         '. Add a custom domain, create the DNS records shown, then verify: the SSL certificate is issued automatically.',
@@ -102,18 +101,12 @@ export async function renderDomains({ main, me, navigate }, slug) {
     pollSlot,
     list.element,
     settings.section,
-    h(
-      'section',
-      { class: 'card', 'aria-labelledby': 'yaml-title' },
-      h(
-        'div',
-        { class: 'section-head' },
-        h('h2', { id: 'yaml-title' }, 'Domain configuration (YAML)'),
-        yamlCopy,
-      ),
-      h(
-        'p',
-        { class: 'muted' },
+    titledSection(
+      'card',
+      'yaml',
+      null,
+      h('div', { class: 'section-head' }, sectionHeading('yaml', 'Domain configuration (YAML)'), yamlCopy),
+      muted(
         'The settings above as a file, to keep with your code: ',
         h('code', {}, `kennel domains export ${project.slug}`),
         ' prints it and ',

@@ -3,7 +3,7 @@ import { api } from './api.js';
 import { announce, errorBanner, h, replaceChildren } from './dom.js';
 import { originGrantLink } from './team-origin-grants.js';
 import { breadcrumbs, heading, pageTitle } from './views.js';
-import { emptyState, formField, originUrlInput } from './widgets.js';
+import { creationForm, emptyState, formField, originUrlInput } from './widgets.js';
 
 /**
  * New project: name, slug, origin and team, created with POST /api/v1/projects. The API does the
@@ -116,23 +116,12 @@ export function renderNewProject({ main, me, teams, navigate }) {
     showAddress();
   });
 
-  const formError = h('div', { class: 'slot' });
-  const submit = h('button', { type: 'submit', class: 'button button-primary' }, 'Create project');
-  const form = h(
-    'form',
-    {
-      class: 'card stack form-card',
-      novalidate: true,
-      'aria-labelledby': 'new-project-title',
-      onsubmit: create,
-    },
-    h('h2', { id: 'new-project-title', class: 'visually-hidden' }, 'Project details'),
-    formError,
+  const { form, formError, submit } = creationForm(
+    { id: 'new-project', title: 'Project details', submitLabel: 'Create project', onsubmit: create },
     name.element,
     slug.element,
     originUrl.element,
     teamId.element,
-    h('div', { class: 'form-actions' }, submit),
   );
   replaceChildren(
     main,

@@ -9,8 +9,10 @@ import {
   confirmAction,
   dataTable,
   loadInto,
+  muted,
   oneTimeSecret,
   submitting,
+  titledSection,
 } from './widgets.js';
 
 /**
@@ -238,22 +240,20 @@ export async function renderTeamPeople(context, teamIdParam) {
       manages ? 'You manage this team' : 'You are a member',
     ]),
     notice,
-    h(
+    titledSection(
       'section',
-      { class: 'section', 'aria-labelledby': 'members-title' },
-      h('h2', { id: 'members-title' }, 'Members'),
-      manages
-        ? null
-        : h('p', { class: 'muted' }, 'Team owners invite people, change roles and remove members.'),
+      'members',
+      'Members',
+      manages ? null : muted('Team owners invite people, change roles and remove members.'),
       members,
     ),
     invitations?.element,
     team.role
-      ? h(
-          'section',
-          { class: 'card leave', 'aria-labelledby': 'leave-title' },
-          h('h2', { id: 'leave-title' }, 'Leave the team'),
-          h('p', { class: 'muted' }, 'Your account stays; only your membership of this team ends.'),
+      ? titledSection(
+          'card leave',
+          'leave',
+          'Leave the team',
+          muted('Your account stays; only your membership of this team ends.'),
           leaveSlot,
         )
       : null,

@@ -1,7 +1,16 @@
 // @ts-check
 import { api } from './api.js';
 import { announce, h, replaceChildren, time } from './dom.js';
-import { buttonText, cardSection, cell, confirmAction, dataTable, fieldForm, loadInto } from './widgets.js';
+import {
+  buttonText,
+  cardSection,
+  cell,
+  confirmAction,
+  dataTable,
+  fieldForm,
+  loadInto,
+  muted,
+} from './widgets.js';
 
 /**
  * A team's private origins, for platform admins: the origin grants that let the team's projects
@@ -93,9 +102,7 @@ export function originGrantsSection({ team, me }) {
   const section = cardSection(
     'origin-grants',
     'Private origins',
-    h(
-      'p',
-      { class: 'muted' },
+    muted(
       'A project’s origin must be a public address unless a platform admin allows the team a private one (loopback, 10.x, a name on the internal network). Revoking stops forwarding to it at once.',
     ),
     listSlot,

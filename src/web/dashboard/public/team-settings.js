@@ -5,7 +5,7 @@ import { originGrantsSection } from './team-origin-grants.js';
 import { planSection } from './team-plan.js';
 import { webhookForMembers, webhookSection } from './team-webhook.js';
 import { notFound, pageTitle, teamHeader } from './views.js';
-import { cardSection, confirmAction, fieldForm } from './widgets.js';
+import { cardSection, confirmAction, fieldForm, muted, titledSection } from './widgets.js';
 
 /**
  * A team's settings: its name and deletion (team owners and platform admins), its plan
@@ -135,15 +135,11 @@ export async function renderTeamSettings(
       setFlash({ message: `The team “${team.name}” is deleted.` });
       navigate('/teams');
     });
-    return h(
-      'section',
-      { class: 'card leave', 'aria-labelledby': 'delete-title' },
-      h('h2', { id: 'delete-title' }, 'Delete the team'),
-      h(
-        'p',
-        { class: 'muted' },
-        'Only a team without projects can be deleted. Its people keep their accounts.',
-      ),
+    return titledSection(
+      'card leave',
+      'delete',
+      'Delete the team',
+      muted('Only a team without projects can be deleted. Its people keep their accounts.'),
       h('div', {}, button),
     );
   }

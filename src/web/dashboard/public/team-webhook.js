@@ -2,7 +2,7 @@
 import { api } from './api.js';
 import { announce, copyText, errorBanner, h, replaceChildren, time } from './dom.js';
 import { deliveriesTable } from './webhook-deliveries.js';
-import { cardSection, confirmAction, formField, loadInto } from './widgets.js';
+import { cardSection, confirmAction, formField, loadInto, muted } from './widgets.js';
 
 /**
  * A team's webhook, for its owners and platform admins: the endpoint URL, the signing secret shown
@@ -95,9 +95,7 @@ export function webhookSection(teamId) {
   const section = cardSection(
     'webhook',
     'Webhook',
-    h(
-      'p',
-      { class: 'muted' },
+    muted(
       'Kennel POSTs the domain and certificate events of every project of this team to one URL, retrying for a day when it fails. Only team owners see this.',
     ),
     secretSlot,
@@ -137,11 +135,7 @@ export function webhookSection(teamId) {
     if (!endpoint) {
       replaceChildren(
         endpointSlot,
-        h(
-          'p',
-          { class: 'muted' },
-          'No endpoint yet: set one to start receiving events. Its signing secret is shown once.',
-        ),
+        muted('No endpoint yet: set one to start receiving events. Its signing secret is shown once.'),
       );
       return;
     }

@@ -2,7 +2,7 @@
 import { api } from './api.js';
 import { announce, errorBanner, h, replaceChildren } from './dom.js';
 import { breadcrumbs, heading, pageTitle } from './views.js';
-import { dataTable, emptyState, formField } from './widgets.js';
+import { creationForm, dataTable, emptyState, formField } from './widgets.js';
 
 /**
  * Your teams (/teams) and a new one (/teams/new, POST /api/v1/teams: you become its owner, on the
@@ -88,20 +88,9 @@ export function renderNewTeam({ main, navigate, reloadTeams }) {
     control: h('input', { name: 'name', type: 'text', maxlength: 100, autocomplete: 'off', required: true }),
     hint: 'How the team is shown to its people, for example “Shop team”. You can rename it later.',
   });
-  const formError = h('div', { class: 'slot' });
-  const submit = h('button', { type: 'submit', class: 'button button-primary' }, 'Create team');
-  const form = h(
-    'form',
-    {
-      class: 'card stack form-card',
-      novalidate: true,
-      'aria-labelledby': 'new-team-title',
-      onsubmit: create,
-    },
-    h('h2', { id: 'new-team-title', class: 'visually-hidden' }, 'Team details'),
-    formError,
+  const { form, formError, submit } = creationForm(
+    { id: 'new-team', title: 'Team details', submitLabel: 'Create team', onsubmit: create },
     name.element,
-    h('div', { class: 'form-actions' }, submit),
   );
   replaceChildren(
     main,

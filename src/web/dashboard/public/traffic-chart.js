@@ -1,6 +1,7 @@
 // @ts-check
 import { h, replaceChildren } from './dom.js';
 import { formatCount, formatMs, formatRate } from './traffic-format.js';
+import { muted } from './widgets.js';
 
 /**
  * The Traffic tab's two charts (requests and error rate; latency p50/p95/p99) drawn with uPlot,
@@ -183,7 +184,7 @@ export function trafficCharts(traffic, rangeWords) {
    * @param {Line[]} lines
    */
   function figuresTable(title, lines) {
-    if (busy.length === 0) return h('p', { class: 'muted' }, `No requests in ${rangeWords}.`);
+    if (busy.length === 0) return muted(`No requests in ${rangeWords}.`);
     return h(
       'div',
       { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': `${title}: the figures` },
@@ -312,7 +313,7 @@ export function trafficCharts(traffic, rangeWords) {
         for (const f of [requestsFigure, latencyFigure]) {
           replaceChildren(
             f.canvas,
-            h('p', { class: 'muted' }, 'The chart could not be drawn; the summary below says what it shows.'),
+            muted('The chart could not be drawn; the summary below says what it shows.'),
           );
         }
         return;

@@ -6,7 +6,7 @@ import { formatCount, formatMoment, formatMs, formatRate } from './traffic-forma
 import { requestLog } from './traffic-log.js';
 import { callerTable, deprecationPanel, operationTable } from './traffic-tables.js';
 import { addressOf, loadProject, pageTitle, projectHeader } from './views.js';
-import { cardSection, emptyState } from './widgets.js';
+import { cardSection, emptyState, muted, sectionHeading, titledSection } from './widgets.js';
 
 /**
  * A project's Traffic tab (issue 27): requests, error rate and latency over a range (1 h, 24 h,
@@ -90,13 +90,14 @@ export async function renderTraffic({ main }, slug) {
   replaceChildren(
     main,
     projectHeader(project, 'traffic'),
-    h(
-      'section',
-      { class: 'card traffic-overview', 'aria-labelledby': 'traffic-title' },
+    titledSection(
+      'card traffic-overview',
+      'traffic',
+      null,
       h(
         'div',
-        { class: 'traffic-toolbar' },
-        h('h2', { id: 'traffic-title' }, 'Requests, errors and latency'),
+        { class: 'section-head' },
+        sectionHeading('traffic', 'Requests, errors and latency'),
         rangePicker,
       ),
       totalsSlot,
@@ -108,9 +109,7 @@ export async function renderTraffic({ main }, slug) {
     cardSection(
       'reach',
       'Deprecation reach',
-      h(
-        'p',
-        { class: 'muted' },
+      muted(
         'Who called each deprecated operation in the last 7 days, and when last: whom to tell before its sunset. From the sunset on, the edge answers 410.',
       ),
       reachSlot,
@@ -118,9 +117,7 @@ export async function renderTraffic({ main }, slug) {
     cardSection(
       'log',
       'Live request log',
-      h(
-        'p',
-        { class: 'muted' },
+      muted(
         'Each request as the edge records it: no bodies, no header values, query names without their values.',
       ),
       log.element,

@@ -1,84 +1,41 @@
 // @ts-check
 /**
- * The management API's answers as the dashboard reads them (the OpenAPI document at
- * /api/v1/openapi.json is the reference), and what the shell hands each page. Types only.
+ * The management API's answers as the dashboard reads them: the types generated from its OpenAPI
+ * document (src/platform/api-types.ts, `npm run generate:api-types`, through ./api-types.d.ts),
+ * under the names the pages use; and what the shell hands each page. Types only.
  */
 
-/** @typedef {{ email: string, isAdmin: boolean, csrfToken?: string }} Me */
-/** @typedef {{ email: string, isAdmin: boolean, csrfToken: string, expiresAt: string }} Session */
-/** @typedef {{ signedIn: boolean, email?: string, isAdmin?: boolean, csrfToken?: string }} SessionState */
-/** @typedef {'owner' | 'member'} Role */
-/** @typedef {'free' | 'pro' | 'enterprise'} PlanName */
-/** @typedef {{ id: number, name: string, plan: PlanName, role: Role | null }} Team */
-/** @typedef {{ userId: number, email: string, name: string | null, role: Role, since: string }} Member */
+/** @typedef {import('./api-types.js').Me} Me */
+/** @typedef {import('./api-types.js').Session} Session */
+/** @typedef {import('./api-types.js').SessionState} SessionState */
+/** @typedef {import('./api-types.js').Team} Team */
+/** @typedef {import('./api-types.js').TeamMember} Member */
+/** @typedef {Member['role']} Role */
+/** @typedef {Team['plan']} PlanName */
+/** @typedef {import('./api-types.js').Invitation} Invitation */
+/** @typedef {import('./api-types.js').CreatedInvitation} CreatedInvitation */
+/** @typedef {import('./api-types.js').InvitationDetails} InvitationDetails */
+/** @typedef {import('./api-types.js').PasswordResetDone} PasswordResetDone */
+/** @typedef {import('./api-types.js').PasswordResetLink} PasswordResetLink */
+/** @typedef {import('./api-types.js').Token} Token */
+/** @typedef {import('./api-types.js').CreatedToken} CreatedToken */
+/** @typedef {import('./api-types.js').Project} Project */
+/** @typedef {import('./api-types.js').Change} Change */
+/** @typedef {import('./api-types.js').Deploy} Deploy */
+/** @typedef {import('./api-types.js').WebhookEndpoint} WebhookEndpoint */
+/** @typedef {import('./api-types.js').WebhookEndpointSet} WebhookEndpointSet */
+/** @typedef {import('./api-types.js').WebhookDelivery} WebhookDelivery */
+/** @typedef {WebhookDelivery['log'][number]} DeliveryAttempt */
+/** @typedef {import('./api-types.js').TrafficPoint} TrafficPoint */
+/** @typedef {import('./api-types.js').TrafficGroup} TrafficGroup */
+/** getProjectTraffic's answer. @typedef {import('./api-types.js').ProjectTraffic} Traffic */
+/** @typedef {import('./api-types.js').RequestLog} RequestLog */
+/** @typedef {import('./api-types.js').DeprecationReach} DeprecationReach */
+/** @typedef {DeprecationReach['operations'][number]['callers'][number]} ReachCaller */
 /**
- * @typedef {{ id: number, teamId: number, email: string, role: Role, createdAt: string,
- *   expiresAt: string, status: 'pending' | 'accepted' | 'revoked' | 'expired' }} Invitation
- */
-/** @typedef {Invitation & { token?: string, url?: string, mailed: boolean }} CreatedInvitation */
-/**
- * @typedef {{ teamId: number, teamName: string, email: string, role: Role, expiresAt: string,
- *   invitedBy: { name: string | null, email: string } | null }} InvitationDetails
- */
-/** @typedef {{ email: string, sessionsEnded: number, tokensRevoked: number }} PasswordResetDone */
-/** @typedef {{ userId: number, email: string, token: string, url: string, expiresAt: string }} PasswordResetLink */
-/**
- * @typedef {{ id: number, name: string, prefix: string, createdAt: string,
- *   lastUsedAt?: string | null, expiresAt: string | null, scope: 'full' | 'read' }} Token
- */
-/** @typedef {Token & { token: string }} CreatedToken */
-/**
- * @typedef {{ slug: string, name: string, teamId: number, plan: PlanName, defaultHost: string,
- *   originUrl: string, activeDeployId: number | null, primaryDomain: string | null }} Project
- */
-/**
- * A change between two documents, as the change engine lists it (src/lib/openapi-diff).
- * @typedef {{ id: string, level: 'breaking' | 'warning' | 'info', operation?: string,
- *   location: string, message: string }} Change
- */
-/**
- * @typedef {{ id: number, number: number, active: boolean, status: 'succeeded' | 'failed',
- *   problems: string[], sourceFormat: 'json' | 'yaml', originUrl: string, createdAt: string,
- *   createdBy: string | null, preview: boolean, changes: Change[], breaking: boolean }} Deploy
- */
-/** @typedef {{ teamId: number, url: string, secretHint: string, createdAt: string, updatedAt: string }} WebhookEndpoint */
-/** @typedef {{ endpoint: WebhookEndpoint, secret: string | null }} WebhookEndpointSet */
-/**
- * @typedef {{ attempt: number, at: string, statusCode: number | null, durationMs: number,
- *   error: string | null, ok: boolean }} DeliveryAttempt
- */
-/**
- * @typedef {{ id: string, type: string, state: 'pending' | 'delivered' | 'failed', attempts: number,
- *   nextAttemptAt: string | null, lastStatus: number | null, lastError: string | null,
- *   createdAt: string, deliveredAt: string | null, log: DeliveryAttempt[] }} WebhookDelivery
- */
-
-/**
- * getProjectTraffic's answer (issue 27): totals, the series over time, and the groups asked for
- * (`by=operation`: operation, deprecated, sunset; `by=caller`: caller's label, kind, last seen).
- * `errors` counts statuses of 500 and above; latencies are in milliseconds, null without requests.
- * @typedef {{ at: string, requests: number, errors: number, p50: number | null, p95: number | null,
- *   p99: number | null }} TrafficPoint
- * @typedef {'key' | 'address' | 'other'} CallerKind
- * @typedef {{ key: string, requests: number, errors: number, p50: number | null, p95: number | null,
- *   p99: number | null, bytesIn: number, bytesOut: number, operation?: string, deprecated?: boolean,
- *   sunset?: string | null, caller?: string, callerKind?: CallerKind, lastSeenAt?: string }} TrafficGroup
- * @typedef {{ from: string, to: string, interval: 'minute' | 'hour',
- *   totals: { requests: number, errors: number, p50: number | null, p95: number | null, p99: number | null },
- *   series: TrafficPoint[], groups: TrafficGroup[] }} Traffic
- */
-/**
- * One entry of the request log (listRequestLogs, streamRequestLogs): no bodies, no header values,
- * the query string's names without their values, the caller by its display label.
- * @typedef {{ id: number, at: string, method: string, operation: string, path: string, status: number,
- *   latencyMs: number, bytesIn: number, bytesOut: number, caller: string | null,
- *   requestId: string | null }} RequestLog
- */
-/**
- * getDeprecationReach's answer: each deprecated operation of the live deploy, its sunset, and the
- * callers that called it in the last 7 days.
- * @typedef {{ caller: string, callerKind: CallerKind, requests: number, lastSeenAt: string }} ReachCaller
- * @typedef {{ operations: { operation: string, sunset: string | null, callers: ReachCaller[] }[] }} DeprecationReach
+ * What identifies a caller: `key`, `address`, or `other` for the callers past the cap counted
+ * together (text in the schema).
+ * @typedef {NonNullable<TrafficGroup['callerKind']>} CallerKind
  */
 
 /** @typedef {{ message: string, email?: string }} Flash */

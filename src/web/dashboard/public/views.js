@@ -1,7 +1,7 @@
 // @ts-check
 import { ApiError, api, slugPath } from './api.js';
 import { errorBanner, h, replaceChildren, time } from './dom.js';
-import { cardSection, cell, dataTable, emptyState } from './widgets.js';
+import { cardSection, cell, dataTable, emptyState, muted, titledSection } from './widgets.js';
 
 /** Sign in, the team's projects, and a project's overview with its deploy history. */
 
@@ -241,7 +241,7 @@ export async function renderProjects({ main, teams, flash }) {
                 {},
                 h('a', { href: `/projects/${encodeURIComponent(p.slug)}`, 'data-link': true }, p.name),
               ),
-              h('p', { class: 'muted' }, h('code', {}, p.defaultHost)),
+              muted(h('code', {}, p.defaultHost)),
               h(
                 'p',
                 { class: 'meta' },
@@ -277,10 +277,10 @@ export async function renderProjects({ main, teams, flash }) {
  */
 function teamLinks(teams) {
   if (teams.length === 0) return null;
-  return h(
+  return titledSection(
     'section',
-    { class: 'section', 'aria-labelledby': 'teams-title' },
-    h('h2', { id: 'teams-title' }, teams.length === 1 ? 'Your team' : 'Your teams'),
+    'teams',
+    teams.length === 1 ? 'Your team' : 'Your teams',
     h(
       'ul',
       { class: 'team-links', role: 'list' },
@@ -429,11 +429,6 @@ export async function renderOverview({ main }, slug) {
         fact('Origin', h('code', { class: 'break', 'data-testid': 'origin' }, project.originUrl)),
       ),
     ),
-    h(
-      'section',
-      { class: 'section', 'aria-labelledby': 'deploys-title' },
-      h('h2', { id: 'deploys-title' }, 'Deploy history'),
-      history,
-    ),
+    titledSection('section', 'deploys', 'Deploy history', history),
   );
 }

@@ -2,7 +2,7 @@
 import { api } from './api.js';
 import { errorBanner, h, replaceChildren, time } from './dom.js';
 import { heading, pageTitle } from './views.js';
-import { field, nameField, newPasswordField, onSubmit } from './widgets.js';
+import { cardSection, field, nameField, newPasswordField, submitForm } from './widgets.js';
 
 /**
  * The pages reached without an account: accepting an invitation, setting a password from a reset
@@ -42,18 +42,8 @@ function page(main, title, lead, ...rest) {
  */
 function cardForm({ errorId, submitLabel, busy, work, onError }, ...fields) {
   const errorSlot = h('div', { class: 'slot', id: errorId });
-  const submit = h('button', { type: 'submit', class: 'button button-primary button-block' }, submitLabel);
-  return h(
-    'form',
-    {
-      class: 'card stack',
-      'aria-describedby': errorId,
-      onsubmit: onSubmit(submit, errorSlot, busy, work, onError),
-    },
-    errorSlot,
-    fields,
-    submit,
-  );
+  const options = { className: 'card stack', errorSlot, submitLabel, busy, work, onError, block: true };
+  return submitForm(options, errorSlot, fields);
 }
 
 /**
@@ -93,10 +83,9 @@ function invitationFacts(details) {
    */
   const fact = (label, value, testid) =>
     h('div', { class: 'fact' }, h('dt', {}, label), h('dd', { 'data-testid': testid }, value));
-  return h(
-    'section',
-    { class: 'card', 'aria-labelledby': 'invitation-title' },
-    h('h2', { id: 'invitation-title' }, `${inviter} invites you to the team “${details.teamName}”`),
+  return cardSection(
+    'invitation',
+    `${inviter} invites you to the team “${details.teamName}”`,
     h(
       'dl',
       { class: 'facts' },

@@ -207,18 +207,49 @@ export function dataTable({ caption, columns, rows, className }) {
 }
 
 /**
- * A section of a page as a card, named by its heading (the landmark's label for screen readers).
+ * A section of a page named by its heading, the h2 `${id}-title` (the landmark's label for screen
+ * readers). With a null `title` the content holds that heading (beside a toolbar, say): build it
+ * with sectionHeading.
+ * @param {string} className
+ * @param {string} id
+ * @param {import('./dom.js').Child} title
+ * @param {...import('./dom.js').Child} content
+ */
+export function titledSection(className, id, title, ...content) {
+  return h(
+    'section',
+    { class: className, 'aria-labelledby': `${id}-title` },
+    title === null ? null : sectionHeading(id, title),
+    content,
+  );
+}
+
+/**
+ * The heading that names the section `id`.
+ * @param {string} id
+ * @param {import('./dom.js').Child} title
+ * @param {string} [className]
+ */
+export function sectionHeading(id, title, className) {
+  return h('h2', { id: `${id}-title`, class: className }, title);
+}
+
+/**
+ * A section of a page as a card, named by its heading.
  * @param {string} id the heading is `${id}-title`
- * @param {string} title
+ * @param {import('./dom.js').Child} title
  * @param {...import('./dom.js').Child} content
  */
 export function cardSection(id, title, ...content) {
-  return h(
-    'section',
-    { class: 'card', 'aria-labelledby': `${id}-title` },
-    h('h2', { id: `${id}-title` }, title),
-    content,
-  );
+  return titledSection('card', id, title, ...content);
+}
+
+/**
+ * A paragraph of secondary text (what a section is for).
+ * @param {...import('./dom.js').Child} content
+ */
+export function muted(...content) {
+  return h('p', { class: 'muted' }, content);
 }
 
 /**
@@ -412,6 +443,55 @@ export async function submitting(submit, errorSlot, busyLabel, work, onError) {
     submit.disabled = false;
     submit.textContent = label;
   }
+}
+
+/**
+ * A form whose submission runs `work` with its button busy; an error shows in `errorSlot`, which
+ * describes the form, under the title `onError` picks (see submitting). The submit button comes
+ * after the fields: full width (`block`), or in a row of its own.
+ * @param {{ className: string, errorSlot: HTMLElement, submitLabel: string, busy: string,
+ *   work: () => Promise<void>, onError: (error: any) => string | null, block?: boolean }} options
+ * @param {...import('./dom.js').Child} fields
+ */
+export function submitForm(
+  { className, errorSlot, submitLabel, busy, work, onError, block = false },
+  ...fields
+) {
+  const submit = h(
+    'button',
+    { type: 'submit', class: block ? 'button button-primary button-block' : 'button button-primary' },
+    submitLabel,
+  );
+  return h(
+    'form',
+    {
+      class: className,
+      'aria-describedby': errorSlot.id,
+      onsubmit: onSubmit(submit, errorSlot, busy, work, onError),
+    },
+    fields,
+    block ? submit : h('div', {}, submit),
+  );
+}
+
+/**
+ * The form of a page that creates one thing: a card named by a heading for screen readers only,
+ * a slot for the API's error on top, the fields, and the submit button; `onsubmit` does the rest.
+ * @param {{ id: string, title: string, submitLabel: string, onsubmit: (event: SubmitEvent) => void }} options
+ * @param {...import('./dom.js').Child} fields
+ */
+export function creationForm({ id, title, submitLabel, onsubmit }, ...fields) {
+  const formError = h('div', { class: 'slot' });
+  const submit = h('button', { type: 'submit', class: 'button button-primary' }, submitLabel);
+  const form = h(
+    'form',
+    { class: 'card stack form-card', novalidate: true, 'aria-labelledby': `${id}-title`, onsubmit },
+    h('h2', { id: `${id}-title`, class: 'visually-hidden' }, title),
+    formError,
+    fields,
+    h('div', { class: 'form-actions' }, submit),
+  );
+  return { form, formError, submit };
 }
 
 /**
