@@ -58,10 +58,15 @@ export const waitForDomainStatus = (page: Page, hostname: string, label: string)
 
 /**
  * Records every failed request of `page` into `failures` (returned): "STATUS METHOD /path" for an
- * answer of 400 or more, "failed METHOD url" for one that never came.
+ * answer of 400 or more, "failed METHOD url" for one that never came (not one the page cancelled).
  */
 export function watchFailures(page: Page, failures: string[] = []): string[] {
-  page.on('requestfailed', (request) => failures.push(`failed ${request.method()} ${request.url()}`));
+  page.on('requestfailed', (request) => {
+    // Cancelled by the page itself (a navigation leaving while the favicon or a fetch was under
+    // way): nothing failed that a user sees. Refused connections, resets and timeouts count.
+    if (request.failure()?.errorText === 'net::ERR_ABORTED') return;
+    failures.push(`failed ${request.method()} ${request.url()}`);
+  });
   page.on('response', (response) => {
     if (response.status() >= 400) {
       failures.push(

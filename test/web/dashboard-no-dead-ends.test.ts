@@ -23,7 +23,11 @@ const { formatDate } = (await import(
  */
 function watchFailures(page: Page): string[] {
   const failures: string[] = [];
-  page.on('requestfailed', (request) => failures.push(`failed: ${request.method()} ${request.url()}`));
+  page.on('requestfailed', (request) => {
+    // Cancelled by the page itself (leaving while the favicon loads): nothing a user sees.
+    if (request.failure()?.errorText !== 'net::ERR_ABORTED')
+      failures.push(`failed: ${request.method()} ${request.url()}`);
+  });
   page.on('response', (response) => {
     if (response.status() >= 400)
       failures.push(`${response.status()}: ${response.request().method()} ${response.url()}`);
