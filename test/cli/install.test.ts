@@ -16,6 +16,7 @@ import { KENNEL_VERSION } from '../../src/platform/kennel-version.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
 import { testDialects } from '../support/databases.ts';
 import { startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { outputOf } from '../support/processes.ts';
 import { ROOT, tempDir, USERS } from './harness.ts';
 
 /** PATH without the checkout's node_modules/.bin: `node` is the machine's own (20 on the CI image). */
@@ -42,19 +43,8 @@ function runIn(
   input = '',
 ): Promise<Ran> {
   const child = spawn(file, args, { cwd, env: { PATH: SYSTEM_PATH, TZ: 'UTC', ...env } });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
   child.stdin.end(input);
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return outputOf(child);
 }
 
 const show = (r: Ran) => `exit ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;

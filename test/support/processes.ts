@@ -56,21 +56,30 @@ export function processSuite(dialect: Dialect) {
  * Runs an entry point of src/main with `args` to its exit, with PATH and `env` only: its exit code
  * and what it printed (for commands, and starts that fail before listening).
  */
-export async function runToExit(entry: string, args: readonly string[], env: Record<string, string>) {
+export function runToExit(entry: string, args: readonly string[], env: Record<string, string>) {
   const child = spawn(NODE, [join(ROOT, 'src', 'main', entry), ...args], {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  return outputOf(child);
+}
+
+/** What a spawned process printed, and its exit code, once it has exited and closed its output. */
+export function outputOf(
+  child: ChildProcess,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
+  child.stdout?.on('data', (chunk: Buffer) => {
     stdout += chunk.toString();
   });
-  child.stderr.on('data', (chunk: Buffer) => {
+  child.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
   });
-  const [code] = (await once(child, 'exit')) as [number | null];
-  return { code, stdout, stderr };
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
 }
 
 export interface StartOptions {
