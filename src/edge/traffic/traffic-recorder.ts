@@ -115,6 +115,8 @@ export class TrafficRecorder {
    * caller and operation; the project): a busy API's next request is most often the same
    * series, caller and log, found then with a few comparisons instead of map lookups. Forgotten
    * whenever what they point to may be let go (a written minute, a caller window, an idle ring).
+   * Measured, not assumed: without it the edge suite's recording pairs fell to 95.8% of traffic
+   * off, against 97.9% and 99.1% with it (docs/benchmarks.md, "Edge").
    */
   #last: {
     series: Series | undefined;
