@@ -936,6 +936,13 @@ export interface Operations {
     undefined,
     undefined
   >;
+  /** POST /api/v1/teams/{teamId}/members/{userId}/password-reset: Create a member's password reset link */
+  createPasswordReset: OperationTypes<
+    { teamId: number; userId: number },
+    NoInput,
+    undefined,
+    PasswordResetLink
+  >;
   /** POST /api/v1/invitations/inspect: Read an invitation */
   inspectInvitation: OperationTypes<NoInput, NoInput, InvitationToken, InvitationDetails>;
   /** POST /api/v1/invitations/accept: Accept an invitation */
@@ -946,13 +953,6 @@ export interface Operations {
   getSignUpPolicy: OperationTypes<NoInput, NoInput, undefined, SignUpPolicy>;
   /** PUT /api/v1/me/password: Change your password */
   changePassword: OperationTypes<NoInput, NoInput, PasswordChange, undefined>;
-  /** POST /api/v1/teams/{teamId}/members/{userId}/password-reset: Create a member's password reset link */
-  createPasswordReset: OperationTypes<
-    { teamId: number; userId: number },
-    NoInput,
-    undefined,
-    PasswordResetLink
-  >;
   /** POST /api/v1/password-reset: Set a new password with a reset token */
   resetPassword: OperationTypes<NoInput, NoInput, PasswordResetRedemption, PasswordResetDone>;
   /** GET /api/v1/projects: List projects */

@@ -32,13 +32,13 @@ import { platformSchemas } from './schemas.ts';
 
 /**
  * The operations; `signIn` is the app's sign-in guard (a fresh one, unused, for the document).
- * Every operation that needs a sign-in can meet an expired API token, and every change a
- * read-only one (auth.ts): they declare both.
+ * Each group's table (`operations`, ./operation.ts) declares the codes its access implies,
+ * the expired and read-only API token among them.
  */
 export function managementOperations(
   signIn: SignInGuard = new SignInGuard(),
 ): AnyOperation<PlatformContext>[] {
-  return withTokenErrors([
+  return [
     ...sessionRoutes(signIn),
     ...passwordResetRequestRoutes(signIn.resetRequests),
     ...tokenRoutes,
@@ -52,15 +52,7 @@ export function managementOperations(
     ...webhookRoutes,
     ...originGrantRoutes,
     ...trafficRoutes,
-  ]);
-}
-
-function withTokenErrors(operations: AnyOperation<PlatformContext>[]): AnyOperation<PlatformContext>[] {
-  return operations.map((op) => {
-    if (op.access === 'public') return op;
-    const codes = op.method === 'GET' ? ['token_expired'] : ['token_expired', 'token_read_only'];
-    return { ...op, errors: [...op.errors, ...codes.filter((c) => !op.errors.includes(c))] };
-  });
+  ];
 }
 
 /** The management API's OpenAPI 3.0.3 document, built from the operations it registers. */

@@ -1,75 +1,119 @@
 import type { FastifyReply } from 'fastify';
-import { type JsonSchema, ref } from '../../../lib/http-api/index.ts';
 import type { Actor, PlatformContext } from '../../context.ts';
 import { actorOf } from '../auth.ts';
 
 /**
- * What the management API's routes answer, each shape declared once: the responses they document
- * (`ok`, `created`, `noContent`) and the handlers most of them are (`forCaller`, `inProject`,
- * `inTeam`, `thenNoContent`, `answerCreated`). The handlers keep the types the operation gives
- * them (src/platform/api/operation.ts).
+ * The handlers most of the management API's routes are, each shape declared once: `passing` (and
+ * its `forCaller`, `inProject`, `inTeam`), `answering`, `answerCreated`, `thenNoContent`. They keep
+ * the types the operation gives them (src/platform/api/operation.ts); what the routes declare is
+ * in contract.ts.
  */
-
-/** The schema named `name`, or (`[name]`) a list of them. */
-const schemaOf = (name: string | readonly [string]): JsonSchema =>
-  typeof name === 'string' ? ref(name) : { type: 'array', items: ref(name[0]) };
-
-/** 200 with a body of the schema `name` (`[name]`: a list of them). */
-export const ok = (description: string, name: string | readonly [string]) => ({
-  200: { description, schema: schemaOf(name) },
-});
-
-/** 201 with the schema `name`: what was made. */
-export const created = (description: string, name: string) => ({ 201: { description, schema: ref(name) } });
-
-/** 204: done, nothing to send back. */
-export const noContent = (description: string) => ({ 204: { description } });
 
 interface Asked {
   readonly caller: unknown;
 }
 
-/** A handler answering what `read` finds for the caller. */
-export const forCaller =
-  <A>(read: (ctx: PlatformContext, actor: Actor) => Promise<A>) =>
-  ({ caller }: Asked, _reply: FastifyReply, ctx: PlatformContext) =>
-    read(ctx, actorOf(caller));
+type Handler<R, A> = (request: R, reply: FastifyReply, ctx: PlatformContext) => Promise<A>;
 
-/** The path parameters a handler may be asked for by: a project's slug, a team's id. */
+/** The path parameters a handler may pass on, as the schemas type them (contract.ts). */
 interface PathIds {
   slug: string;
+  hostname: string;
+  deployId: number;
+  linkId: number;
   teamId: number;
+  userId: number;
+  invitationId: number;
+  messageId: string;
+  tokenId: number;
+  grantId: number;
 }
 
-/** A handler answering what `read` finds for the caller at the path's `key` (a project, a team). */
-const inPath =
-  <K extends keyof PathIds>(key: K) =>
-  <A>(read: (ctx: PlatformContext, actor: Actor, id: PathIds[K]) => Promise<A>) =>
-  (
-    { caller, params }: Asked & { readonly params: Pick<PathIds, K> },
-    _reply: FastifyReply,
-    ctx: PlatformContext,
-  ) =>
-    read(ctx, actorOf(caller), params[key]);
+/**
+ * What a handler may pass on from the request: a path parameter, the body, one field of the body
+ * (`body.name`) or the query.
+ */
+type Part = keyof PathIds | 'body' | `body.${string}` | 'query';
 
-/** A handler answering what `read` finds for the caller in the project of the path's `slug`. */
-export const inProject = inPath('slug');
+/** The arguments `parts` name: a path parameter's type; the rest as `act` takes them. */
+type ArgsOf<K extends readonly Part[]> = {
+  [I in keyof K]: K[I] extends keyof PathIds ? PathIds[K[I]] : unknown;
+};
 
-/** A handler answering what `read` finds for the caller in the team of the path's `teamId`. */
-export const inTeam = inPath('teamId');
+/** The argument `act` takes at the place of `P` in `K`. */
+type ArgAt<K extends readonly Part[], Args extends readonly unknown[], P extends Part> = Args[Extract<
+  { [I in keyof K]: K[I] extends P ? I : never }[number],
+  keyof Args
+>];
 
-/** A handler that does `act` (a removal, a revocation), then answers 204. */
-export const thenNoContent =
-  <R>(act: (request: R, ctx: PlatformContext) => Promise<unknown>) =>
-  async (request: R, reply: FastifyReply, ctx: PlatformContext) => {
-    await act(request, ctx);
-    return reply.code(204).send();
+/** The body fields `K` names (`name` for `body.name`). */
+type FieldsOf<K extends readonly Part[]> = K[number] extends infer P
+  ? P extends `body.${infer F}`
+    ? F
+    : never
+  : never;
+
+/** The request a handler passing `K` on to an `act` taking `Args` needs. */
+type RequestFor<K extends readonly Part[], Args extends readonly unknown[]> = Asked & {
+  readonly params: Pick<PathIds, Extract<K[number], keyof PathIds>>;
+} & { readonly [P in Extract<K[number], 'body' | 'query'>]: ArgAt<K, Args, P> } & BodyWith<K, Args>;
+
+/** A body with the fields `K` names, when it names any. */
+type BodyWith<K extends readonly Part[], Args extends readonly unknown[]> = [FieldsOf<K>] extends [never]
+  ? unknown
+  : { readonly body: { readonly [F in FieldsOf<K>]: ArgAt<K, Args, `body.${F}`> } };
+
+/** A request as `passing` reads it, once its types have been checked (RequestFor). */
+interface Received extends Asked {
+  readonly params: Readonly<Record<string, unknown>>;
+  readonly body?: Readonly<Record<string, unknown>>;
+  readonly query?: unknown;
+}
+
+/** The value `part` names in the request. */
+function partOf(request: Received, part: Part): unknown {
+  if (part === 'body' || part === 'query') return request[part];
+  if (part.startsWith('body.')) return request.body?.[part.slice('body.'.length)];
+  return request.params[part];
+}
+
+/**
+ * A handler answering what `act` does for the caller with the request's `parts`, in that order:
+ * most routes are one call into the domain.
+ */
+export const passing =
+  <const K extends readonly Part[]>(...parts: K) =>
+  <Args extends ArgsOf<K>, A>(act: (ctx: PlatformContext, actor: Actor, ...args: Args) => Promise<A>) =>
+  (request: RequestFor<K, Args>, _reply: FastifyReply, ctx: PlatformContext) => {
+    const args = parts.map((part) => partOf(request as Received, part));
+    // The values `parts` name, in their order: what ArgsOf<K> types.
+    return act(ctx, actorOf(request.caller), ...(args as unknown as Args));
   };
 
-/** A handler answering 201 with what `create` made. */
-export const answerCreated =
-  <R, A>(create: (request: R, ctx: PlatformContext, reply: FastifyReply) => Promise<A>) =>
+/** A handler answering what `act` finds for the caller. */
+export const forCaller = passing();
+
+/** A handler answering what `act` finds for the caller in the project of the path's `slug`. */
+export const inProject = passing('slug');
+
+/** A handler answering what `act` finds for the caller in the team of the path's `teamId`. */
+export const inTeam = passing('teamId');
+
+/** A handler answering `status` (202: queued) with what `handler` answers. */
+export const answering =
+  <R, A>(status: number, handler: Handler<R, A>) =>
   (request: R, reply: FastifyReply, ctx: PlatformContext) => {
-    reply.code(201);
-    return create(request, ctx, reply);
+    reply.code(status);
+    return handler(request, reply, ctx);
+  };
+
+/** A handler answering 201 with what `handler` made. */
+export const answerCreated = <R, A>(handler: Handler<R, A>) => answering(201, handler);
+
+/** A handler that does what `handler` does (a removal, a revocation), then answers 204. */
+export const thenNoContent =
+  <R>(handler: Handler<R, unknown>) =>
+  async (request: R, reply: FastifyReply, ctx: PlatformContext) => {
+    await handler(request, reply, ctx);
+    return reply.code(204).send();
   };

@@ -1,52 +1,33 @@
-import { ref } from '../../../lib/http-api/index.ts';
 import { addDomain } from '../../domains/add-domain.ts';
 import { applyDomainConfig, readDomainConfig } from '../../domains/apply-domain-config.ts';
 import { inspectDomain, listDomains } from '../../domains/read-domains.ts';
 import { removeDomain } from '../../domains/remove-domain.ts';
 import { reverifyDomain, verifyDomain } from '../../domains/verify-domain.ts';
 import { actorOf } from '../auth.ts';
-import { managementOperation } from '../operation.ts';
-import { answerCreated, created, inProject, noContent, ok, thenNoContent } from './answers.ts';
-import { slugParam } from './parameters.ts';
+import { operations } from '../operation.ts';
+import { answerCreated, inProject, passing, thenNoContent } from './answers.ts';
+import { created, jsonBody, noContent, ok } from './contract.ts';
 
-const TAG = ['Domains'];
-const hostnameParam = {
-  name: 'hostname',
-  in: 'path' as const,
-  description: 'The custom domain (Unicode or punycode)',
-  schema: { type: 'string', minLength: 1, maxLength: 300 },
-};
 const base = '/api/v1/projects/{slug}/domains';
-const domainErrors = ['unauthenticated', 'project_not_found', 'domain_not_found'];
+/** A handler answering what `act` does for the caller with the path's domain. */
+const inDomain = passing('slug', 'hostname');
 
-export const domainRoutes = [
-  managementOperation({
-    operationId: 'listDomains',
-    method: 'GET',
-    path: base,
-    tags: TAG,
+export const domainRoutes = operations('Domains', {
+  listDomains: {
+    route: `GET ${base}`,
     summary: 'List domains',
     description: "The project's custom domains with their state and the DNS records to create.",
-    parameters: [slugParam],
     responses: ok('Domains', ['Domain']),
-    errors: ['unauthenticated', 'project_not_found'],
     handler: inProject(listDomains),
-  }),
-  managementOperation({
-    operationId: 'addDomain',
-    method: 'POST',
-    path: base,
-    tags: TAG,
+  },
+  addDomain: {
+    route: `POST ${base}`,
     summary: 'Add a domain',
     description:
       'Adds a custom domain (Pro plan or above, after a successful deploy). The answer carries the DNS records to create and what DNS shows now (a conflicting record, a CAA record that would block the CA).',
-    parameters: [slugParam],
-    requestBody: { description: 'The hostname', schema: ref('NewDomain') },
+    requestBody: jsonBody('The hostname', 'NewDomain'),
     responses: created('The domain, unverified', 'AddedDomain'),
     errors: [
-      'unauthenticated',
-      'csrf_failed',
-      'project_not_found',
       'plan_required',
       'deploy_required',
       'domain_limit_reached',
@@ -56,98 +37,56 @@ export const domainRoutes = [
       'hostname_wildcard',
       'hostname_platform_domain',
     ],
-    handler: answerCreated(({ caller, params, body }, ctx) =>
-      addDomain(ctx, actorOf(caller), params.slug, body.hostname),
-    ),
-  }),
-  managementOperation({
-    operationId: 'inspectDomain',
-    method: 'GET',
-    path: `${base}/{hostname}`,
-    tags: TAG,
+    handler: answerCreated(passing('slug', 'body.hostname')(addDomain)),
+  },
+  inspectDomain: {
+    route: `GET ${base}/{hostname}`,
     summary: 'Inspect a domain',
     description: 'A domain with its history: who did what, when, with what outcome.',
-    parameters: [slugParam, hostnameParam],
     responses: ok('The domain and its history', 'DomainDetail'),
-    errors: domainErrors,
-    handler: ({ caller, params }, _reply, ctx) =>
-      inspectDomain(ctx, actorOf(caller), params.slug, params.hostname),
-  }),
-  managementOperation({
-    operationId: 'verifyDomain',
-    method: 'POST',
-    path: `${base}/{hostname}/verify`,
-    tags: TAG,
+    handler: inDomain(inspectDomain),
+  },
+  verifyDomain: {
+    route: `POST ${base}/{hostname}/verify`,
     summary: 'Verify',
     description:
       'Checks DNS now. Passing moves the domain to verified; failing leaves it unverified with the reason and the remedy.',
-    parameters: [slugParam, hostnameParam],
     responses: ok('The outcome and the domain after it', 'CheckResult'),
-    errors: [...domainErrors, 'csrf_failed', 'plan_required', 'deploy_required'],
-    handler: ({ caller, params }, _reply, ctx) =>
-      verifyDomain(ctx, actorOf(caller), params.slug, params.hostname),
-  }),
-  managementOperation({
-    operationId: 'reverifyDomain',
-    method: 'POST',
-    path: `${base}/{hostname}/reverify`,
-    tags: TAG,
+    errors: ['plan_required', 'deploy_required'],
+    handler: inDomain(verifyDomain),
+  },
+  reverifyDomain: {
+    route: `POST ${base}/{hostname}/reverify`,
     summary: 'Re-verify',
     description:
       'For a verified domain still without a certificate after 30 minutes: checks DNS again and starts a fresh certificate attempt.',
-    parameters: [slugParam, hostnameParam],
     responses: ok('The outcome and the domain after it', 'CheckResult'),
-    errors: [...domainErrors, 'csrf_failed', 'reverify_not_available'],
-    handler: ({ caller, params }, _reply, ctx) =>
-      reverifyDomain(ctx, actorOf(caller), params.slug, params.hostname),
-  }),
-  managementOperation({
-    operationId: 'removeDomain',
-    method: 'DELETE',
-    path: `${base}/{hostname}`,
-    tags: TAG,
+    errors: ['reverify_not_available'],
+    handler: inDomain(reverifyDomain),
+  },
+  removeDomain: {
+    route: `DELETE ${base}/{hostname}`,
     summary: 'Remove',
     description: 'Removes the domain: serving stops at once. Redirects from or to it go too.',
-    parameters: [slugParam, hostnameParam],
     responses: noContent('Removed'),
-    errors: [...domainErrors, 'csrf_failed'],
-    handler: thenNoContent(({ caller, params }, ctx) =>
-      removeDomain(ctx, actorOf(caller), params.slug, params.hostname),
-    ),
-  }),
-  managementOperation({
-    operationId: 'exportDomainConfig',
-    method: 'GET',
-    path: '/api/v1/projects/{slug}/domain-config',
-    tags: TAG,
+    handler: thenNoContent(inDomain(removeDomain)),
+  },
+  exportDomainConfig: {
+    route: 'GET /api/v1/projects/{slug}/domain-config',
     summary: 'Export the domain configuration',
     description:
       'The YAML configuration (primary, redirects, names) that apply accepts unchanged, and the primary and redirects as values.',
-    parameters: [slugParam],
     responses: ok('The configuration', 'DomainConfig'),
-    errors: ['unauthenticated', 'project_not_found'],
     handler: inProject(readDomainConfig),
-  }),
-  managementOperation({
-    operationId: 'applyDomainConfig',
-    method: 'PUT',
-    path: '/api/v1/projects/{slug}/domain-config',
-    tags: TAG,
+  },
+  applyDomainConfig: {
+    route: 'PUT /api/v1/projects/{slug}/domain-config',
     summary: 'Apply a domain configuration',
     description:
       "Reconciles the project with a YAML configuration: adds missing domains, sets the primary and redirects; removes domains only with prune. An invalid file changes nothing; the message names each problem's line and column.",
-    parameters: [slugParam],
-    requestBody: { description: 'The YAML text', schema: ref('DomainConfigText') },
+    requestBody: jsonBody('The YAML text', 'DomainConfigText'),
     responses: ok('What changed', 'ApplyResult'),
-    errors: [
-      'unauthenticated',
-      'csrf_failed',
-      'project_not_found',
-      'invalid_domain_config',
-      'plan_required',
-      'deploy_required',
-      'domain_limit_reached',
-    ],
+    errors: ['invalid_domain_config', 'plan_required', 'deploy_required', 'domain_limit_reached'],
     async handler({ caller, params, body }, _reply, ctx) {
       const actor = actorOf(caller);
       const result = await applyDomainConfig(ctx, actor, params.slug, body.yaml, {
@@ -159,5 +98,5 @@ export const domainRoutes = [
         ...(await readDomainConfig(ctx, actor, params.slug)),
       };
     },
-  }),
-];
+  },
+});

@@ -9,26 +9,22 @@ import {
   startPreviewHandoff,
 } from '../../previews/index.ts';
 import { actorOf } from '../auth.ts';
-import { managementOperation } from '../operation.ts';
+import { operations } from '../operation.ts';
 import { platformAddress } from '../platform-address.ts';
-import { created, noContent, ok, thenNoContent } from './answers.ts';
-import { idParam, slugParam } from './parameters.ts';
+import { passing, thenNoContent } from './answers.ts';
+import { created, idParam, jsonBody, noContent, ok } from './contract.ts';
 
-const TAG = ['Projects'];
-const deployIdParam = idParam('deployId', 'Deploy id of a preview');
-const linkIdParam = idParam('linkId', 'Share link id');
-const PREVIEW_ERRORS = ['unauthenticated', 'project_not_found', 'deploy_not_found', 'deploy_not_preview'];
+/** The path's deploy is a preview's; a deploy that is none answers deploy_not_preview. */
+const parameters = [idParam('deployId', 'Deploy id of a preview')];
+const errors = ['deploy_not_preview'] as const;
 
 /** Preview deploys' private addresses: the members' hand-off and share links (docs/platform-api.md). */
-export const previewRoutes = [
-  managementOperation({
-    operationId: 'openPreview',
-    method: 'GET',
-    path: '/api/v1/projects/{slug}/deploys/{deployId}/preview-access',
-    tags: TAG,
+export const previewRoutes = operations('Projects', {
+  openPreview: {
+    route: 'GET /api/v1/projects/{slug}/deploys/{deployId}/preview-access',
     summary: 'Open a preview',
     description: `Hands a member of the project's team (or a platform admin) over to the preview's private address, <slug>--<deployId>.<platform domain>, with a one-time token (\`?${PREVIEW_TOKEN_PARAM}=kph_…\`, valid one minute) that the preview host exchanges for a cookie of its own and drops from the URL. A browser (Accept: text/html) gets 303 to that address; other clients get the address as JSON, to open in a browser. The dashboard's "Open preview" is a link here; the dashboard's cookie itself never reaches the preview host.`,
-    parameters: [slugParam, deployIdParam],
+    parameters,
     responses: {
       200: {
         description: 'The hand-off address, for a client that opens it itself',
@@ -42,7 +38,7 @@ export const previewRoutes = [
         },
       },
     },
-    errors: PREVIEW_ERRORS,
+    errors,
     async handler({ caller, params, headers }, reply, ctx) {
       const handoff = await startPreviewHandoff(ctx, actorOf(caller), params.slug, params.deployId);
       const url = previewLinkUrl(
@@ -54,18 +50,15 @@ export const previewRoutes = [
       if (String(headers.accept ?? '').includes('text/html')) reply.code(303).header('location', url);
       return { url, expiresAt: handoff.expiresAt };
     },
-  }),
-  managementOperation({
-    operationId: 'createPreviewLink',
-    method: 'POST',
-    path: '/api/v1/projects/{slug}/deploys/{deployId}/links',
-    tags: TAG,
+  },
+  createPreviewLink: {
+    route: 'POST /api/v1/projects/{slug}/deploys/{deployId}/links',
     summary: 'Share a preview',
     description: `Makes a share link for a preview deploy: whoever opens it sees the preview (its reference and its API) until it expires (\`expiresIn\`, ${PREVIEW_LINK_LIFETIME.minSeconds} s to ${PREVIEW_LINK_LIFETIME.maxSeconds / 86_400} days, a week by default) or a team member revokes it. Any member of the project's team may make one. The token is in this answer only; it is stored as a hash.`,
-    parameters: [slugParam, deployIdParam],
-    requestBody: { description: 'How long the link lives', schema: ref('NewPreviewLink') },
+    parameters,
+    requestBody: jsonBody('How long the link lives', 'NewPreviewLink'),
     responses: created('The link, with its secret', 'CreatedPreviewLink'),
-    errors: [...PREVIEW_ERRORS, 'csrf_failed'],
+    errors,
     async handler({ caller, params, body }, reply, ctx) {
       const link = await createPreviewLink(
         ctx,
@@ -80,34 +73,25 @@ export const previewRoutes = [
         url: previewLinkUrl(platformAddress(reply.request, ctx.config.platformDomain), link.host, link.token),
       };
     },
-  }),
-  managementOperation({
-    operationId: 'listPreviewLinks',
-    method: 'GET',
-    path: '/api/v1/projects/{slug}/deploys/{deployId}/links',
-    tags: TAG,
+  },
+  listPreviewLinks: {
+    route: 'GET /api/v1/projects/{slug}/deploys/{deployId}/links',
     summary: "A preview's share links",
     description:
       'Every share link of the preview, newest first, revoked and expired ones included (never their secrets).',
-    parameters: [slugParam, deployIdParam],
+    parameters,
     responses: ok('Links', ['PreviewLink']),
-    errors: PREVIEW_ERRORS,
-    handler: ({ caller, params }, _reply, ctx) =>
-      listPreviewLinks(ctx, actorOf(caller), params.slug, params.deployId),
-  }),
-  managementOperation({
-    operationId: 'revokePreviewLink',
-    method: 'DELETE',
-    path: '/api/v1/projects/{slug}/deploys/{deployId}/links/{linkId}',
-    tags: TAG,
+    errors,
+    handler: passing('slug', 'deployId')(listPreviewLinks),
+  },
+  revokePreviewLink: {
+    route: 'DELETE /api/v1/projects/{slug}/deploys/{deployId}/links/{linkId}',
     summary: 'Revoke a share link',
     description:
       'The link stops opening the preview at once, and so do the browsers it was opened in (their next request).',
-    parameters: [slugParam, deployIdParam, linkIdParam],
+    parameters,
     responses: noContent('Revoked'),
-    errors: [...PREVIEW_ERRORS, 'csrf_failed', 'preview_link_not_found'],
-    handler: thenNoContent(({ caller, params }, ctx) =>
-      revokePreviewLink(ctx, actorOf(caller), params.slug, params.deployId, params.linkId),
-    ),
-  }),
-];
+    errors,
+    handler: thenNoContent(passing('slug', 'deployId', 'linkId')(revokePreviewLink)),
+  },
+});

@@ -4,24 +4,17 @@ import { openRequestLogStream, pumpRequestLogs } from '../../traffic/read-reques
 import { DEFAULT_LOG_LIMIT, listRequestLogs, MAX_LOG_LIMIT } from '../../traffic/read-request-logs.ts';
 import { readProjectTraffic } from '../../traffic/read-traffic.ts';
 import { actorOf } from '../auth.ts';
-import { managementOperation } from '../operation.ts';
-import { inProject, ok } from './answers.ts';
-import { slugParam } from './parameters.ts';
+import { operations } from '../operation.ts';
+import { inProject, passing } from './answers.ts';
+import { ok } from './contract.ts';
 
-const TAG = ['Traffic'];
-const ERRORS = ['unauthenticated', 'project_not_found'];
-
-export const trafficRoutes = [
-  managementOperation({
-    operationId: 'getProjectTraffic',
-    method: 'GET',
-    path: '/api/v1/projects/{slug}/traffic',
-    tags: TAG,
+export const trafficRoutes = operations('Traffic', {
+  getProjectTraffic: {
+    route: 'GET /api/v1/projects/{slug}/traffic',
     summary: "A project's traffic",
     description:
       'Requests, errors (status 500 or above) and latency percentiles of the project over a range: totals, a series (by the minute for ranges up to 48 hours, by the hour beyond) and groups by operation (with deprecated operations and their sunset marked), by caller or by status, summed over every edge node. What is recorded and kept: docs/traffic.md.',
     parameters: [
-      slugParam,
       {
         name: 'since',
         in: 'query',
@@ -42,33 +35,22 @@ export const trafficRoutes = [
       },
     ],
     responses: ok('The traffic', 'ProjectTraffic'),
-    errors: ERRORS,
-    handler: ({ caller, params, query }, _reply, ctx) =>
-      readProjectTraffic(ctx, actorOf(caller), params.slug, query),
-  }),
-  managementOperation({
-    operationId: 'getDeprecationReach',
-    method: 'GET',
-    path: '/api/v1/projects/{slug}/traffic/deprecations',
-    tags: TAG,
+    handler: passing('slug', 'query')(readProjectTraffic),
+  },
+  getDeprecationReach: {
+    route: 'GET /api/v1/projects/{slug}/traffic/deprecations',
     summary: 'Who still calls what is going away',
     description:
       'Each deprecated operation of the live deploy with its sunset, and the callers that called it in the last 7 days (today and the six days before, UTC), with their requests and their last call.',
-    parameters: [slugParam],
     responses: ok('Deprecated operations and their callers', 'DeprecationReach'),
-    errors: ERRORS,
     handler: inProject(readDeprecationReach),
-  }),
-  managementOperation({
-    operationId: 'listRequestLogs',
-    method: 'GET',
-    path: '/api/v1/projects/{slug}/logs',
-    tags: TAG,
+  },
+  listRequestLogs: {
+    route: 'GET /api/v1/projects/{slug}/logs',
     summary: "A project's request log",
     description:
       'The last requests of the project as the edge nodes logged them (each keeps the last REQUEST_LOG_SIZE per project), newest first: time, method, operation, path without query values, status, latency, bytes, caller label, request id. No bodies and no header values are kept. Page with before=<the last id>.',
     parameters: [
-      slugParam,
       {
         name: 'limit',
         in: 'query',
@@ -83,20 +65,14 @@ export const trafficRoutes = [
       },
     ],
     responses: ok('Logged requests', 'RequestLogPage'),
-    errors: ERRORS,
-    handler: ({ caller, params, query }, _reply, ctx) =>
-      listRequestLogs(ctx, actorOf(caller), params.slug, query),
-  }),
-  managementOperation({
-    operationId: 'streamRequestLogs',
-    method: 'GET',
-    path: '/api/v1/projects/{slug}/logs/stream',
-    tags: TAG,
+    handler: passing('slug', 'query')(listRequestLogs),
+  },
+  streamRequestLogs: {
+    route: 'GET /api/v1/projects/{slug}/logs/stream',
     summary: "Follow a project's request log",
     description:
       'Server-Sent Events: each request logged from now on (from every edge node), as it is stored (within about a second), as `id: <id>` and `data: <RequestLog JSON>`; a `: keep-alive` comment every 15 s. Reconnecting with Last-Event-ID (EventSource does) resumes after that entry; `after` starts after a given id. The stream lasts until the client closes it.',
     parameters: [
-      slugParam,
       {
         name: 'after',
         in: 'query',
@@ -121,7 +97,6 @@ export const trafficRoutes = [
         },
       },
     },
-    errors: ERRORS,
     async handler({ caller, params, query, headers, id }, reply, ctx) {
       const start = await openRequestLogStream(
         ctx,
@@ -150,5 +125,5 @@ export const trafficRoutes = [
       // Answered already, on the hijacked connection: Fastify sends nothing more.
       return reply;
     },
-  }),
-];
+  },
+});
