@@ -141,6 +141,10 @@ export class ApiClient {
     return this.request<T>('PUT', route, body).then((a) => a.body);
   }
 
+  patch<T>(route: string, body?: unknown): Promise<T> {
+    return this.request<T>('PATCH', route, body).then((a) => a.body);
+  }
+
   delete<T = undefined>(route: string): Promise<T> {
     return this.request<T>('DELETE', route).then((a) => a.body);
   }

@@ -74,3 +74,27 @@ export function positiveInteger(call: Call, name: string, value: string): number
 export function idArg(call: Call, name: string): number {
   return positiveInteger(call, name, call.args[name] ?? '');
 }
+
+/**
+ * A command that acts on one thing its first arguments name (a team, a project, a domain): `args`
+ * lists only the arguments after those, and `run` gets the thing, read and checked once.
+ */
+export type ScopedSpec<T> = Omit<CommandSpec, 'run'> & {
+  run(call: Call, scope: T): Promise<number | undefined>;
+};
+
+/** Declares the commands on one kind of thing: named by the arguments `lead`, read by `read`. */
+export function scopedCommand<T>(lead: readonly string[], read: (call: Call) => T) {
+  return (spec: ScopedSpec<T>): CommandSpec =>
+    defineCommand({
+      ...spec,
+      args: [...lead, ...(spec.args ?? [])],
+      run: async (call) => spec.run(call, read(call)),
+    });
+}
+
+/** A command on one team: TEAM_ID comes first; `run` gets it as a number (a usage error otherwise). */
+export const teamCommand = scopedCommand(['TEAM_ID'], (call) => idArg(call, 'TEAM_ID'));
+
+/** A command on one project: SLUG comes first; `run` gets it. */
+export const projectCommand = scopedCommand(['SLUG'], (call) => call.args.SLUG ?? '');

@@ -30,6 +30,15 @@ const duration = (raw: string): number => {
   const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] as 'ms'];
   return Number(match[1]) * unit;
 };
+/** A duration from `min` to `max`, the bounds written as the setting is (`100ms`, `1h`). */
+const durationWithin = (min: string, max: string) => {
+  const [low, high] = [duration(min), duration(max)];
+  return (raw: string): number => {
+    const ms = duration(raw);
+    if (ms < low || ms > high) throw new Error(`expected a duration from ${min} to ${max}`);
+    return ms;
+  };
+};
 /** A size in bytes: 6291456, 512KiB, 6MiB or 1GiB; `min`/`max` bound it. */
 const byteSize =
   (min: number, max: number) =>
@@ -41,6 +50,28 @@ const byteSize =
     if (bytes < min || bytes > max) throw new Error(`expected a size from ${min} to ${max} bytes`);
     return bytes;
   };
+/** A request body or a parsed document: 64KiB to 1GiB. */
+const bodySize = byteSize(64 * 1024, 1024 ** 3);
+/** A switch, written on or off. */
+const onOff = (raw: string): boolean => {
+  if (raw !== 'on' && raw !== 'off') throw new Error('expected on or off');
+  return raw === 'on';
+};
+const acmeDirectory = (raw: string) => {
+  if (!/^https:\/\/\S+$/.test(raw)) throw new Error('expected an https:// URL of an ACME directory');
+  return raw;
+};
+const smtpServer = (raw: string) => {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error('expected smtp://host:port or smtps://host:port');
+  }
+  if ((url.protocol !== 'smtp:' && url.protocol !== 'smtps:') || !url.hostname)
+    throw new Error('expected smtp://host:port or smtps://host:port');
+  return raw;
+};
 const domainName = (raw: string) => {
   const name = raw.toLowerCase().replace(/\.$/, '');
   if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(name)) {
@@ -82,10 +113,7 @@ export const platformSettings = {
     description:
       'An ACME directory (e.g. https://acme-v02.api.letsencrypt.org/directory); unset = the internal CA',
     default: undefined as string | undefined,
-    parse: (raw: string) => {
-      if (!/^https:\/\/\S+$/.test(raw)) throw new Error('expected an https:// URL of an ACME directory');
-      return raw;
-    },
+    parse: acmeDirectory,
   },
   acmeEmail: {
     env: 'ACME_EMAIL',
@@ -115,7 +143,7 @@ export const platformSettings = {
     env: 'CERT_CHECK_EVERY',
     description: 'How often the certificate job looks for orders, retries and renewals',
     default: 5_000,
-    parse: (raw: string) => duration(raw),
+    parse: duration,
   },
   nodeName: {
     env: 'NODE_NAME',
@@ -148,11 +176,7 @@ export const platformSettings = {
     env: 'WEBHOOK_TIMEOUT',
     description: 'Time limit of one webhook delivery attempt (connect, send, answer)',
     default: 10_000,
-    parse: (raw: string) => {
-      const ms = duration(raw);
-      if (ms < 100 || ms > 60_000) throw new Error('expected a duration from 100ms to 60s');
-      return ms;
-    },
+    parse: durationWithin('100ms', '60s'),
   },
   logLevel: {
     env: 'LOG_LEVEL',
@@ -164,7 +188,7 @@ export const platformSettings = {
     env: 'DOMAIN_CHECK_EVERY',
     description: 'How often the background checker looks for due domain checks',
     default: 15_000,
-    parse: (raw: string) => duration(raw),
+    parse: duration,
   },
   platformDomain: {
     env: 'PLATFORM_DOMAIN',
@@ -220,43 +244,35 @@ export const platformSettings = {
     description:
       'How long a client may take to send a request line and headers before it is answered 408 receive_timeout (the management API, and the edge listeners it is served on)',
     default: 10_000,
-    parse: (raw: string) => {
-      const ms = duration(raw);
-      if (ms < 100 || ms > 600_000) throw new Error('expected a duration from 100ms to 10m');
-      return ms;
-    },
+    parse: durationWithin('100ms', '10m'),
   },
   receiveTimeoutMs: {
     env: 'RECEIVE_TIMEOUT',
     description:
       'How long a client may take to send a whole request, body included (a deploy document may be as large as DEPLOY_BODY_LIMIT), before it is answered 408 receive_timeout; at least HEADERS_TIMEOUT',
     default: 60_000,
-    parse: (raw: string) => {
-      const ms = duration(raw);
-      if (ms < 100 || ms > 3_600_000) throw new Error('expected a duration from 100ms to 1h');
-      return ms;
-    },
+    parse: durationWithin('100ms', '1h'),
   },
   apiBodyLimitBytes: {
     env: 'API_BODY_LIMIT',
     description:
       'The largest request body the management API reads, deploys excepted (DEPLOY_BODY_LIMIT); larger bodies are answered 413 body_too_large',
     default: 6 * 1024 * 1024,
-    parse: byteSize(64 * 1024, 1024 ** 3),
+    parse: bodySize,
   },
   deployBodyLimitBytes: {
     env: 'DEPLOY_BODY_LIMIT',
     description:
       "The largest request body a deploy (createDeploy) may send, its document included (GitHub's REST description is 13 MB as shipped); larger bodies are answered 413 body_too_large. Other management requests keep API_BODY_LIMIT",
     default: 32 * 1024 * 1024,
-    parse: byteSize(64 * 1024, 1024 ** 3),
+    parse: bodySize,
   },
   deployMaxExpandedBytes: {
     env: 'DEPLOY_MAX_EXPANDED_SIZE',
     description:
       'The largest a deployed document may be once parsed, its YAML aliases expanded, as minified JSON; larger is refused 413 document_too_large before anything is stored',
     default: 32 * 1024 * 1024,
-    parse: byteSize(64 * 1024, 1024 ** 3),
+    parse: bodySize,
   },
   deployMaxYamlAliases: {
     env: 'DEPLOY_MAX_YAML_ALIASES',
@@ -297,10 +313,7 @@ export const platformSettings = {
     description:
       "on = the edge records each API request's operation, caller, status, bytes and latency (docs/security.md, Traffic); off = nothing is recorded",
     default: true,
-    parse: (raw: string): boolean => {
-      if (raw !== 'on' && raw !== 'off') throw new Error('expected on or off');
-      return raw === 'on';
-    },
+    parse: onOff,
   },
   trafficFlushSeconds: {
     env: 'TRAFFIC_FLUSH_SECONDS',
@@ -370,10 +383,7 @@ export const platformSettings = {
     description:
       'on = anyone who reaches the platform may create an account (POST /api/v1/users), with a team of their own; off = accounts come only from invitations',
     default: false,
-    parse: (raw: string): boolean => {
-      if (raw !== 'on' && raw !== 'off') throw new Error('expected on or off');
-      return raw === 'on';
-    },
+    parse: onOff,
   },
   invitationLifetimeMs: {
     env: 'INVITATION_LIFETIME',
@@ -386,17 +396,7 @@ export const platformSettings = {
     description:
       'An SMTP server that mails invitations and "Forgot password?" reset links: smtp://[user:password@]host[:port] (STARTTLS when offered; port 587 by default) or smtps://… (TLS, 465); unset = invitations are not mailed, the owner passes the token on, and a forgotten password is reset by a team owner or the operator',
     default: undefined as string | undefined,
-    parse: (raw: string) => {
-      let url: URL;
-      try {
-        url = new URL(raw);
-      } catch {
-        throw new Error('expected smtp://host:port or smtps://host:port');
-      }
-      if ((url.protocol !== 'smtp:' && url.protocol !== 'smtps:') || !url.hostname)
-        throw new Error('expected smtp://host:port or smtps://host:port');
-      return raw;
-    },
+    parse: smtpServer,
   },
   smtpFrom: {
     env: 'SMTP_FROM',

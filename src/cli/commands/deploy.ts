@@ -1,14 +1,14 @@
 import type { Change, Deploy, DeployCheck } from '../../platform/api-types.ts';
 import { path } from '../api-client.ts';
-import { defineCommand } from '../command.ts';
+import { projectCommand } from '../command.ts';
 import { ApiFailure, EXIT } from '../errors.ts';
 import { readTextFile } from '../files.ts';
 import { changeLines } from '../print-changes.ts';
 
-export const deployCommand = defineCommand({
+export const deployCommand = projectCommand({
   name: 'deploy',
   summary: "Deploy a project's OpenAPI document (JSON or YAML)",
-  args: ['SLUG', 'FILE'],
+  args: ['FILE'],
   options: {
     origin: { type: 'string', value: 'URL', description: 'Also move the project to a new origin' },
     'allow-breaking': {
@@ -33,8 +33,7 @@ export const deployCommand = defineCommand({
     'kennel deploy petstore openapi.yaml --preview',
     'kennel deploy petstore openapi.json --origin https://api.internal:4010',
   ],
-  async run(call) {
-    const slug = call.args.SLUG ?? '';
+  async run(call, slug) {
     const file = call.args.FILE ?? '';
     const dryRun = call.flag('dry-run');
     if (dryRun && (call.flag('allow-breaking') || call.flag('preview')))

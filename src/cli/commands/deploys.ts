@@ -1,6 +1,6 @@
 import type { DeployComparison, Promotion } from '../../platform/api-types.ts';
 import { path } from '../api-client.ts';
-import { defineCommand, type GroupSpec, idArg, positiveInteger } from '../command.ts';
+import { type GroupSpec, idArg, positiveInteger, projectCommand } from '../command.ts';
 import { changeLines } from '../print-changes.ts';
 import { printRefusedChanges } from './deploy.ts';
 
@@ -10,10 +10,10 @@ export const deploysGroup: GroupSpec = {
   description:
     'Every deploy of a project is kept (the live one and the latest DEPLOY_RETENTION): list them with kennel projects deploys SLUG.',
   commands: [
-    defineCommand({
+    projectCommand({
       name: 'deploys promote',
       summary: 'Make an earlier deploy (or a preview) of a project live again',
-      args: ['SLUG', 'DEPLOY_ID'],
+      args: ['DEPLOY_ID'],
       options: {
         'allow-breaking': {
           type: 'boolean',
@@ -23,8 +23,7 @@ export const deploysGroup: GroupSpec = {
       description:
         'Makes a succeeded deploy live again in one step, with its origin, and prints its changes against the deploy live before. The deploy gate applies: when a change would break callers nothing changes and the exit code is 1, unless --allow-breaking.',
       examples: ['kennel deploys promote petstore 42', 'kennel deploys promote petstore 42 --allow-breaking'],
-      async run(call) {
-        const slug = call.args.SLUG ?? '';
+      async run(call, slug) {
         const id = idArg(call, 'DEPLOY_ID');
         let promotion: Promotion;
         try {
@@ -49,10 +48,10 @@ export const deploysGroup: GroupSpec = {
         });
       },
     }),
-    defineCommand({
+    projectCommand({
       name: 'deploys compare',
       summary: 'List the changes from one deploy of a project to another',
-      args: ['SLUG', 'DEPLOY_ID'],
+      args: ['DEPLOY_ID'],
       options: {
         against: {
           type: 'string',
@@ -61,8 +60,7 @@ export const deploysGroup: GroupSpec = {
         },
       },
       examples: ['kennel deploys compare petstore 42', 'kennel deploys compare petstore 42 --against 40'],
-      async run(call) {
-        const slug = call.args.SLUG ?? '';
+      async run(call, slug) {
         const id = idArg(call, 'DEPLOY_ID');
         const against = call.string('against');
         const query = against === undefined ? '' : `?against=${positiveInteger(call, '--against', against)}`;

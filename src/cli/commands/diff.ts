@@ -6,6 +6,7 @@ import { type Call, defineCommand } from '../command.ts';
 import { CliError, EXIT } from '../errors.ts';
 import { readTextFile } from '../files.ts';
 import { changeLines, changeSummary, painter } from '../print-changes.ts';
+import { projectPath } from './projects.ts';
 
 /** What --json prints: every change with all five fields (operation null when there is none). */
 export interface DiffResult {
@@ -38,7 +39,7 @@ async function readDocumentFile(call: Call, file: string): Promise<Record<string
 /** The live deploy's document of a project, through the management API. */
 async function liveDocument(call: Call, slug: string): Promise<Record<string, unknown>> {
   const api = call.api();
-  const project = await api.get<Project>(path`/api/v1/projects/${slug}`);
+  const project = await api.get<Project>(projectPath(slug));
   if (project.activeDeployId === undefined || project.activeDeployId === null)
     throw new CliError(
       `${slug} has no live deploy to compare with: deploy a document first (kennel deploy ${slug} FILE).`,

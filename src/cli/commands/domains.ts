@@ -7,7 +7,7 @@ import type {
   DomainDetail,
 } from '../../platform/api-types.ts';
 import { path } from '../api-client.ts';
-import { type Call, defineCommand, type GroupSpec } from '../command.ts';
+import { type Call, type GroupSpec, projectCommand, scopedCommand } from '../command.ts';
 import { EXIT } from '../errors.ts';
 import { readTextFile } from '../files.ts';
 import type { Output } from '../output.ts';
@@ -36,9 +36,16 @@ export function printRecords(out: Output, records: readonly DnsRecord[], indent 
   );
 }
 
-function slugAndHost(call: Call): { slug: string; hostname: string } {
-  return { slug: call.args.SLUG ?? '', hostname: call.args.HOSTNAME ?? '' };
+interface ProjectDomain {
+  readonly slug: string;
+  readonly hostname: string;
 }
+
+/** A command on one domain of a project: SLUG and HOSTNAME come first; `run` gets both. */
+const domainCommand = scopedCommand(
+  ['SLUG', 'HOSTNAME'],
+  (call): ProjectDomain => ({ slug: call.args.SLUG ?? '', hostname: call.args.HOSTNAME ?? '' }),
+);
 
 function duration(call: Call, option: string, fallback: string): number {
   const text = call.string(option) ?? fallback;
@@ -132,8 +139,11 @@ function detailText(
   return parts.join(' ');
 }
 
-async function runCheck(call: Call, kind: 'verify' | 'reverify'): Promise<number> {
-  const { slug, hostname } = slugAndHost(call);
+async function runCheck(
+  call: Call,
+  { slug, hostname }: ProjectDomain,
+  kind: 'verify' | 'reverify',
+): Promise<number> {
   const wait = kind === 'verify' && call.flag('wait');
   if (!wait && (call.string('timeout') !== undefined || call.string('interval') !== undefined)) {
     throw call.usage('--timeout and --interval go with --wait.');
@@ -178,13 +188,11 @@ export const domainsGroup: GroupSpec = {
   description:
     'A custom domain needs a team on the Pro plan or above and a successful deploy. Add it, create the DNS record shown (a CNAME for a subdomain, TTL 3600), then verify: once DNS points at the platform the domain is verified and its certificate is issued automatically. Hostnames may be given in Unicode or punycode.',
   commands: [
-    defineCommand({
+    domainCommand({
       name: 'domains add',
       summary: 'Add a custom domain and show the DNS records to create',
-      args: ['SLUG', 'HOSTNAME'],
       examples: ['kennel domains add petstore shop.example.com'],
-      async run(call) {
-        const { slug, hostname } = slugAndHost(call);
+      async run(call, { slug, hostname }) {
         const added = await call.progress.during(
           `Adding ${hostname}…`,
           call.api().post<AddedDomain>(domainsPath(slug), { hostname }),
@@ -219,13 +227,11 @@ export const domainsGroup: GroupSpec = {
         });
       },
     }),
-    defineCommand({
+    projectCommand({
       name: 'domains list',
       summary: "List a project's custom domains and their state",
-      args: ['SLUG'],
       examples: ['kennel domains list petstore'],
-      async run(call) {
-        const slug = call.args.SLUG ?? '';
+      async run(call, slug) {
         call.out.list(await call.api().get<Domain[]>(domainsPath(slug)), {
           headers: ['Hostname', 'State', 'Reason', 'Status', 'Certificate', 'Verified', 'Last check'],
           row: (d) => [
@@ -241,13 +247,11 @@ export const domainsGroup: GroupSpec = {
         });
       },
     }),
-    defineCommand({
+    domainCommand({
       name: 'domains inspect',
       summary: 'Show a domain: state, reason, remedy, records and history',
-      args: ['SLUG', 'HOSTNAME'],
       examples: ['kennel domains inspect petstore shop.example.com'],
-      async run(call) {
-        const { slug, hostname } = slugAndHost(call);
+      async run(call, { slug, hostname }) {
         const detail = await call.api().get<DomainDetail>(domainPath(slug, hostname));
         call.out.result(detail, () => {
           const { out } = call;
@@ -283,10 +287,9 @@ export const domainsGroup: GroupSpec = {
         });
       },
     }),
-    defineCommand({
+    domainCommand({
       name: 'domains verify',
       summary: 'Check DNS now; with --wait, keep checking until verified',
-      args: ['SLUG', 'HOSTNAME'],
       options: {
         wait: { type: 'boolean', description: 'Keep checking every few seconds until verified or --timeout' },
         timeout: {
@@ -306,19 +309,17 @@ export const domainsGroup: GroupSpec = {
         'kennel domains verify petstore shop.example.com',
         'kennel domains verify petstore shop.example.com --wait --timeout 30m',
       ],
-      run: (call) => runCheck(call, 'verify'),
+      run: (call, domain) => runCheck(call, domain, 'verify'),
     }),
-    defineCommand({
+    domainCommand({
       name: 'domains reverify',
       summary: 'Check a verified domain again and retry its certificate (after 30 minutes without one)',
-      args: ['SLUG', 'HOSTNAME'],
       examples: ['kennel domains reverify petstore shop.example.com'],
-      run: (call) => runCheck(call, 'reverify'),
+      run: (call, domain) => runCheck(call, domain, 'reverify'),
     }),
-    defineCommand({
+    domainCommand({
       name: 'domains remove',
       summary: 'Remove a domain: serving traffic on it stops immediately',
-      args: ['SLUG', 'HOSTNAME'],
       options: YES_OPTION,
       description:
         'Asks for confirmation on a terminal; elsewhere --yes is required. Redirects from or to the domain are removed with it. Answering no exits with 1.',
@@ -326,8 +327,7 @@ export const domainsGroup: GroupSpec = {
         'kennel domains remove petstore old.example.com',
         'kennel domains remove petstore old.example.com --yes',
       ],
-      async run(call) {
-        const { slug, hostname } = slugAndHost(call);
+      async run(call, { slug, hostname }) {
         const sure = await confirmed(call, {
           unattended:
             'Removing a domain stops its traffic at once: confirm with --yes (there is no terminal to ask on).',
@@ -342,10 +342,10 @@ export const domainsGroup: GroupSpec = {
         );
       },
     }),
-    defineCommand({
+    projectCommand({
       name: 'domains apply',
       summary: 'Apply a YAML domain configuration (primary, redirects, names)',
-      args: ['SLUG', 'FILE'],
+      args: ['FILE'],
       options: { prune: { type: 'boolean', description: 'Also remove domains the file does not name' } },
       description: `Adds the domains the file names and the project lacks, sets the primary and replaces the redirects, in one step: an invalid file changes nothing, and each problem is reported with its line and column (exit 1). FILE is - for stdin. The format is what kennel domains export prints:
 
@@ -362,8 +362,7 @@ export const domainsGroup: GroupSpec = {
         'kennel domains apply petstore domains.yaml',
         'kennel domains apply petstore domains.yaml --prune',
       ],
-      async run(call) {
-        const slug = call.args.SLUG ?? '';
+      async run(call, slug) {
         const file = call.args.FILE ?? '';
         const yaml = await readTextFile(call.io, file);
         const result = await call
@@ -381,15 +380,13 @@ export const domainsGroup: GroupSpec = {
         });
       },
     }),
-    defineCommand({
+    projectCommand({
       name: 'domains export',
       summary: "Print the project's domain configuration as YAML (what apply accepts)",
-      args: ['SLUG'],
       description:
         'The output can be edited and applied back: kennel domains export s > d.yaml && kennel domains apply s d.yaml.',
       examples: ['kennel domains export petstore > domains.yaml'],
-      async run(call) {
-        const slug = call.args.SLUG ?? '';
+      async run(call, slug) {
         const body = await call.api().get<{ yaml: string }>(configPath(slug));
         call.out.result(body, () => call.out.raw(body.yaml));
       },

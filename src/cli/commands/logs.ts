@@ -1,6 +1,6 @@
 import type { RequestLog, RequestLogPage } from '../../platform/api-types.ts';
 import { path } from '../api-client.ts';
-import { type Call, defineCommand, positiveInteger } from '../command.ts';
+import { type Call, positiveInteger, projectCommand } from '../command.ts';
 import { CliError } from '../errors.ts';
 import { formatMs } from './traffic.ts';
 
@@ -73,10 +73,9 @@ async function follow(call: Call, slug: string, after: number): Promise<never> {
   }
 }
 
-export const logsCommand = defineCommand({
+export const logsCommand = projectCommand({
   name: 'logs',
   summary: "Show a project's last requests; --follow streams new ones",
-  args: ['SLUG'],
   options: {
     limit: {
       type: 'string',
@@ -92,8 +91,7 @@ export const logsCommand = defineCommand({
     'kennel logs petstore --follow',
     'kennel logs petstore -f --json | jq .status',
   ],
-  async run(call) {
-    const slug = call.args.SLUG ?? '';
+  async run(call, slug) {
     const given = call.string('limit');
     const limit = given === undefined ? 50 : positiveInteger(call, '--limit', given);
     if (limit > 1000) throw call.usage(`--limit is at most 1000 (got ${limit}).`);

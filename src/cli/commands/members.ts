@@ -6,10 +6,11 @@ import type {
   TeamMember,
 } from '../../platform/api-types.ts';
 import { path } from '../api-client.ts';
-import { type Call, defineCommand, type GroupSpec, idArg } from '../command.ts';
+import { type Call, defineCommand, type GroupSpec, idArg, teamCommand } from '../command.ts';
 import { PASSWORD_STDIN, passwords } from '../passwords.ts';
 
-const ROLES = ['owner', 'member'];
+/** The roles of a team member. */
+export const ROLES = ['owner', 'member'];
 
 export const membersGroup: GroupSpec = {
   name: 'members',
@@ -17,28 +18,25 @@ export const membersGroup: GroupSpec = {
   description:
     'Owners invite people by email, change roles, remove members and create password reset tokens; every member sees the list and may leave. A team always keeps one owner.',
   commands: [
-    defineCommand({
+    teamCommand({
       name: 'members list',
       summary: "List a team's members and their roles",
-      args: ['TEAM_ID'],
       examples: ['kennel members list 3'],
-      async run(call) {
-        const id = idArg(call, 'TEAM_ID');
+      async run(call, id) {
         call.out.list(await call.api().get<TeamMember[]>(path`/api/v1/teams/${id}/members`), {
           headers: ['User ID', 'Email', 'Name', 'Role', 'Since'],
           row: (m) => [m.userId, m.email, m.name ?? '—', m.role, m.since.slice(0, 10)],
         });
       },
     }),
-    defineCommand({
+    teamCommand({
       name: 'members invite',
       summary: 'Invite an email to a team as a member (team owners); prints the token once',
-      args: ['TEAM_ID', 'EMAIL'],
+      args: ['EMAIL'],
       description:
         'The invitation works once, until it expires (7 days by default). When the platform has an SMTP server (SMTP_URL), it is mailed and not shown here (accepting it proves the email); otherwise the token is shown this once: pass it on over a channel you trust. The person runs kennel members accept TOKEN.',
       examples: ['kennel members invite 3 ana@example.com'],
-      async run(call) {
-        const id = idArg(call, 'TEAM_ID');
+      async run(call, id) {
         const invitation = await call
           .api()
           .post<CreatedInvitation>(path`/api/v1/teams/${id}/invitations`, { email: call.args.EMAIL });
@@ -50,26 +48,23 @@ export const membersGroup: GroupSpec = {
         });
       },
     }),
-    defineCommand({
+    teamCommand({
       name: 'members invitations',
       summary: "List a team's invitations and their status (team owners)",
-      args: ['TEAM_ID'],
       examples: ['kennel members invitations 3'],
-      async run(call) {
-        const id = idArg(call, 'TEAM_ID');
+      async run(call, id) {
         call.out.list(await call.api().get<Invitation[]>(path`/api/v1/teams/${id}/invitations`), {
           headers: ['ID', 'Email', 'Status', 'Expires'],
           row: (i) => [i.id, i.email, i.status, i.expiresAt],
         });
       },
     }),
-    defineCommand({
+    teamCommand({
       name: 'members revoke-invitation',
       summary: 'Revoke a pending invitation: its token stops working (team owners)',
-      args: ['TEAM_ID', 'INVITATION_ID'],
+      args: ['INVITATION_ID'],
       examples: ['kennel members revoke-invitation 3 12'],
-      async run(call) {
-        const id = idArg(call, 'TEAM_ID');
+      async run(call, id) {
         const invitation = idArg(call, 'INVITATION_ID');
         await call.api().delete(path`/api/v1/teams/${id}/invitations/${invitation}`);
         call.out.resultLine({ revoked: invitation }, `Revoked invitation ${invitation} of team ${id}.`);
@@ -103,13 +98,12 @@ export const membersGroup: GroupSpec = {
         );
       },
     }),
-    defineCommand({
+    teamCommand({
       name: 'members set-role',
       summary: "Change a member's role (team owners; the last owner stays owner)",
-      args: ['TEAM_ID', 'USER_ID', 'ROLE'],
+      args: ['USER_ID', 'ROLE'],
       examples: ['kennel members set-role 3 7 owner'],
-      async run(call) {
-        const id = idArg(call, 'TEAM_ID');
+      async run(call, id) {
         const user = idArg(call, 'USER_ID');
         const role = call.args.ROLE ?? '';
         if (!ROLES.includes(role)) throw call.usage(`ROLE must be owner or member (got "${role}").`);
@@ -119,38 +113,34 @@ export const membersGroup: GroupSpec = {
         call.out.resultLine(member, `${member.email} is now ${member.role} of team ${id}.`);
       },
     }),
-    defineCommand({
+    teamCommand({
       name: 'members remove',
       summary: 'Remove a member from a team (team owners)',
-      args: ['TEAM_ID', 'USER_ID'],
+      args: ['USER_ID'],
       examples: ['kennel members remove 3 7'],
-      async run(call) {
-        const id = idArg(call, 'TEAM_ID');
+      async run(call, id) {
         const user = idArg(call, 'USER_ID');
         await call.api().delete(path`/api/v1/teams/${id}/members/${user}`);
         call.out.resultLine({ removed: user }, `Removed user ${user} from team ${id}.`);
       },
     }),
-    defineCommand({
+    teamCommand({
       name: 'members leave',
       summary: 'Leave a team (the last owner cannot)',
-      args: ['TEAM_ID'],
       examples: ['kennel members leave 3'],
-      async run(call) {
-        const id = idArg(call, 'TEAM_ID');
+      async run(call, id) {
         await call.api().delete(path`/api/v1/teams/${id}/membership`);
         call.out.resultLine({ left: id }, `You left team ${id}.`);
       },
     }),
-    defineCommand({
+    teamCommand({
       name: 'members reset-password',
       summary: 'Create a one-time password reset token for a member (team owners, platform admins)',
-      args: ['TEAM_ID', 'USER_ID'],
+      args: ['USER_ID'],
       description:
         'The token is shown this once and works once, for 24 hours; the member sets a new password with kennel password reset TOKEN. An owner cannot reset a platform admin, nor someone who is also in a team the owner does not own.',
       examples: ['kennel members reset-password 3 7'],
-      async run(call) {
-        const id = idArg(call, 'TEAM_ID');
+      async run(call, id) {
         const user = idArg(call, 'USER_ID');
         const reset = await call
           .api()

@@ -1,6 +1,7 @@
 import type { OriginGrant } from '../../platform/api-types.ts';
-import { path } from '../api-client.ts';
-import { defineCommand, type GroupSpec, idArg } from '../command.ts';
+import { defineCommand, type GroupSpec, idArg, teamCommand } from '../command.ts';
+
+const GRANTS = '/api/v1/origin-grants';
 
 export const originsGroup: GroupSpec = {
   name: 'origins',
@@ -13,7 +14,7 @@ export const originsGroup: GroupSpec = {
       summary: 'List the origin grants',
       examples: ['kennel origins list'],
       async run(call) {
-        call.out.list(await call.api().get<OriginGrant[]>('/api/v1/origin-grants'), {
+        call.out.list(await call.api().get<OriginGrant[]>(GRANTS), {
           headers: ['ID', 'Team', 'Origin', 'Granted by', 'Since'],
           row: (g) => [
             g.id,
@@ -26,18 +27,15 @@ export const originsGroup: GroupSpec = {
         });
       },
     }),
-    defineCommand({
+    teamCommand({
       name: 'origins grant',
       summary: "Let a team's projects use a private origin",
-      args: ['TEAM_ID', 'ORIGIN'],
+      args: ['ORIGIN'],
       description:
         'ORIGIN is scheme://host:port exactly (no path): the same host on another port or scheme stays refused, and other teams may not use the host. KENNEL_ORIGIN_ALLOWLIST grants every origin of that setting.',
       examples: ['kennel origins grant 3 http://10.0.0.5:8080'],
-      async run(call) {
-        const teamId = idArg(call, 'TEAM_ID');
-        const grant = await call
-          .api()
-          .post<OriginGrant>('/api/v1/origin-grants', { teamId, origin: call.args.ORIGIN });
+      async run(call, teamId) {
+        const grant = await call.api().post<OriginGrant>(GRANTS, { teamId, origin: call.args.ORIGIN });
         call.out.resultLine(
           grant,
           `Team ${grant.teamId} "${grant.teamName}" may use ${grant.origin} (grant ${grant.id}; revoke with kennel origins revoke ${grant.id}).`,
@@ -51,7 +49,7 @@ export const originsGroup: GroupSpec = {
       examples: ['kennel origins list', 'kennel origins revoke 4'],
       async run(call) {
         const id = idArg(call, 'GRANT_ID');
-        await call.api().delete(path`/api/v1/origin-grants/${id}`);
+        await call.api().delete(`${GRANTS}/${id}`);
         call.out.resultLine({ revoked: true, id }, `Grant ${id} is revoked.`);
       },
     }),

@@ -1,9 +1,11 @@
 import type { Deploy, Project, ProjectDeletion } from '../../platform/api-types.ts';
 import { path } from '../api-client.ts';
-import { defineCommand, type GroupSpec, positiveInteger } from '../command.ts';
+import { defineCommand, type GroupSpec, positiveInteger, projectCommand } from '../command.ts';
 import { EXIT } from '../errors.ts';
 import type { Output } from '../output.ts';
 import { confirmed, YES_OPTION } from '../prompt.ts';
+
+export const projectPath = (slug: string) => path`/api/v1/projects/${slug}`;
 
 /** "2 custom domains, 1 certificate and 3 deploys": what goes with a deleted project. */
 function holdings(d: ProjectDeletion): string {
@@ -101,54 +103,45 @@ export const projectsGroup: GroupSpec = {
         });
       },
     }),
-    defineCommand({
+    projectCommand({
       name: 'projects show',
       summary: 'Show a project: address, origin, plan, active deploy, primary domain',
-      args: ['SLUG'],
       examples: ['kennel projects show petstore'],
-      async run(call) {
-        const project = await call.api().get<Project>(path`/api/v1/projects/${call.args.SLUG ?? ''}`);
+      async run(call, slug) {
+        const project = await call.api().get<Project>(projectPath(slug));
         call.out.result(project, () => printProject(call.out, project));
       },
     }),
-    defineCommand({
+    projectCommand({
       name: 'projects rename',
       summary: "Change a project's display name (its slug, the published address, stays)",
-      args: ['SLUG', 'NAME'],
+      args: ['NAME'],
       examples: ['kennel projects rename petstore "Petstore v2"'],
-      async run(call) {
-        const slug = call.args.SLUG ?? '';
-        const { body: project } = await call
-          .api()
-          .request<Project>('PATCH', path`/api/v1/projects/${slug}`, { name: call.args.NAME });
+      async run(call, slug) {
+        const project = await call.api().patch<Project>(projectPath(slug), { name: call.args.NAME });
         call.out.resultLine(project, `Project ${project.slug} is now called "${project.name}".`);
       },
     }),
-    defineCommand({
+    projectCommand({
       name: 'projects set-origin',
       summary: "Move a project's API to another origin, checked as at creation",
-      args: ['SLUG', 'URL'],
+      args: ['URL'],
       description:
         'The edge forwards to the new origin from the next request. A private address needs a platform admin’s grant to the team (origin_not_allowed). Past deploys keep the origin they were made with.',
       examples: ['kennel projects set-origin petstore https://api2.example.com'],
-      async run(call) {
-        const slug = call.args.SLUG ?? '';
-        const { body: project } = await call
-          .api()
-          .request<Project>('PATCH', path`/api/v1/projects/${slug}`, { originUrl: call.args.URL });
+      async run(call, slug) {
+        const project = await call.api().patch<Project>(projectPath(slug), { originUrl: call.args.URL });
         call.out.resultLine(project, `Requests to ${project.slug}'s API now go to ${project.originUrl}.`);
       },
     }),
-    defineCommand({
+    projectCommand({
       name: 'projects delete',
       summary: 'Delete a project with its domains, certificates and deploys (team owners)',
-      args: ['SLUG'],
       options: YES_OPTION,
       description:
         'Says what goes with the project and asks on a terminal; elsewhere --yes is required. Its addresses stop answering at once and the slug becomes free. There is no undo. Answering no exits with 1.',
       examples: ['kennel projects delete petstore', 'kennel projects delete petstore --yes'],
-      async run(call) {
-        const slug = call.args.SLUG ?? '';
+      async run(call, slug) {
         const sure = await confirmed(call, {
           unattended:
             'Deleting a project removes its domains, certificates and deploys for good: confirm with --yes (there is no terminal to ask on).',
@@ -159,20 +152,18 @@ export const projectsGroup: GroupSpec = {
           declined: 'Nothing was deleted.',
         });
         if (!sure) return EXIT.failed;
-        const removed = await call.api().delete<ProjectDeletion>(path`/api/v1/projects/${slug}`);
+        const removed = await call.api().delete<ProjectDeletion>(projectPath(slug));
         call.out.resultLine(
           removed,
           `Deleted ${removed.slug}, with ${holdings(removed)}. The slug is free again.`,
         );
       },
     }),
-    defineCommand({
+    projectCommand({
       name: 'projects deploys',
       summary: 'List the deploys of a project, newest first',
-      args: ['SLUG'],
       examples: ['kennel projects deploys petstore'],
-      async run(call) {
-        const slug = call.args.SLUG ?? '';
+      async run(call, slug) {
         const deploys = await call.api().get<Deploy[]>(path`/api/v1/projects/${slug}/deploys`);
         call.out.result(deploys, () => {
           if (deploys.length === 0)

@@ -1,9 +1,7 @@
 import type { CreatedInvitation, Team } from '../../platform/api-types.ts';
 import { path } from '../api-client.ts';
-import { defineCommand, type GroupSpec, idArg } from '../command.ts';
-import { printInvitationLink } from './members.ts';
-
-const ROLES = ['owner', 'member'];
+import { defineCommand, type GroupSpec, teamCommand } from '../command.ts';
+import { printInvitationLink, ROLES } from './members.ts';
 
 export const teamsGroup: GroupSpec = {
   name: 'teams',
@@ -37,48 +35,42 @@ export const teamsGroup: GroupSpec = {
         });
       },
     }),
-    defineCommand({
+    teamCommand({
       name: 'teams rename',
       summary: 'Rename a team (team owners)',
-      args: ['TEAM_ID', 'NAME'],
+      args: ['NAME'],
       examples: ['kennel teams rename 3 "Shop floor"'],
-      async run(call) {
-        const id = idArg(call, 'TEAM_ID');
-        const { body: team } = await call
-          .api()
-          .request<Team>('PATCH', path`/api/v1/teams/${id}`, { name: call.args.NAME });
+      async run(call, id) {
+        const team = await call.api().patch<Team>(path`/api/v1/teams/${id}`, { name: call.args.NAME });
         call.out.resultLine(team, `Team ${team.id} is now "${team.name}".`);
       },
     }),
-    defineCommand({
+    teamCommand({
       name: 'teams delete',
       summary: 'Delete a team that has no projects (team owners)',
-      args: ['TEAM_ID'],
       description:
         'Its memberships, invitations, webhook and origin grants go with it. A team with projects is refused (team_has_projects): delete or move them first.',
       examples: ['kennel teams delete 3'],
-      async run(call) {
-        const id = idArg(call, 'TEAM_ID');
+      async run(call, id) {
         await call.api().delete(path`/api/v1/teams/${id}`);
         call.out.resultLine({ deleted: id }, `Deleted team ${id}.`);
       },
     }),
-    defineCommand({
+    teamCommand({
       name: 'teams set-plan',
       summary: "Set a team's plan (platform admins only)",
-      args: ['TEAM_ID', 'PLAN'],
+      args: ['PLAN'],
       description: 'Plans: free, pro, enterprise. Custom domains need pro or above.',
       examples: ['kennel teams set-plan 3 pro'],
-      async run(call) {
-        const id = idArg(call, 'TEAM_ID');
+      async run(call, id) {
         const team = await call.api().put<Team>(path`/api/v1/teams/${id}/plan`, { plan: call.args.PLAN });
         call.out.resultLine(team, `Team ${team.id} "${team.name}" is now on the ${team.plan} plan.`);
       },
     }),
-    defineCommand({
+    teamCommand({
       name: 'teams add-member',
       summary: 'Invite an email to a team as owner or member (team owners); they accept the invitation',
-      args: ['TEAM_ID', 'EMAIL'],
+      args: ['EMAIL'],
       options: {
         role: { type: 'string', value: 'owner|member', description: 'The role to give (default member)' },
       },
@@ -86,8 +78,7 @@ export const teamsGroup: GroupSpec = {
         'kennel teams add-member 3 ana@example.com',
         'kennel teams add-member 3 ana@example.com --role owner',
       ],
-      async run(call) {
-        const id = idArg(call, 'TEAM_ID');
+      async run(call, id) {
         const role = call.string('role') ?? 'member';
         if (!ROLES.includes(role)) throw call.usage(`--role must be owner or member (got "${role}").`);
         const invitation = await call

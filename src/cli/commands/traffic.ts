@@ -1,6 +1,6 @@
 import type { ProjectTraffic, TrafficGroup } from '../../platform/api-types.ts';
 import { path } from '../api-client.ts';
-import { type Call, defineCommand } from '../command.ts';
+import { type Call, projectCommand } from '../command.ts';
 import type { Cell } from '../output.ts';
 
 const GROUPINGS = ['operation', 'caller', 'status'] as const;
@@ -63,10 +63,9 @@ function printTraffic(call: Call, slug: string, traffic: ProjectTraffic): void {
   out.table(table.headers, traffic.groups.map(table.row));
 }
 
-export const trafficCommand = defineCommand({
+export const trafficCommand = projectCommand({
   name: 'traffic',
   summary: "Show a project's requests, errors and latency by operation, caller or status",
-  args: ['SLUG'],
   options: {
     since: {
       type: 'string',
@@ -91,8 +90,7 @@ export const trafficCommand = defineCommand({
     'kennel traffic petstore --since 7d --by caller',
     'kennel traffic petstore --json',
   ],
-  async run(call) {
-    const slug = call.args.SLUG ?? '';
+  async run(call, slug) {
     const by = call.string('by') ?? 'operation';
     if (!(GROUPINGS as readonly string[]).includes(by))
       throw call.usage(`--by must be one of ${GROUPINGS.join(', ')} (got "${by}").`);

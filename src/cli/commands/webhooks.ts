@@ -1,6 +1,6 @@
 import type { WebhookDelivery, WebhookEndpoint, WebhookEndpointSet } from '../../platform/api-types.ts';
 import { path } from '../api-client.ts';
-import { type Call, defineCommand, type GroupSpec, idArg } from '../command.ts';
+import { type Call, type GroupSpec, teamCommand } from '../command.ts';
 
 function showSecret(call: Call, secret: string): void {
   call.out.line('');
@@ -21,15 +21,12 @@ export const webhooksGroup: GroupSpec = {
   description:
     'Events (domain.verified, domain.not_pointing, certificate.issued, certificate.renewed, certificate.failed) of every project of a team are POSTed to its endpoint, signed per the Standard Webhooks specification, and retried for more than 24 hours. See docs/webhooks.md.',
   commands: [
-    defineCommand({
+    teamCommand({
       name: 'webhooks show',
       summary: "Show a team's webhook endpoint (never its secret)",
-      args: ['TEAM_ID'],
       examples: ['kennel webhooks show 3'],
-      async run(call) {
-        const endpoint = await call
-          .api()
-          .get<WebhookEndpoint>(path`/api/v1/teams/${idArg(call, 'TEAM_ID')}/webhook`);
+      async run(call, id) {
+        const endpoint = await call.api().get<WebhookEndpoint>(path`/api/v1/teams/${id}/webhook`);
         call.out.result(endpoint, () => {
           call.out.line(`URL:     ${endpoint.url}`);
           call.out.line(`Secret:  ${endpoint.secretHint} (rotate with kennel webhooks rotate-secret)`);
@@ -37,19 +34,17 @@ export const webhooksGroup: GroupSpec = {
         });
       },
     }),
-    defineCommand({
+    teamCommand({
       name: 'webhooks set',
       summary: "Set a team's webhook URL; the first time, prints the signing secret once",
-      args: ['TEAM_ID', 'URL'],
+      args: ['URL'],
       description:
         'The URL must be https:// (http:// only to a loopback host), without credentials; private addresses only where the platform allows them (WEBHOOK_TARGETS=private).',
       examples: ['kennel webhooks set 3 https://hooks.example.com/kennel'],
-      async run(call) {
-        const set = await call
-          .api()
-          .put<WebhookEndpointSet>(path`/api/v1/teams/${idArg(call, 'TEAM_ID')}/webhook`, {
-            url: call.args.URL,
-          });
+      async run(call, id) {
+        const set = await call.api().put<WebhookEndpointSet>(path`/api/v1/teams/${id}/webhook`, {
+          url: call.args.URL,
+        });
         call.out.result(set, () => {
           call.out.line(`Team ${set.endpoint.teamId}'s webhook now posts to ${set.endpoint.url}.`);
           if (set.secret) showSecret(call, set.secret);
@@ -57,39 +52,32 @@ export const webhooksGroup: GroupSpec = {
         });
       },
     }),
-    defineCommand({
+    teamCommand({
       name: 'webhooks rotate-secret',
       summary: 'Replace the signing secret; prints the new one once',
-      args: ['TEAM_ID'],
       examples: ['kennel webhooks rotate-secret 3'],
-      async run(call) {
-        const set = await call
-          .api()
-          .post<WebhookEndpointSet>(path`/api/v1/teams/${idArg(call, 'TEAM_ID')}/webhook/secret`);
+      async run(call, id) {
+        const set = await call.api().post<WebhookEndpointSet>(path`/api/v1/teams/${id}/webhook/secret`);
         call.out.result(set, () => {
           call.out.line('The old secret no longer signs.');
           if (set.secret) showSecret(call, set.secret);
         });
       },
     }),
-    defineCommand({
+    teamCommand({
       name: 'webhooks remove',
       summary: "Remove a team's webhook endpoint",
-      args: ['TEAM_ID'],
       examples: ['kennel webhooks remove 3'],
-      async run(call) {
-        const id = idArg(call, 'TEAM_ID');
+      async run(call, id) {
         await call.api().delete(path`/api/v1/teams/${id}/webhook`);
         call.out.resultLine({ removed: true, teamId: id }, `Team ${id} has no webhook any more.`);
       },
     }),
-    defineCommand({
+    teamCommand({
       name: 'webhooks test',
       summary: 'Send a webhook.test event to the endpoint',
-      args: ['TEAM_ID'],
       examples: ['kennel webhooks test 3', 'kennel webhooks deliveries 3'],
-      async run(call) {
-        const id = idArg(call, 'TEAM_ID');
+      async run(call, id) {
         const sent = await call.api().post<WebhookDelivery>(path`/api/v1/teams/${id}/webhook/test`);
         call.out.resultLine(
           sent,
@@ -97,16 +85,14 @@ export const webhooksGroup: GroupSpec = {
         );
       },
     }),
-    defineCommand({
+    teamCommand({
       name: 'webhooks deliveries',
       summary: 'The delivery log: each message, its state and attempts, newest first',
-      args: ['TEAM_ID'],
       options: {
         limit: { type: 'string', value: 'N', description: 'At most N messages (1–200, default 50)' },
       },
       examples: ['kennel webhooks deliveries 3', 'kennel webhooks deliveries 3 --limit 5 --json'],
-      async run(call) {
-        const id = idArg(call, 'TEAM_ID');
+      async run(call, id) {
         const limit = call.string('limit');
         if (limit !== undefined && !(/^\d+$/.test(limit) && Number(limit) >= 1 && Number(limit) <= 200)) {
           throw call.usage(`--limit must be a whole number from 1 to 200 (got "${limit}").`);
@@ -123,13 +109,12 @@ export const webhooksGroup: GroupSpec = {
         });
       },
     }),
-    defineCommand({
+    teamCommand({
       name: 'webhooks redeliver',
       summary: 'Send a message again now, with a fresh retry schedule',
-      args: ['TEAM_ID', 'MESSAGE_ID'],
+      args: ['MESSAGE_ID'],
       examples: ['kennel webhooks redeliver 3 msg_2b7…'],
-      async run(call) {
-        const id = idArg(call, 'TEAM_ID');
+      async run(call, id) {
         const message = call.args.MESSAGE_ID ?? '';
         if (!/^msg_[A-Za-z0-9_-]{1,64}$/.test(message)) {
           throw call.usage(
