@@ -1,15 +1,13 @@
-import { defineErrorCatalog, withStatus } from '../lib/api-error.ts';
-import { commonErrors } from '../lib/http-api/index.ts';
+import { serviceErrorCatalog } from '../lib/http-api/common-errors.ts';
 
 /** Every code the management API answers with; docs/platform-api.md ("Errors") lists them. */
-export const platformErrors = defineErrorCatalog({
-  ...commonErrors,
-  ...withStatus(401, {
+export const platformErrors = serviceErrorCatalog({
+  401: {
     unauthenticated: 'No valid session cookie or API token was sent.',
     invalid_credentials: 'The email and password do not match an account.',
     token_expired: 'The API token is past the expiry it was created with: create a new one.',
-  }),
-  ...withStatus(403, {
+  },
+  403: {
     csrf_failed: 'A cookie-authenticated change without the matching X-CSRF-Token header.',
     token_read_only:
       'The API token has the read scope: it may only send GET and HEAD. Use a token with full scope.',
@@ -23,8 +21,8 @@ export const platformErrors = defineErrorCatalog({
     reset_link_outdated:
       'The reset link would not be allowed now: the account joined a team its maker does not own, became a platform admin, or its maker lost their rights.',
     domain_limit_reached: "The project has as many domains as its team's plan allows.",
-  }),
-  ...withStatus(404, {
+  },
+  404: {
     team_not_found: 'No team with this id is visible to you.',
     user_not_found: 'No account has this email.',
     member_not_found: 'The team has no member with this user id.',
@@ -41,8 +39,8 @@ export const platformErrors = defineErrorCatalog({
     webhook_not_found: 'The team has no webhook endpoint.',
     origin_grant_not_found: 'No origin grant has this id (it may have been revoked).',
     delivery_not_found: "The team's webhook has no message with this id.",
-  }),
-  ...withStatus(409, {
+  },
+  409: {
     deploy_not_preview:
       'The deploy is not a succeeded preview (deployed with preview: true), so it has no preview address to open or share.',
     slug_taken: 'Another project already uses this slug.',
@@ -62,12 +60,12 @@ export const platformErrors = defineErrorCatalog({
     domain_already_added: 'The hostname is already a domain of this project.',
     reverify_not_available:
       'Re-verify is offered for a verified domain without a certificate after the waiting time.',
-  }),
-  ...withStatus(413, {
+  },
+  413: {
     document_too_large:
       'The deployed document, parsed and its YAML aliases expanded, is larger than DEPLOY_MAX_EXPANDED_SIZE; nothing was stored.',
-  }),
-  ...withStatus(422, {
+  },
+  422: {
     document_too_complex:
       'The deployed document has more YAML aliases, nesting levels, paths or operations than the platform allows (the message names the setting); nothing was stored.',
     invalid_hostname: 'The hostname is not a valid DNS name (the message says what is wrong).',
@@ -82,17 +80,17 @@ export const platformErrors = defineErrorCatalog({
     invalid_cors_policy:
       'The CORS policy is not valid (an origin that is not scheme://host[:port], `*` with credentials, no origin while on); `problems` names each field.',
     invalid_domain_config: 'The YAML domain configuration is not valid; the message names line and column.',
-  }),
-  ...withStatus(429, {
+  },
+  429: {
     too_many_sign_in_attempts:
       'Too many failed sign-ins for this email, or too many sign-in attempts from this address; Retry-After says when to try again.',
     too_many_reset_requests:
       'Too many password reset requests for this email or from this address; Retry-After says when to try again.',
-  }),
-  ...withStatus(503, {
+  },
+  503: {
     sign_in_busy:
       'The platform is checking as many passwords as it allows at once; Retry-After says when to try again.',
-  }),
+  },
 });
 
 export type PlatformErrorCode = keyof typeof platformErrors.specs;

@@ -6,8 +6,6 @@ export const createPet = idempotentCreate(PET, {
   summary: 'Add a pet',
   description:
     'Adds a pet to the store with its inventory entry. `status` available (the default) lists one unit in stock, sold lists none; pending is refused, since only open orders make a pet pending. Raise the stock with `PUT /store/inventory/{petId}`.',
-  errors: ['unknown_category', 'pet_status_conflict'],
-  body: { description: 'The new pet', schema: 'NewPet' },
   answer: 'The pet was created',
   create: (store, body: NewPet, trx) => store.createPet(body, trx),
 });

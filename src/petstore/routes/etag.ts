@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify';
 import type { HeaderSpec, ParameterSpec, ResponseSpec } from '../../lib/http-api/index.ts';
 import { petstoreErrors } from '../errors.ts';
 import { INTERFACE_VERSION } from '../interface-version.ts';
-import type { Versioned } from '../store/index.ts';
+import type { VersionCheck, Versioned } from '../store/index.ts';
 import { stringHeader } from './shared.ts';
 
 /** The resources with ETags; the kind keeps a pet's tag from ever naming a category. */
@@ -83,7 +83,7 @@ export function ifMatchCheck(
   kind: TaggedKind,
   id: number,
   what: string,
-): ((version: number) => void) | undefined {
+): VersionCheck | undefined {
   const header = headers['if-match'];
   if (header === undefined) return undefined;
   const tags = (Array.isArray(header) ? header.join(',') : header).split(',').map((t) => t.trim());

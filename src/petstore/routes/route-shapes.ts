@@ -6,7 +6,7 @@ import {
   ref,
 } from '../../lib/http-api/index.ts';
 import type { PetstoreTrx } from '../store/context.ts';
-import type { Page, PetstoreStore, Versioned } from '../store/index.ts';
+import type { Page, PetstoreStore, VersionCheck, Versioned } from '../store/index.ts';
 import {
   etagHeader,
   ifMatchCheck,
@@ -37,9 +37,10 @@ import {
  */
 
 /**
- * What an operation says for itself. Its resource gives the path, the tag and the scope; its shape
- * the codes its parameters imply (`<kind>_not_found` for an id, `precondition_failed` for If-Match,
- * `idempotency_key_reused` for Idempotency-Key), so `errors` lists only the others.
+ * What an operation says for itself. Its resource gives the path, the tag, the scope and the codes
+ * its body may be refused with; its shape the codes its parameters imply (`<kind>_not_found` for an
+ * id, `precondition_failed` for If-Match, `idempotency_key_reused` for Idempotency-Key), so `errors`
+ * lists only the others.
  */
 type Contract = Pick<Operation<PetstoreDeps>, 'operationId' | 'summary' | 'description' | 'extensions'> & {
   readonly errors?: readonly string[];
@@ -47,7 +48,8 @@ type Contract = Pick<Operation<PetstoreDeps>, 'operationId' | 'summary' | 'descr
 
 /**
  * A resource: where it is, its tag, who may read and who may change it (the scopes the document's
- * Authentication section names), and how its id, ETags and If-Match errors name it.
+ * Authentication section names), the body it is written with, and how its id, ETags and If-Match
+ * errors name it.
  */
 export interface Resource {
   /** The list's path; one item is at `<collection>/{<param>}`. */
@@ -62,6 +64,11 @@ export interface Resource {
   readonly writes: string;
   /** The component schema of one item. */
   readonly schema: string;
+  /**
+   * The body it is created or replaced with: the component schema, and the codes its content may
+   * be refused with (listed after the operation's own `errors`).
+   */
+  readonly body: { readonly schema: string; readonly errors?: readonly string[] };
   /** One item and several in words, for the answers' descriptions: `['category', 'categories']`. */
   readonly nouns: readonly [one: string, many: string];
   /** How an If-Match error names it: `Pet 3`. */
@@ -81,7 +88,7 @@ const resource = (
   kind: TaggedKind,
   schema: string,
   access: Pick<Resource, 'tag' | 'reads' | 'writes'>,
-  own: Partial<Pick<Resource, 'what' | 'nouns' | 'named'>> = {},
+  own: Pick<Resource, 'body'> & Partial<Pick<Resource, 'what' | 'nouns' | 'named'>>,
 ): Resource => ({
   ...access,
   collection,
@@ -94,12 +101,18 @@ const resource = (
   ...own,
 });
 
-export const PET = resource('/pets', 'petId', 'pet', 'Pet', PETS_ACCESS);
+export const PET = resource('/pets', 'petId', 'pet', 'Pet', PETS_ACCESS, {
+  body: { schema: 'NewPet', errors: ['unknown_category', 'pet_status_conflict'] },
+});
 export const CATEGORY = resource('/categories', 'categoryId', 'category', 'Category', PETS_ACCESS, {
+  body: { schema: 'NewCategory', errors: ['category_name_taken'] },
   nouns: ['category', 'categories'],
 });
-export const ORDER = resource('/store/orders', 'orderId', 'order', 'Order', STORE_ACCESS);
+export const ORDER = resource('/store/orders', 'orderId', 'order', 'Order', STORE_ACCESS, {
+  body: { schema: 'NewOrder', errors: ['unknown_pet', 'insufficient_stock'] },
+});
 export const INVENTORY = resource('/store/inventory', 'petId', 'inventory', 'InventoryItem', STORE_ACCESS, {
+  body: { schema: 'InventoryUpdate' },
   what: 'pet',
   nouns: ['inventory entry', 'inventory entries'],
   named: (id) => `The inventory of pet ${id}`,
@@ -119,17 +132,16 @@ const codes = (contract: Contract, first: readonly string[], last: readonly stri
   ...last,
 ];
 const notFound = (resource: Resource) => [`${resource.kind}_not_found`];
+const bodyErrors = (resource: Resource) => resource.body.errors ?? [];
 
 const idOf = (resource: Resource, params: Readonly<Record<string, number>>) =>
   params[resource.param] as number;
 
-/** A request body: what it is and its component schema. */
-interface Body {
-  readonly description: string;
-  readonly schema: string;
-}
-
-type Check = (version: number) => void;
+/** The request body of a create or a change: `description` says what it is. */
+const requestBody = (resource: Resource, description: string) => ({
+  description,
+  schema: ref(resource.body.schema),
+});
 
 /**
  * A read by id that answers the resource (`answer` describes it, `The <noun>` by default) with its
@@ -161,25 +173,36 @@ export function taggedRead<T>(
 }
 
 /**
- * A PUT that replaces a resource, under If-Match, and answers it (`The updated <noun>` unless
- * `answer` says otherwise) with its new ETag.
+ * A PUT that replaces a resource with the body `body` describes (`The <noun> as it should be` by
+ * default), under If-Match, and answers it (`The updated <noun>` unless `answer` says otherwise)
+ * with its new ETag.
  */
 export function taggedChange<B, T>(
   resource: Resource,
   spec: Contract & {
-    readonly body: Body;
+    readonly body?: string;
     readonly answer?: string;
-    readonly change: (store: PetstoreStore, id: number, body: B, check?: Check) => Promise<Versioned<T>>;
+    readonly change: (
+      store: PetstoreStore,
+      id: number,
+      body: B,
+      check?: VersionCheck,
+    ) => Promise<Versioned<T>>;
   },
 ): AnyOperation<PetstoreDeps> {
-  const { body, answer = `The updated ${resource.nouns[0]}`, change, ...contract } = spec;
+  const {
+    body: bodyDescription = `The ${resource.nouns[0]} as it should be`,
+    answer = `The updated ${resource.nouns[0]}`,
+    change,
+    ...contract
+  } = spec;
   return defineOperation<PetstoreDeps, Record<string, number>, unknown, B>({
     ...contract,
     ...at(resource, true, 'writes'),
-    errors: codes(contract, notFound(resource), ['precondition_failed']),
+    errors: codes(contract, notFound(resource), [...bodyErrors(resource), 'precondition_failed']),
     method: 'PUT',
     parameters: [idParam(resource.param, resource.what), ifMatchParam],
-    requestBody: { description: body.description, schema: ref(body.schema) },
+    requestBody: requestBody(resource, bodyDescription),
     responses: { 200: { description: answer, schema: ref(resource.schema), headers: etagHeader } },
     async handler({ params, body, headers }, reply, { store }) {
       const id = idOf(resource, params);
@@ -192,7 +215,9 @@ export function taggedChange<B, T>(
 /** A DELETE under If-Match, answered 204. */
 export function taggedDelete(
   resource: Resource,
-  spec: Contract & { readonly remove: (store: PetstoreStore, id: number, check?: Check) => Promise<void> },
+  spec: Contract & {
+    readonly remove: (store: PetstoreStore, id: number, check?: VersionCheck) => Promise<void>;
+  },
 ): AnyOperation<PetstoreDeps> {
   const { remove, ...contract } = spec;
   return defineOperation<PetstoreDeps, Record<string, number>>({
@@ -242,23 +267,26 @@ export function pagedList<Q extends { limit?: number; cursor?: string }, T>(
   });
 }
 
-/** A POST that creates a resource, once per Idempotency-Key, and answers 201 with its Location. */
+/**
+ * A POST that creates a resource from the body `body` describes (`The new <noun>` by default),
+ * once per Idempotency-Key, and answers 201 with its Location.
+ */
 export function idempotentCreate<B, T extends { id: number }>(
   resource: Resource,
   spec: Contract & {
-    readonly body: Body;
+    readonly body?: string;
     readonly answer: string;
     readonly create: (store: PetstoreStore, body: B, trx?: PetstoreTrx) => Promise<T>;
   },
 ): AnyOperation<PetstoreDeps> {
-  const { body, answer, create, ...contract } = spec;
+  const { body: bodyDescription = `The new ${resource.nouns[0]}`, answer, create, ...contract } = spec;
   return defineOperation<PetstoreDeps, unknown, unknown, B>({
     ...contract,
     ...at(resource, false, 'writes'),
-    errors: codes(contract, [], ['idempotency_key_reused']),
+    errors: codes(contract, [], [...bodyErrors(resource), 'idempotency_key_reused']),
     method: 'POST',
     parameters: [idempotencyKeyParam],
-    requestBody: { description: body.description, schema: ref(body.schema) },
+    requestBody: requestBody(resource, bodyDescription),
     responses: {
       201: { description: answer, schema: ref(resource.schema), headers: createdHeaders },
     },

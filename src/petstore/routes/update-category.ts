@@ -5,7 +5,5 @@ export const updateCategory = taggedChange(CATEGORY, {
   operationId: 'updateCategory',
   summary: 'Update a category',
   description: "Replaces a category's name and description (a description left out is removed).",
-  errors: ['category_name_taken'],
-  body: { description: 'The category as it should be', schema: 'NewCategory' },
   change: (store, id, body: NewCategory, check) => store.updateCategory(id, body, check),
 });

@@ -6,7 +6,5 @@ export const updatePet = taggedChange(PET, {
   summary: 'Update a pet',
   description:
     "Replaces a pet's name and category. `status` may be sent but must equal the pet's current status: status follows stock and open orders, so change stock with `PUT /store/inventory/{petId}` instead.",
-  errors: ['unknown_category', 'pet_status_conflict'],
-  body: { description: 'The pet as it should be', schema: 'NewPet' },
   change: (store, id, body: NewPet, check) => store.updatePet(id, body, check),
 });

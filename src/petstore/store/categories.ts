@@ -2,8 +2,8 @@ import { isForeignKeyViolation, isUniqueViolation, transact } from '../../storag
 import { petstoreErrors } from '../errors.ts';
 import { emitEvents } from '../events/emit-event.ts';
 import type { PetstoreTrx, StoreContext } from './context.ts';
-import { decodeCursor, type Page, pageOf } from './pages.ts';
-import { type Category, toCategory, type Versioned } from './resources.ts';
+import { type Page, readPage } from './pages.ts';
+import { type Category, toCategory, type VersionCheck, type Versioned } from './resources.ts';
 
 export interface NewCategory {
   name: string;
@@ -55,28 +55,16 @@ export async function readCategory(ctx: StoreContext, id: number): Promise<Versi
   return { resource: toCategory(row), version: row.version };
 }
 
-export async function listCategories(
-  ctx: StoreContext,
-  limit: number,
-  cursor?: string,
-): Promise<Page<Category>> {
-  const after = decodeCursor(cursor);
-  const rows = await ctx.db
-    .selectFrom('categories')
-    .select(['id', 'name', 'description'])
-    .where('id', '>', after)
-    .orderBy('id')
-    .limit(limit + 1)
-    .execute();
-  const page = pageOf(rows, limit, (r) => r.id);
-  return { items: page.items.map(toCategory), next: page.next };
+export function listCategories(ctx: StoreContext, limit: number, cursor?: string): Promise<Page<Category>> {
+  const query = ctx.db.selectFrom('categories').select(['id', 'name', 'description']);
+  return readPage(query, 'id', (r) => r.id, { limit, cursor }, toCategory);
 }
 
 export async function updateCategory(
   ctx: StoreContext,
   id: number,
   input: NewCategory,
-  check?: (version: number) => void,
+  check?: VersionCheck,
 ): Promise<Versioned<Category>> {
   try {
     return await transact(ctx.db, async (trx) => {
@@ -110,7 +98,7 @@ async function checkCategory(
   ctx: StoreContext,
   trx: PetstoreTrx,
   id: number,
-  check: (version: number) => void,
+  check: VersionCheck,
 ): Promise<void> {
   let select = trx.selectFrom('categories').select('version').where('id', '=', id);
   if (ctx.dialect === 'postgres') select = select.forUpdate();
@@ -120,11 +108,7 @@ async function checkCategory(
 }
 
 /** Deletes a category no pet belongs to. */
-export async function deleteCategory(
-  ctx: StoreContext,
-  id: number,
-  check?: (version: number) => void,
-): Promise<void> {
+export async function deleteCategory(ctx: StoreContext, id: number, check?: VersionCheck): Promise<void> {
   const inUse = () =>
     petstoreErrors.error(
       'category_in_use',

@@ -18,7 +18,7 @@ export type { NewCategory } from './categories.ts';
 export type { NewOrder, OrderFilter } from './orders.ts';
 export type { Page } from './pages.ts';
 export type { NewPet, PetFilter } from './pets.ts';
-export type { Category, InventoryItem, Order, Pet, Versioned } from './resources.ts';
+export type { Category, InventoryItem, Order, Pet, VersionCheck, Versioned } from './resources.ts';
 
 type Bound<F> = F extends (ctx: StoreContext, ...args: infer A) => infer R ? (...args: A) => R : never;
 const bind = <F extends (ctx: StoreContext, ...args: never[]) => unknown>(ctx: StoreContext, f: F) =>

@@ -3,8 +3,8 @@ import { petstoreErrors } from '../errors.ts';
 import { emitEvents } from '../events/emit-event.ts';
 import type { PetStatus } from '../stock-rules.ts';
 import type { StoreContext } from './context.ts';
-import { decodeCursor, type Page, pageOf } from './pages.ts';
-import { type InventoryItem, toInventoryItem, type Versioned } from './resources.ts';
+import { type Page, readPage } from './pages.ts';
+import { type InventoryItem, toInventoryItem, type VersionCheck, type Versioned } from './resources.ts';
 import { writeStatus } from './stock-ledger.ts';
 
 const notFound = (petId: number) =>
@@ -38,21 +38,13 @@ export function inventoryReader(ctx: StoreContext): (petId: number) => Promise<V
   };
 }
 
-export async function listInventory(
+export function listInventory(
   ctx: StoreContext,
   limit: number,
   cursor?: string,
 ): Promise<Page<InventoryItem>> {
-  const after = decodeCursor(cursor);
-  const rows = await ctx.db
-    .selectFrom('inventory')
-    .select(['pet_id', 'quantity', 'status'])
-    .where('pet_id', '>', after)
-    .orderBy('pet_id')
-    .limit(limit + 1)
-    .execute();
-  const page = pageOf(rows, limit, (r) => r.pet_id);
-  return { items: page.items.map(toInventoryItem), next: page.next };
+  const query = ctx.db.selectFrom('inventory').select(['pet_id', 'quantity', 'status']);
+  return readPage(query, 'pet_id', (r) => r.pet_id, { limit, cursor }, toInventoryItem);
 }
 
 /** Sets the units available to order; units held by open orders are not touched. */
@@ -60,7 +52,7 @@ export async function setStock(
   ctx: StoreContext,
   petId: number,
   quantity: number,
-  check?: (version: number) => void,
+  check?: VersionCheck,
 ): Promise<Versioned<InventoryItem>> {
   return transact(ctx.db, async (trx) => {
     if (check) {

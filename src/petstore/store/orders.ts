@@ -16,7 +16,7 @@ import {
   type PetStatus,
 } from '../stock-rules.ts';
 import type { PetstoreDb, PetstoreTrx, StoreContext } from './context.ts';
-import { decodeCursor, type Page, pageOf } from './pages.ts';
+import { type Page, readPage } from './pages.ts';
 import { type Order, toOrder, type Versioned } from './resources.ts';
 import {
   lockStock,
@@ -190,19 +190,11 @@ export async function readOrder(ctx: StoreContext, id: number): Promise<Versione
   return { resource: toOrder(row), version: row.version };
 }
 
-export async function listOrders(ctx: StoreContext, filter: OrderFilter): Promise<Page<Order>> {
-  const after = decodeCursor(filter.cursor);
-  let query = ctx.db
-    .selectFrom('orders')
-    .select(['id', 'pet_id', 'quantity', 'ship_date', 'complete'])
-    .where('id', '>', after)
-    .orderBy('id')
-    .limit(filter.limit + 1);
+export function listOrders(ctx: StoreContext, filter: OrderFilter): Promise<Page<Order>> {
+  let query = ctx.db.selectFrom('orders').select(['id', 'pet_id', 'quantity', 'ship_date', 'complete']);
   if (filter.petId !== undefined) query = query.where('pet_id', '=', filter.petId);
   if (filter.complete !== undefined) query = query.where('complete', '=', filter.complete ? 1 : 0);
-  const rows = await query.execute();
-  const page = pageOf(rows, filter.limit, (r) => r.id);
-  return { items: page.items.map(toOrder), next: page.next };
+  return readPage(query, 'id', (r) => r.id, filter, toOrder);
 }
 
 /**

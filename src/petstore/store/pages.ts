@@ -1,3 +1,4 @@
+import { type SelectQueryBuilder, type StringReference, sql } from 'kysely';
 import { petstoreErrors } from '../errors.ts';
 
 /** A page of a list, with the cursor of the next page when there is one. */
@@ -28,4 +29,26 @@ export function pageOf<T extends object>(rows: T[], limit: number, idOf: (row: T
   if (rows.length <= limit) return { items: rows, next: null };
   const items = rows.slice(0, limit);
   return { items, next: encodeCursor(idOf(items[items.length - 1] as T)) };
+}
+
+/**
+ * One page of a list in the order of its integer `key` column: the rows of `query` whose key comes
+ * after the cursor's, one more than the page read to learn whether a next page exists (`keyOf`
+ * reads the key from a row for the next cursor), each made an item by `toItem`.
+ */
+export async function readPage<DB, TB extends keyof DB, Row extends object, T>(
+  query: SelectQueryBuilder<DB, TB, Row>,
+  key: StringReference<DB, TB>,
+  keyOf: (row: Row) => number,
+  page: { readonly limit: number; readonly cursor?: string | undefined },
+  toItem: (row: Row) => T,
+): Promise<Page<T>> {
+  const after = decodeCursor(page.cursor);
+  const rows = await query
+    .where(sql.ref<number>(key), '>', after)
+    .orderBy(sql.ref(key))
+    .limit(page.limit + 1)
+    .execute();
+  const { items, next } = pageOf(rows, page.limit, keyOf);
+  return { items: items.map(toItem), next };
 }

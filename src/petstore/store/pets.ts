@@ -9,8 +9,8 @@ import { petstoreErrors } from '../errors.ts';
 import { emitEvents } from '../events/emit-event.ts';
 import { INITIAL_STOCK_BY_STATUS, type PetStatus, statusOf } from '../stock-rules.ts';
 import { inTransaction, type PetstoreTrx, type StoreContext } from './context.ts';
-import { decodeCursor, type Page, pageOf } from './pages.ts';
-import { type Pet, toPet, type Versioned } from './resources.ts';
+import { decodeCursor, type Page, pageOf, readPage } from './pages.ts';
+import { type Pet, toPet, type VersionCheck, type Versioned } from './resources.ts';
 
 export interface NewPet {
   name: string;
@@ -156,21 +156,15 @@ export function petLister(ctx: StoreContext): (filter: PetFilter) => Promise<Pag
   };
 }
 
-export async function listPets(ctx: StoreContext, filter: PetFilter): Promise<Page<Pet>> {
-  const after = decodeCursor(filter.cursor);
+export function listPets(ctx: StoreContext, filter: PetFilter): Promise<Page<Pet>> {
   let query = ctx.db
     .selectFrom('pets')
     .innerJoin('inventory', 'inventory.pet_id', 'pets.id')
-    .select(['pets.id', 'pets.name', 'pets.category_id', 'inventory.status'])
-    .where('pets.id', '>', after)
-    .orderBy('pets.id')
-    .limit(filter.limit + 1);
+    .select(['pets.id', 'pets.name', 'pets.category_id', 'inventory.status']);
   if (filter.status) query = query.where('inventory.status', '=', filter.status);
   if (filter.categoryId !== undefined) query = query.where('pets.category_id', '=', filter.categoryId);
   if (filter.ids) query = query.where('pets.id', 'in', filter.ids);
-  const rows = await query.execute();
-  const page = pageOf(rows, filter.limit, (r) => r.id);
-  return { items: page.items.map(toPet), next: page.next };
+  return readPage(query, 'pets.id', (r) => r.id, filter, toPet);
 }
 
 /**
@@ -181,7 +175,7 @@ export async function updatePet(
   ctx: StoreContext,
   id: number,
   input: NewPet,
-  check?: (version: number) => void,
+  check?: VersionCheck,
 ): Promise<Versioned<Pet>> {
   try {
     return await transact(ctx.db, async (trx) => {
@@ -229,11 +223,7 @@ export async function updatePet(
 }
 
 /** Deletes a pet and its inventory entry; refused while any order names it. */
-export async function deletePet(
-  ctx: StoreContext,
-  id: number,
-  check?: (version: number) => void,
-): Promise<void> {
+export async function deletePet(ctx: StoreContext, id: number, check?: VersionCheck): Promise<void> {
   await transact(ctx.db, async (trx) => {
     // Lock the inventory row first, in the same order placeOrder takes its locks, so a
     // concurrent order either lands before (and blocks the delete) or finds no pet.

@@ -32,6 +32,12 @@ export interface Versioned<T> {
   version: number;
 }
 
+/**
+ * An If-Match check, run on a row's version inside the change's transaction with the row locked:
+ * it throws when the version is not one the client named (routes/etag.ts makes it).
+ */
+export type VersionCheck = (version: number) => void;
+
 export function toPet(row: { id: number; name: string; category_id: number; status: string }): Pet {
   return { id: row.id, name: row.name, categoryId: row.category_id, status: row.status as PetStatus };
 }
