@@ -1,3 +1,4 @@
+import { RefusedTransition, type TransitionRow, transitionIn } from '../state-machine.ts';
 import type { CertificateState } from './certificate-status.ts';
 
 /**
@@ -27,13 +28,7 @@ export type CertificateEvent =
   /** The CA refused, or CAA forbids it (`retryable: false`): the domain must change first. */
   | 'refused';
 
-export interface CertificateTransition {
-  readonly from: CertificateState;
-  readonly event: CertificateEvent;
-  readonly to: CertificateState;
-  /** What happens beside the state, and when the next attempt is. */
-  readonly effect: string;
-}
+export type CertificateTransition = TransitionRow<CertificateState, CertificateEvent>;
 
 const ALL: readonly CertificateState[] = ['pending', 'ordering', 'issued', 'failed'];
 
@@ -77,15 +72,9 @@ export const CERTIFICATE_TRANSITIONS: readonly CertificateTransition[] = [
   },
 ];
 
-export class IllegalCertificateTransition extends Error {
-  readonly from: CertificateState;
-  readonly event: CertificateEvent;
-
+export class IllegalCertificateTransition extends RefusedTransition<CertificateState, CertificateEvent> {
   constructor(from: CertificateState, event: CertificateEvent) {
-    super(`a certificate job in state ${from} cannot take the event ${event}`);
-    this.name = 'IllegalCertificateTransition';
-    this.from = from;
-    this.event = event;
+    super(from, event, `a certificate job in state ${from} cannot take the event ${event}`);
   }
 }
 
@@ -93,9 +82,7 @@ export function certificateTransition(
   from: CertificateState,
   event: CertificateEvent,
 ): CertificateTransition {
-  const row = CERTIFICATE_TRANSITIONS.find((t) => t.from === from && t.event === event);
-  if (!row) throw new IllegalCertificateTransition(from, event);
-  return row;
+  return transitionIn(CERTIFICATE_TRANSITIONS, from, event, IllegalCertificateTransition);
 }
 
 /** The retry table: back-off after a retryable failure (src/lib/backoff.ts). */

@@ -23,13 +23,9 @@ export async function certificateStatuses(
   const rows = await db
     .selectFrom('certificate_jobs')
     .leftJoin('certificates', 'certificates.domain_id', 'certificate_jobs.domain_id')
-    .select([
-      'certificate_jobs.domain_id',
-      'certificate_jobs.state',
-      'certificate_jobs.reason',
-      'certificate_jobs.next_attempt_at',
-      'certificates.not_after',
-    ])
+    // The job as it stands, and the expiry of the certificate it last stored.
+    .selectAll('certificate_jobs')
+    .select('certificates.not_after')
     .where('certificate_jobs.domain_id', 'in', [...domainIds])
     .execute();
   for (const row of rows) {

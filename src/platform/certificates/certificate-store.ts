@@ -78,27 +78,10 @@ export class CertificateStore {
     await this.#db.deleteFrom('certificates').where('hostname', '=', hostname).execute();
   }
 
-  /** Re-seals every private key with the first key (after adding a new key in front). */
-  async rotate(): Promise<number> {
-    const rows = await this.#db.selectFrom('certificates').select(['hostname', 'key_sealed']).execute();
-    for (const row of rows) {
-      const resealed = seal(open(row.key_sealed, this.#keys), this.#keys[0] as SealingKey);
-      await this.#db
-        .updateTable('certificates')
-        .set({ key_sealed: resealed })
-        .where('hostname', '=', row.hostname)
-        .execute();
-    }
-    return rows.length;
-  }
 
   /** A platform secret (the ACME account key), sealed; undefined until saved. */
   async secret(name: string): Promise<string | undefined> {
-    const row = await this.#db
-      .selectFrom('platform_keys')
-      .select('value')
-      .where('name', '=', name)
-      .executeTakeFirst();
+    const row = await this.#platformKey(name).executeTakeFirst();
     return row ? open(row.value, this.#keys) : undefined;
   }
 
@@ -116,44 +99,42 @@ export class CertificateStore {
    * another edge node still resumes.
    */
   async ticketKeys(now: Date): Promise<Buffer> {
-    const row = await this.#db
-      .selectFrom('platform_keys')
-      .select('value')
-      .where('name', '=', 'tls_ticket_keys')
-      .executeTakeFirst();
-    if (row) return Buffer.from(open(row.value, this.#keys), 'base64');
-    const value = seal(randomBytes(48).toString('base64'), this.#keys[0] as SealingKey);
-    await this.#db
-      .insertInto('platform_keys')
-      .values({ name: 'tls_ticket_keys', value, created_at: now.toISOString() })
-      .onConflict((oc) => oc.column('name').doNothing())
-      .execute();
-    return this.ticketKeys(now);
+    const value = await this.#createdOnce('tls_ticket_keys', now, async () =>
+      seal(randomBytes(48).toString('base64'), this.#keys[0] as SealingKey),
+    );
+    return Buffer.from(open(value, this.#keys), 'base64');
   }
 
   /** The internal CA's root, created on first use and kept (its key sealed) in the database. */
   async internalCa(now: Date): Promise<InternalCa> {
-    const row = await this.#db
-      .selectFrom('platform_keys')
-      .select('value')
-      .where('name', '=', 'internal_ca')
-      .executeTakeFirst();
-    if (row) {
-      const stored = JSON.parse(row.value) as { certificatePem: string; keySealed: string };
-      return { certificatePem: stored.certificatePem, privateKeyPem: open(stored.keySealed, this.#keys) };
-    }
-    const ca = await createInternalCa('Kennel Local CA', now);
-    const value = JSON.stringify({
-      certificatePem: ca.certificatePem,
-      keySealed: seal(ca.privateKeyPem, this.#keys[0] as SealingKey),
+    const value = await this.#createdOnce('internal_ca', now, async () => {
+      const ca = await createInternalCa('Kennel Local CA', now);
+      return JSON.stringify({
+        certificatePem: ca.certificatePem,
+        keySealed: seal(ca.privateKeyPem, this.#keys[0] as SealingKey),
+      });
     });
+    const stored = JSON.parse(value) as { certificatePem: string; keySealed: string };
+    return { certificatePem: stored.certificatePem, privateKeyPem: open(stored.keySealed, this.#keys) };
+  }
+
+  #platformKey(name: string) {
+    return this.#db.selectFrom('platform_keys').select('value').where('name', '=', name);
+  }
+
+  /**
+   * The stored value of a platform key that `create` makes on first use. Another node may create
+   * it at the same time: the first one stored wins, and every node uses that one.
+   */
+  async #createdOnce(name: string, now: Date, create: () => Promise<string>): Promise<string> {
+    const row = await this.#platformKey(name).executeTakeFirst();
+    if (row) return row.value;
     await this.#db
       .insertInto('platform_keys')
-      .values({ name: 'internal_ca', value, created_at: now.toISOString() })
+      .values({ name, value: await create(), created_at: now.toISOString() })
       .onConflict((oc) => oc.column('name').doNothing())
       .execute();
-    // Another node may have created it first: use whichever is stored.
-    return this.internalCa(now);
+    return (await this.#platformKey(name).executeTakeFirstOrThrow()).value;
   }
 }
 

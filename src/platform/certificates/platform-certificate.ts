@@ -101,11 +101,9 @@ export class PlatformCertificate {
   async #claim(now: number): Promise<string | undefined> {
     const { db, nodeId, leaseMs } = this.#deps;
     const value = `${new Date(now + leaseMs).toISOString()} ${nodeId}`;
-    const current = await db
-      .selectFrom('platform_keys')
-      .select('value')
-      .where('name', '=', LEASE)
-      .executeTakeFirst();
+    const holder = () =>
+      db.selectFrom('platform_keys').select('value').where('name', '=', LEASE).executeTakeFirst();
+    const current = await holder();
     if (current) {
       const until = Date.parse(current.value.split(' ')[0] ?? '');
       if (until > now) return undefined;
@@ -122,11 +120,6 @@ export class PlatformCertificate {
       .values({ name: LEASE, value, created_at: new Date(now).toISOString() })
       .onConflict((oc) => oc.column('name').doNothing())
       .execute();
-    const mine = await db
-      .selectFrom('platform_keys')
-      .select('value')
-      .where('name', '=', LEASE)
-      .executeTakeFirst();
-    return mine?.value === value ? value : undefined;
+    return (await holder())?.value === value ? value : undefined;
   }
 }

@@ -1,5 +1,7 @@
+import { sql } from 'kysely';
 import { open, type SealingKey, seal, sealedWith } from '../../lib/sealed-box.ts';
 import type { PlatformDb } from '../context.ts';
+import type { PlatformTables } from '../db-schema.ts';
 
 export interface ResealReport {
   /** Values re-sealed under the sealing key (the first of CERT_KEYS). */
@@ -7,6 +9,24 @@ export interface ResealReport {
   /** Values found sealed under each key id before re-sealing (what still needed the old keys). */
   readonly before: Readonly<Record<string, number>>;
 }
+
+/** A table's column that holds sealed values, and the column that names its row. */
+type SealedColumn = {
+  [T in keyof PlatformTables]: {
+    readonly table: T;
+    readonly key: keyof PlatformTables[T] & string;
+    readonly column: keyof PlatformTables[T] & string;
+    /** Some of its values are in clear: the lease, and the internal CA with its key sealed inside. */
+    readonly mixed?: true;
+  };
+}[keyof PlatformTables];
+
+/** Where sealed values live: certificate private keys, webhook signing secrets, platform keys. */
+const SEALED_COLUMNS: readonly SealedColumn[] = [
+  { table: 'certificates', key: 'hostname', column: 'key_sealed' },
+  { table: 'webhook_endpoints', key: 'team_id', column: 'secret_sealed' },
+  { table: 'platform_keys', key: 'name', column: 'value', mixed: true },
+];
 
 /**
  * Re-seals every secret in the database (certificate private keys, teams' webhook signing secrets,
@@ -25,52 +45,29 @@ export async function resealSecrets(db: PlatformDb, keys: readonly SealingKey[])
     return id;
   };
   const reseal = (sealed: string) => seal(open(sealed, keys), current);
-  let resealed = 0;
-
-  const certificates = await db.selectFrom('certificates').select(['hostname', 'key_sealed']).execute();
-  for (const row of certificates) {
-    if (count(row.key_sealed) === current.id) continue;
-    const result = await db
-      .updateTable('certificates')
-      .set({ key_sealed: reseal(row.key_sealed) })
-      .where('hostname', '=', row.hostname)
-      .where('key_sealed', '=', row.key_sealed)
-      .executeTakeFirst();
-    resealed += Number(result.numUpdatedRows);
-  }
-
-  const endpoints = await db.selectFrom('webhook_endpoints').select(['team_id', 'secret_sealed']).execute();
-  for (const row of endpoints) {
-    if (count(row.secret_sealed) === current.id) continue;
-    const result = await db
-      .updateTable('webhook_endpoints')
-      .set({ secret_sealed: reseal(row.secret_sealed) })
-      .where('team_id', '=', row.team_id)
-      .where('secret_sealed', '=', row.secret_sealed)
-      .executeTakeFirst();
-    resealed += Number(result.numUpdatedRows);
-  }
-
-  const secrets = await db.selectFrom('platform_keys').select(['name', 'value']).execute();
-  for (const row of secrets) {
-    let next: string | undefined;
-    if (sealedWith(row.value) !== undefined) {
-      if (count(row.value) !== current.id) next = reseal(row.value);
-    } else if (row.value.startsWith('{')) {
+  /** The value sealed under `current`, or undefined when it already is or holds no secret. */
+  const next = (value: string, mixed: boolean): string | undefined => {
+    if (mixed && sealedWith(value) === undefined) {
+      if (!value.startsWith('{')) return undefined;
       // The internal CA: its certificate in clear, its key sealed inside the JSON.
-      const stored = JSON.parse(row.value) as { keySealed?: unknown };
-      if (typeof stored.keySealed === 'string' && count(stored.keySealed) !== current.id) {
-        next = JSON.stringify({ ...stored, keySealed: reseal(stored.keySealed) });
-      }
+      const stored = JSON.parse(value) as { keySealed?: unknown };
+      if (typeof stored.keySealed !== 'string' || count(stored.keySealed) === current.id) return undefined;
+      return JSON.stringify({ ...stored, keySealed: reseal(stored.keySealed) });
     }
-    if (next === undefined) continue;
-    const result = await db
-      .updateTable('platform_keys')
-      .set({ value: next })
-      .where('name', '=', row.name)
-      .where('value', '=', row.value)
-      .executeTakeFirst();
-    resealed += Number(result.numUpdatedRows);
+    return count(value) === current.id ? undefined : reseal(value);
+  };
+  let resealed = 0;
+  for (const { table, key, column, mixed = false } of SEALED_COLUMNS) {
+    const rows = await sql<{ id: string | number; value: string }>`
+      SELECT ${sql.ref(key)} AS id, ${sql.ref(column)} AS value FROM ${sql.table(table)}`.execute(db);
+    for (const row of rows.rows) {
+      const value = next(row.value, mixed);
+      if (value === undefined) continue;
+      const result = await sql`
+        UPDATE ${sql.table(table)} SET ${sql.ref(column)} = ${value}
+        WHERE ${sql.ref(key)} = ${row.id} AND ${sql.ref(column)} = ${row.value}`.execute(db);
+      resealed += Number(result.numAffectedRows ?? 0n);
+    }
   }
   return { resealed, before };
 }

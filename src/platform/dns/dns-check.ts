@@ -143,10 +143,8 @@ export async function checkSubdomain(
   hostname: string,
   expectedTarget: string,
 ): Promise<DnsCheckOutcome> {
-  const name = normalizeHostname(hostname);
   const expected = normalizeHostname(expectedTarget);
-  const shown = display(name);
-  try {
+  return checkName(hostname, async (name, shown) => {
     // resolveCname gives the first hop only: the record at this name, the one the user wrote.
     const cname = await query(name, 'CNAME', () => resolver.resolveCname(name));
     if (cname.length > 0) {
@@ -172,9 +170,7 @@ export async function checkSubdomain(
       );
     }
     return outcome('not_found_yet', `${shown} has no CNAME record yet.`, { name });
-  } catch (error) {
-    return dnsError(error, name);
-  }
+  });
 }
 
 /**
@@ -193,10 +189,8 @@ export async function checkApex(
   platformAddresses: PlatformAddresses,
   ownershipToken: string,
 ): Promise<DnsCheckOutcome> {
-  const name = normalizeHostname(hostname);
-  const shown = display(name);
   const ours = new Set([...platformAddresses.v4, ...platformAddresses.v6].map(canonicalAddress));
-  try {
+  return checkName(hostname, async (name, shown) => {
     const { a, aaaa } = await addresses(resolver, name);
     if (a.length + aaaa.length === 0) {
       return outcome('not_found_yet', `${shown} has no A or AAAA records yet.`, { name, a, aaaa });
@@ -235,9 +229,7 @@ export async function checkApex(
         txt,
       },
     );
-  } catch (error) {
-    return dnsError(error, name);
-  }
+  });
 }
 
 /** Known CAA tags (RFC 8659 §4, RFC 9495); an unknown tag marked critical forbids issuance. */
@@ -393,6 +385,22 @@ async function query<T>(name: string, type: string, run: () => Promise<T[]>): Pr
     const code = (error as NodeJS.ErrnoException).code ?? 'EUNKNOWN';
     if (EMPTY_ANSWER.has(code)) return [];
     throw new DnsQueryFailed(name, type, code, error);
+  }
+}
+
+/**
+ * The frame of a check of a name: `check` gets it normalised and as the messages show it, and a
+ * query DNS did not answer is the `dns_error` outcome.
+ */
+async function checkName(
+  hostname: string,
+  check: (name: string, shown: string) => Promise<DnsCheckOutcome>,
+): Promise<DnsCheckOutcome> {
+  const name = normalizeHostname(hostname);
+  try {
+    return await check(name, display(name));
+  } catch (error) {
+    return dnsError(error, name);
   }
 }
 

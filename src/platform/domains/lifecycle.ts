@@ -1,4 +1,5 @@
-import type { DomainState } from '../domain-rows.ts';
+import { type DomainState, SERVED_STATES } from '../domain-rows.ts';
+import { RefusedTransition, type TransitionRow, transitionIn } from '../state-machine.ts';
 
 export { type DomainState, SERVED_STATES } from '../domain-rows.ts';
 
@@ -32,12 +33,7 @@ export type DomainEvent =
   | 'taken_over'
   | 'remove';
 
-export interface Transition {
-  readonly from: DomainState;
-  readonly event: DomainEvent;
-  readonly to: DomainState;
-  readonly effect: string;
-}
+export type Transition = TransitionRow<DomainState, DomainEvent>;
 
 export const DOMAIN_TRANSITIONS: readonly Transition[] = [
   { from: 'unverified', event: 'check_passed', to: 'verified', effect: 'served; certificate ordered' },
@@ -53,6 +49,7 @@ export const DOMAIN_TRANSITIONS: readonly Transition[] = [
     to: 'unverified',
     effect: 'reason hostname_taken: add the TXT ownership record to take it over',
   },
+  { from: 'unverified', event: 'remove', to: 'removed', effect: 'forgotten by every edge node' },
   {
     from: 'verified',
     event: 'check_passed',
@@ -66,41 +63,26 @@ export const DOMAIN_TRANSITIONS: readonly Transition[] = [
     to: 'misconfigured',
     effect: 'flagged: certificates would fail to renew; owner notified',
   },
-  { from: 'verified', event: 'taken_over', to: 'unverified', effect: 'no longer served by this project' },
-  { from: 'misconfigured', event: 'check_passed', to: 'verified', effect: 'flag cleared' },
-  { from: 'misconfigured', event: 'recheck_passed', to: 'verified', effect: 'flag cleared' },
-  { from: 'misconfigured', event: 'check_failed', to: 'misconfigured', effect: 'reason updated' },
-  { from: 'misconfigured', event: 'recheck_failed', to: 'misconfigured', effect: 'reason updated' },
-  {
-    from: 'misconfigured',
-    event: 'taken_over',
-    to: 'unverified',
-    effect: 'no longer served by this project',
-  },
-  { from: 'unverified', event: 'remove', to: 'removed', effect: 'forgotten by every edge node' },
-  { from: 'verified', event: 'remove', to: 'removed', effect: 'serving stops at once on every edge node' },
-  {
-    from: 'misconfigured',
-    event: 'remove',
-    to: 'removed',
-    effect: 'serving stops at once on every edge node',
-  },
+  // A misconfigured domain takes Verify and the periodic re-check alike.
+  ...(['check_passed', 'recheck_passed'] as const).map(
+    (event): Transition => ({ from: 'misconfigured', event, to: 'verified', effect: 'flag cleared' }),
+  ),
+  ...(['check_failed', 'recheck_failed'] as const).map(
+    (event): Transition => ({ from: 'misconfigured', event, to: 'misconfigured', effect: 'reason updated' }),
+  ),
+  // Every served state can be taken over or removed, with the same effect.
+  ...SERVED_STATES.flatMap((from): Transition[] => [
+    { from, event: 'taken_over', to: 'unverified', effect: 'no longer served by this project' },
+    { from, event: 'remove', to: 'removed', effect: 'serving stops at once on every edge node' },
+  ]),
 ];
 
-export class IllegalTransition extends Error {
-  readonly from: DomainState;
-  readonly event: DomainEvent;
-
+export class IllegalTransition extends RefusedTransition<DomainState, DomainEvent> {
   constructor(from: DomainState, event: DomainEvent) {
-    super(`a ${from} domain cannot take the event ${event}`);
-    this.name = 'IllegalTransition';
-    this.from = from;
-    this.event = event;
+    super(from, event, `a ${from} domain cannot take the event ${event}`);
   }
 }
 
 export function transition(from: DomainState, event: DomainEvent): Transition {
-  const row = DOMAIN_TRANSITIONS.find((t) => t.from === from && t.event === event);
-  if (!row) throw new IllegalTransition(from, event);
-  return row;
+  return transitionIn(DOMAIN_TRANSITIONS, from, event, IllegalTransition);
 }

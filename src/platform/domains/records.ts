@@ -19,6 +19,19 @@ function relative(fullName: string, apex: string): string {
   return fullName === apex ? '@' : fullName.slice(0, -(apex.length + 1));
 }
 
+/** One record, every one at the recommended TTL. */
+function record(
+  type: DnsRecordToCreate['type'],
+  name: string,
+  value: string,
+  role: DnsRecordToCreate['role'],
+  note?: string,
+): DnsRecordToCreate {
+  return { type, name, value, ttl: RECOMMENDED_TTL, role, ...(note === undefined ? {} : { note }) };
+}
+
+const WITHOUT_ALIAS = 'If your provider has no ALIAS/ANAME.';
+
 /**
  * The records to create for a hostname (seed 001, "DNS record to create"): a CNAME to the
  * project's default address for a subdomain; for an apex, an ALIAS/ANAME to it with the A/AAAA
@@ -33,52 +46,22 @@ export function recordsToCreate(
   config: Pick<PlatformConfig, 'platformAddressesV4' | 'platformAddressesV6'>,
   needsOwnershipProof: boolean,
 ): DnsRecordToCreate[] {
-  const ownership: DnsRecordToCreate = {
-    type: 'TXT',
-    name: relative(ownershipRecordName(parsed.hostname), parsed.apex),
-    value: ownershipValue(token),
-    ttl: RECOMMENDED_TTL,
-    role: 'ownership',
-    note: 'Proves the domain is yours.',
-  };
+  const ownership = record(
+    'TXT',
+    relative(ownershipRecordName(parsed.hostname), parsed.apex),
+    ownershipValue(token),
+    'ownership',
+    'Proves the domain is yours.',
+  );
   if (parsed.kind === 'subdomain') {
-    const cname: DnsRecordToCreate = {
-      type: 'CNAME',
-      name: relative(parsed.hostname, parsed.apex),
-      value: defaultHost,
-      ttl: RECOMMENDED_TTL,
-      role: 'required',
-    };
+    const cname = record('CNAME', relative(parsed.hostname, parsed.apex), defaultHost, 'required');
     return needsOwnershipProof ? [cname, ownership] : [cname];
   }
   return [
-    {
-      type: 'ALIAS',
-      name: '@',
-      value: defaultHost,
-      ttl: RECOMMENDED_TTL,
-      role: 'required',
-      note: 'Called ANAME by some providers.',
-    },
-    ...config.platformAddressesV4.map(
-      (address): DnsRecordToCreate => ({
-        type: 'A',
-        name: '@',
-        value: address,
-        ttl: RECOMMENDED_TTL,
-        role: 'alternative',
-        note: 'If your provider has no ALIAS/ANAME.',
-      }),
-    ),
-    ...config.platformAddressesV6.map(
-      (address): DnsRecordToCreate => ({
-        type: 'AAAA',
-        name: '@',
-        value: address,
-        ttl: RECOMMENDED_TTL,
-        role: 'alternative',
-        note: 'If your provider has no ALIAS/ANAME.',
-      }),
+    record('ALIAS', '@', defaultHost, 'required', 'Called ANAME by some providers.'),
+    ...config.platformAddressesV4.map((address) => record('A', '@', address, 'alternative', WITHOUT_ALIAS)),
+    ...config.platformAddressesV6.map((address) =>
+      record('AAAA', '@', address, 'alternative', WITHOUT_ALIAS),
     ),
     ownership,
   ];

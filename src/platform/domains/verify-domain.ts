@@ -16,13 +16,13 @@ import { checkDns, requireDomainPrerequisites } from './add-domain.ts';
 import {
   type DomainRow,
   type DomainView,
-  hostnamesServedElsewhere,
   liveDomain,
   recordEvent,
   servedStates,
   toView,
 } from './domain-store.ts';
 import { type DomainEvent, type DomainState, transition } from './lifecycle.ts';
+import { domainView, projectDomain } from './read-domains.ts';
 import { ownershipValue } from './records.ts';
 
 /** Why a check ran: a person clicked Verify / Re-verify, or the background checker. */
@@ -221,18 +221,7 @@ async function checkForPerson(
   mode: CheckMode,
 ): Promise<CheckResult> {
   const checked = await checkDomain(ctx, actor, project, row, mode);
-  const certificates = await certificateStatuses(ctx.db, [checked.row.id]);
-  const elsewhere = await hostnamesServedElsewhere(ctx.db, project, [checked.row]);
-  return {
-    domain: toView(
-      ctx,
-      project,
-      checked.row,
-      elsewhere.has(checked.row.hostname),
-      certificates.get(checked.row.id) ?? null,
-    ),
-    outcome: checked.outcome,
-  };
+  return { domain: await domainView(ctx, project, checked.row), outcome: checked.outcome };
 }
 
 /** Verify (seed 001): checks DNS now and moves the domain by the outcome. */
@@ -288,8 +277,7 @@ export async function reverifyDomain(
   slug: string,
   hostname: string,
 ): Promise<CheckResult> {
-  const project = await projectFor(ctx, actor, slug);
-  const row = await liveDomain(ctx.db, project, normalizeHostname(hostname));
+  const { project, row } = await projectDomain(ctx, actor, slug, hostname);
   const certificate = (await certificateStatuses(ctx.db, [row.id])).get(row.id) ?? null;
   const view = toView(ctx, project, row, false, certificate);
   if (row.state !== 'verified' || view.reverifyAvailableAt === null) {

@@ -345,11 +345,29 @@ async function read(ctx: PlatformContext, source: string) {
   return parsed;
 }
 
-/** The changes of a valid document (JSON text) against the project's live deploy, as of now. */
-async function changesAgainstLive(ctx: PlatformContext, project: Project, json: string) {
+/**
+ * The changes of a valid document (JSON text) against the project's live deploy, as of now: what
+ * a deploy and a promotion gate and publish (null when nothing is live).
+ */
+export async function changesAgainstLive(ctx: PlatformContext, project: Project, json: string) {
   const live = await readLiveDeploy(ctx.db, project.id);
   const changes = live ? await diffStoredDocuments(live.document, json, ctx.clock.now()) : null;
   return { liveId: live?.id ?? null, changes };
+}
+
+/**
+ * The gate a deploy and a promotion share: changes that would break callers are refused with 409
+ * breaking_changes, each with its operation's traffic; `force` says how to publish anyway.
+ */
+export async function refuseBreaking(
+  ctx: PlatformContext,
+  projectId: number,
+  changes: DeployChanges | null,
+  what: string,
+  force: string,
+): Promise<void> {
+  if (changes?.breaking)
+    throw breakingRefusal(what, changes, force, await gateTraffic(ctx, projectId, changes));
 }
 
 /**
@@ -374,12 +392,13 @@ export async function deployProject(
     let liveId: number | null = null;
     let changes: DeployChanges | null = null;
     if (parsed.json !== null) ({ liveId, changes } = await changesAgainstLive(ctx, project, parsed.json));
-    if (changes?.breaking && !preview && input.allowBreaking !== true) {
-      throw breakingRefusal(
-        'This deploy',
+    if (!preview && input.allowBreaking !== true) {
+      await refuseBreaking(
+        ctx,
+        project.id,
         changes,
+        'This deploy',
         'deploy it as a preview to look at it first, or send it again with allowBreaking: true to publish it anyway',
-        await gateTraffic(ctx, project.id, changes),
       );
     }
     return transact(ctx.db, async (trx) => {

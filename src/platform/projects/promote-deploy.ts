@@ -4,18 +4,10 @@ import { platformErrors } from '../errors.ts';
 import { listPublications, type Publication } from '../publishing/publications.ts';
 import { addTraffic } from '../traffic/read-operation-traffic.ts';
 import { deployNotFound, selectDeploys } from './deploy-records.ts';
-import { type DeployView, toDeployView } from './deploys.ts';
-import {
-  breakingRefusal,
-  gateTraffic,
-  LiveDeployMoved,
-  lockProject,
-  makeLive,
-  readLiveDeploy,
-  withSettledLiveDeploy,
-} from './go-live.ts';
+import { changesAgainstLive, type DeployView, refuseBreaking, toDeployView } from './deploys.ts';
+import { LiveDeployMoved, lockProject, makeLive, withSettledLiveDeploy } from './go-live.ts';
 import { checkTenantOriginUrl, projectFor } from './projects.ts';
-import { diffStoredDocuments, NO_CHANGES } from './stored-documents.ts';
+import { NO_CHANGES } from './stored-documents.ts';
 
 /** A promotion: the deploy now live, and the publication that records it. */
 export interface Promotion {
@@ -57,30 +49,29 @@ export async function promoteDeploy(
     ? await ctx.db.selectFrom('users').select('email').where('id', '=', target.created_by).executeTakeFirst()
     : undefined;
   const { webhook, promotion } = await withSettledLiveDeploy(async () => {
-    const live = await readLiveDeploy(ctx.db, project.id);
-    if (live?.id === Number(target.id)) {
+    const { liveId, changes } = await changesAgainstLive(ctx, project, document);
+    if (liveId === Number(target.id)) {
       throw platformErrors.error(
         'deploy_already_live',
         `Deploy #${target.number} is already the live deploy of ${slug}: nothing to promote.`,
       );
     }
-    const changes = live ? await diffStoredDocuments(live.document, document, ctx.clock.now()) : NO_CHANGES;
-    if (changes.breaking && options.allowBreaking !== true) {
-      throw breakingRefusal(
-        `Promoting deploy #${target.number}`,
+    if (options.allowBreaking !== true) {
+      await refuseBreaking(
+        ctx,
+        project.id,
         changes,
+        `Promoting deploy #${target.number}`,
         'send it again with allowBreaking: true to publish it anyway',
-        await gateTraffic(ctx, project.id, changes),
       );
     }
     return transact(ctx.db, async (trx) => {
-      if ((await lockProject(trx, ctx.dialect, project.id)) !== (live?.id ?? null))
-        throw new LiveDeployMoved();
+      if ((await lockProject(trx, ctx.dialect, project.id)) !== liveId) throw new LiveDeployMoved();
       const deploy = { id: Number(target.id), number: Number(target.number), originUrl: target.origin_url };
       const made = await makeLive(ctx, trx, {
         project,
         deploy: { ...deploy, createdBy: author?.email ?? null },
-        changes,
+        changes: changes ?? NO_CHANGES,
         actor,
       });
       const row = await selectDeploys(trx, project.id)

@@ -98,20 +98,13 @@ export async function setWebhookEndpoint(
   const keys = webhooksOf(ctx).keys;
   const now = ctx.clock.now().toISOString();
   return transact(ctx.db, async (trx) => {
-    const existing = await trx
-      .selectFrom('webhook_endpoints')
-      .select('team_id')
+    const updated = await trx
+      .updateTable('webhook_endpoints')
+      .set({ url: checked, updated_at: now })
       .where('team_id', '=', teamId)
+      .returningAll()
       .executeTakeFirst();
-    if (existing) {
-      const row = await trx
-        .updateTable('webhook_endpoints')
-        .set({ url: checked, updated_at: now })
-        .where('team_id', '=', teamId)
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      return { endpoint: view(ctx, row), secret: null, created: false };
-    }
+    if (updated) return { endpoint: view(ctx, updated), secret: null, created: false };
     const secret = generateSigningSecret();
     const row = await trx
       .insertInto('webhook_endpoints')
