@@ -60,13 +60,8 @@ interface Minute {
   readonly series: Series[];
 }
 
-interface CallerEntry {
-  readonly projectId: number;
-  readonly caller: string;
-  readonly label: string;
-  readonly kind: string;
-  readonly operation: string;
-  readonly day: string;
+/** A caller's counts while they are counted: its last request as epoch ms, formatted when written. */
+interface CallerEntry extends Omit<CallerCounts, 'requests' | 'errors' | 'lastSeenAt'> {
   requests: number;
   errors: number;
   lastSeenAt: number;
@@ -389,17 +384,7 @@ export class TrafficRecorder {
     this.#last.caller = undefined;
     const callers: CallerCounts[] = [];
     for (const entry of window.values()) {
-      callers.push({
-        projectId: entry.projectId,
-        caller: entry.caller,
-        label: entry.label,
-        kind: entry.kind,
-        operation: entry.operation,
-        day: entry.day,
-        requests: entry.requests,
-        errors: entry.errors,
-        lastSeenAt: new Date(entry.lastSeenAt).toISOString(),
-      });
+      callers.push({ ...entry, lastSeenAt: new Date(entry.lastSeenAt).toISOString() });
     }
     if (minutes.length === 0 && callers.length === 0) return;
     try {

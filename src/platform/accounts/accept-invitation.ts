@@ -1,6 +1,6 @@
 import { transact } from '../../storage/index.ts';
 import type { InvitationDetails } from '../api-types.ts';
-import type { Actor, PlatformContext } from '../context.ts';
+import type { Actor, PlatformContext, PlatformDb } from '../context.ts';
 import { platformErrors } from '../errors.ts';
 import { hashSecret } from './secrets.ts';
 import type { Role } from './teams.ts';
@@ -38,6 +38,16 @@ async function refusedInvitation(ctx: PlatformContext, tokenHash: string) {
   return invitationNotValid(newer !== undefined);
 }
 
+/** The invitation a token hash opens while it is live: not accepted, not revoked, not expired. */
+function liveInvitation(db: PlatformDb, tokenHash: string, now: string) {
+  return db
+    .selectFrom('invitations')
+    .where('invitations.token_hash', '=', tokenHash)
+    .where('invitations.accepted_at', 'is', null)
+    .where('invitations.revoked_at', 'is', null)
+    .where('invitations.expires_at', '>', now);
+}
+
 /** What an invitation link is for, as its page shows it before anyone accepts (the schema's type). */
 export type { InvitationDetails } from '../api-types.ts';
 
@@ -49,8 +59,7 @@ export type { InvitationDetails } from '../api-types.ts';
  */
 export async function inspectInvitation(ctx: PlatformContext, token: string): Promise<InvitationDetails> {
   const tokenHash = hashSecret(token);
-  const row = await ctx.db
-    .selectFrom('invitations')
+  const row = await liveInvitation(ctx.db, tokenHash, ctx.clock.now().toISOString())
     .innerJoin('teams', 'teams.id', 'invitations.team_id')
     .leftJoin('users as inviter', 'inviter.id', 'invitations.invited_by')
     .select([
@@ -62,10 +71,6 @@ export async function inspectInvitation(ctx: PlatformContext, token: string): Pr
       'inviter.name as inviter_name',
       'inviter.email as inviter_email',
     ])
-    .where('invitations.token_hash', '=', tokenHash)
-    .where('invitations.accepted_at', 'is', null)
-    .where('invitations.revoked_at', 'is', null)
-    .where('invitations.expires_at', '>', ctx.clock.now().toISOString())
     .executeTakeFirst();
   if (!row) throw await refusedInvitation(ctx, tokenHash);
   return {
@@ -92,15 +97,11 @@ export async function acceptInvitation(
     authenticate(ctx, email, password),
 ): Promise<{ email: string; teamId: number; role: Role }> {
   const now = ctx.clock.now().toISOString();
-  const invitation = await ctx.db
-    .selectFrom('invitations')
+  const tokenHash = hashSecret(input.token);
+  const invitation = await liveInvitation(ctx.db, tokenHash, now)
     .select(['id', 'team_id', 'email', 'role', 'mailed_at'])
-    .where('token_hash', '=', hashSecret(input.token))
-    .where('accepted_at', 'is', null)
-    .where('revoked_at', 'is', null)
-    .where('expires_at', '>', now)
     .executeTakeFirst();
-  if (!invitation) throw await refusedInvitation(ctx, hashSecret(input.token));
+  if (!invitation) throw await refusedInvitation(ctx, tokenHash);
   const mailed = invitation.mailed_at !== null;
   const role = invitation.role;
   const existing = await ctx.db

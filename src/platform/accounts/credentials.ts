@@ -1,5 +1,6 @@
+import type { Selectable } from 'kysely';
 import type { Actor, PlatformContext } from '../context.ts';
-import type { TokenScope } from '../db-schema.ts';
+import type { PlatformTables, TokenScope } from '../db-schema.ts';
 import { platformErrors } from '../errors.ts';
 import { hashSecret, newSecret } from './secrets.ts';
 import { actorById } from './users.ts';
@@ -29,6 +30,21 @@ export interface TokenOptions {
   readonly expiresInDays?: number | null;
   readonly scope?: TokenScope;
 }
+
+/** The columns a TokenInfo is read from. */
+const TOKEN_COLUMNS = ['id', 'name', 'prefix', 'created_at', 'last_used_at', 'expires_at', 'scope'] as const;
+
+type TokenRow = Pick<Selectable<PlatformTables['api_tokens']>, (typeof TOKEN_COLUMNS)[number]>;
+
+const toTokenInfo = (r: TokenRow): TokenInfo => ({
+  id: r.id,
+  name: r.name,
+  prefix: r.prefix,
+  createdAt: r.created_at,
+  lastUsedAt: r.last_used_at,
+  expiresAt: r.expires_at,
+  scope: r.scope,
+});
 
 /** Creates a personal API token; the secret is returned here once and stored only as a hash. */
 export async function createToken(
@@ -61,29 +77,21 @@ export async function createToken(
       expires_at: expiresAt,
       scope,
     })
-    .returning(['id'])
+    .returning(TOKEN_COLUMNS)
     .executeTakeFirstOrThrow();
-  return { id: row.id, name, prefix, createdAt, lastUsedAt: null, expiresAt, scope, token: secret };
+  return { ...toTokenInfo(row), token: secret };
 }
 
 /** Your live tokens, expired ones included (they say so by `expiresAt`) until revoked. */
 export async function listTokens(ctx: PlatformContext, actor: Actor): Promise<TokenInfo[]> {
   const rows = await ctx.db
     .selectFrom('api_tokens')
-    .select(['id', 'name', 'prefix', 'created_at', 'last_used_at', 'expires_at', 'scope'])
+    .select(TOKEN_COLUMNS)
     .where('user_id', '=', actor.userId)
     .where('revoked_at', 'is', null)
     .orderBy('id')
     .execute();
-  return rows.map((r) => ({
-    id: r.id,
-    name: r.name,
-    prefix: r.prefix,
-    createdAt: r.created_at,
-    lastUsedAt: r.last_used_at,
-    expiresAt: r.expires_at,
-    scope: r.scope as TokenScope,
-  }));
+  return rows.map(toTokenInfo);
 }
 
 export async function revokeToken(ctx: PlatformContext, actor: Actor, id: number): Promise<void> {

@@ -1,6 +1,6 @@
 import { transact } from '../../storage/index.ts';
 import type { TeamMember as Member } from '../api-types.ts';
-import type { Actor, PlatformContext } from '../context.ts';
+import type { Actor, PlatformContext, PlatformDb } from '../context.ts';
 import { platformErrors } from '../errors.ts';
 import { type Role, type Team, teamFor, teamLabel } from './teams.ts';
 
@@ -8,23 +8,25 @@ import { type Role, type Team, teamFor, teamLabel } from './teams.ts';
 
 export type { TeamMember as Member } from '../api-types.ts';
 
+/** The members of team `teamId`, each row a Member. */
+function membersOf(db: PlatformDb, teamId: number) {
+  return db
+    .selectFrom('memberships')
+    .innerJoin('users', 'users.id', 'memberships.user_id')
+    .select([
+      'users.id as userId',
+      'users.email',
+      'users.name',
+      'memberships.role',
+      'memberships.created_at as since',
+    ])
+    .where('memberships.team_id', '=', teamId);
+}
+
 /** Every member of a team the actor can see. */
 export async function listMembers(ctx: PlatformContext, actor: Actor, teamId: number): Promise<Member[]> {
   await teamFor(ctx, actor, teamId);
-  const rows = await ctx.db
-    .selectFrom('memberships')
-    .innerJoin('users', 'users.id', 'memberships.user_id')
-    .select(['users.id', 'users.email', 'users.name', 'memberships.role', 'memberships.created_at'])
-    .where('memberships.team_id', '=', teamId)
-    .orderBy('users.id')
-    .execute();
-  return rows.map((r) => ({
-    userId: r.id,
-    email: r.email,
-    name: r.name,
-    role: r.role,
-    since: r.created_at,
-  }));
+  return membersOf(ctx.db, teamId).orderBy('users.id').execute();
 }
 
 export const memberNotFound = (team: Team, userId: number) =>
@@ -52,13 +54,7 @@ async function changeMembership(
       .where('role', '=', 'owner');
     if (ctx.dialect === 'postgres') owners = owners.forUpdate();
     const ownerIds = (await owners.execute()).map((r) => Number(r.user_id));
-    const row = await trx
-      .selectFrom('memberships')
-      .innerJoin('users', 'users.id', 'memberships.user_id')
-      .select(['users.id', 'users.email', 'users.name', 'memberships.role', 'memberships.created_at'])
-      .where('memberships.team_id', '=', teamId)
-      .where('memberships.user_id', '=', userId)
-      .executeTakeFirst();
+    const row = await membersOf(trx, teamId).where('memberships.user_id', '=', userId).executeTakeFirst();
     if (!row) throw memberNotFound(team, userId);
     const losesOwner = row.role === 'owner' && (change === 'remove' || change.role !== 'owner');
     if (losesOwner && ownerIds.length <= 1) {
@@ -81,13 +77,7 @@ async function changeMembership(
         .where('user_id', '=', userId)
         .execute();
     }
-    return {
-      userId: row.id,
-      email: row.email,
-      name: row.name,
-      role: change === 'remove' ? row.role : change.role,
-      since: row.created_at,
-    };
+    return change === 'remove' ? row : { ...row, role: change.role };
   });
 }
 

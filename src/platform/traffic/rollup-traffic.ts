@@ -2,6 +2,7 @@ import { LatencySketch } from '../../lib/latency-sketch.ts';
 import { transact } from '../../storage/index.ts';
 import type { PlatformContext } from '../context.ts';
 import type { TrafficSeriesRow } from '../db-schema.ts';
+import { chunks, REPLACE_SERIES_COUNTS, SERIES_KEY } from './write-traffic.ts';
 
 /** Minutes are kept this long, then rolled into hours. */
 export const MINUTES_KEPT_MS = 48 * 3_600_000;
@@ -125,19 +126,11 @@ async function rollHour(ctx: Pick<PlatformContext, 'db' | 'dialect'>, hour: stri
       sum.latency.merge(LatencySketch.fromJSON(row.latency));
     }
     const rows = [...sums.values()].map((s) => ({ ...s, hour, latency: s.latency.toJSON() }));
-    for (let i = 0; i < rows.length; i += 500) {
+    for (const part of chunks(rows)) {
       await trx
         .insertInto('traffic_hours')
-        .values(rows.slice(i, i + 500))
-        .onConflict((oc) =>
-          oc.columns(['node_id', 'project_id', 'operation', 'status', 'hour']).doUpdateSet((eb) => ({
-            requests: eb.ref('excluded.requests'),
-            errors: eb.ref('excluded.errors'),
-            bytes_in: eb.ref('excluded.bytes_in'),
-            bytes_out: eb.ref('excluded.bytes_out'),
-            latency: eb.ref('excluded.latency'),
-          })),
-        )
+        .values(part)
+        .onConflict((oc) => oc.columns([...SERIES_KEY, 'hour']).doUpdateSet(REPLACE_SERIES_COUNTS))
         .execute();
     }
     await trx.deleteFrom('traffic_minutes').where('minute', '>=', hour).where('minute', '<', end).execute();

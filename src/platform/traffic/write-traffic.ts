@@ -64,11 +64,26 @@ export interface TrafficWriter {
 /** Rows per INSERT: under SQLite's 32,766 bound parameters with 13 columns, and small statements. */
 const CHUNK = 500;
 
-function chunks<T>(rows: readonly T[]): T[][] {
+export function chunks<T>(rows: readonly T[]): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < rows.length; i += CHUNK) out.push(rows.slice(i, i + CHUNK));
   return out;
 }
+
+/** A series row's key in traffic_minutes and traffic_hours, their time column apart. */
+export const SERIES_KEY = ['node_id', 'project_id', 'operation', 'status'] as const;
+
+/**
+ * A series row written again (a node's minute, an hour rolled up) takes the counts and sketch
+ * written: its writer holds the running totals, the node its minute's, the job the hour's.
+ */
+export const REPLACE_SERIES_COUNTS = {
+  requests: sql<number>`excluded.requests`,
+  errors: sql<number>`excluded.errors`,
+  bytes_in: sql<number>`excluded.bytes_in`,
+  bytes_out: sql<number>`excluded.bytes_out`,
+  latency: sql<string>`excluded.latency`,
+};
 
 /** Request-log rows per INSERT: compiled once per count (at most LOG_CHUNK shapes). */
 const LOG_CHUNK = 100;
@@ -164,15 +179,7 @@ export function trafficWriter(db: PlatformDb, nodeId: string): TrafficWriter {
                 latency: r.latency,
               })),
             )
-            .onConflict((oc) =>
-              oc.columns(['node_id', 'project_id', 'operation', 'status', 'minute']).doUpdateSet((eb) => ({
-                requests: eb.ref('excluded.requests'),
-                errors: eb.ref('excluded.errors'),
-                bytes_in: eb.ref('excluded.bytes_in'),
-                bytes_out: eb.ref('excluded.bytes_out'),
-                latency: eb.ref('excluded.latency'),
-              })),
-            )
+            .onConflict((oc) => oc.columns([...SERIES_KEY, 'minute']).doUpdateSet(REPLACE_SERIES_COUNTS))
             .execute();
         }
         for (const rows of chunks(callers)) {
