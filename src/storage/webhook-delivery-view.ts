@@ -1,50 +1,21 @@
 import type { OutboxAttempt, OutboxMessage, WebhookOutbox } from './webhook-outbox.ts';
 
-/** One message and its delivery log, as the API shows it. */
-export interface DeliveryView {
-  id: string;
-  type: string;
-  state: 'pending' | 'delivered' | 'failed';
-  attempts: number;
-  nextAttemptAt: string | null;
-  lastStatus: number | null;
-  lastError: string | null;
-  createdAt: string;
-  deliveredAt: string | null;
+/**
+ * One message and its delivery log, as the API shows it: the message's own fields (not where it
+ * goes, nor what it is about, which are the service's), its body parsed, and its attempts.
+ */
+export type DeliveryView = Omit<OutboxMessage, 'endpointKey' | 'subject' | 'body'> & {
   payload: Record<string, unknown>;
-  log: {
-    attempt: number;
-    at: string;
-    statusCode: number | null;
-    durationMs: number;
-    error: string | null;
-    ok: boolean;
-  }[];
-}
+  log: Omit<OutboxAttempt, 'messageId'>[];
+};
 
 /** A message with its attempts (from `WebhookOutbox.attempts`), for a service's delivery-log API. */
 export function deliveryView(message: OutboxMessage, attempts: readonly OutboxAttempt[]): DeliveryView {
+  const { endpointKey: _endpointKey, subject: _subject, body, ...shown } = message;
   return {
-    id: message.id,
-    type: message.type,
-    state: message.state,
-    attempts: message.attempts,
-    nextAttemptAt: message.nextAttemptAt,
-    lastStatus: message.lastStatus,
-    lastError: message.lastError,
-    createdAt: message.createdAt,
-    deliveredAt: message.deliveredAt,
-    payload: JSON.parse(message.body) as Record<string, unknown>,
-    log: attempts
-      .filter((a) => a.messageId === message.id)
-      .map(({ attempt, at, statusCode, durationMs, error, ok }) => ({
-        attempt,
-        at,
-        statusCode,
-        durationMs,
-        error,
-        ok,
-      })),
+    ...shown,
+    payload: JSON.parse(body) as Record<string, unknown>,
+    log: attempts.filter((a) => a.messageId === message.id).map(({ messageId: _id, ...attempt }) => attempt),
   };
 }
 

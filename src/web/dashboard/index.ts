@@ -122,6 +122,22 @@ export interface DashboardFiles {
   readonly assets: ReadonlyMap<string, Asset>;
 }
 
+/** The lines of index.html that open and close what belongs to the app (its scripts and styles). */
+const APP_MARKER = / *<!-- \/?app\b.*-->\n/g;
+const APP_PART = / *<!-- app\b.*-->\n[\s\S]*?<!-- \/app -->\n/g;
+
+/**
+ * The 404 page: the dashboard's page (index.html, the one shell) without the app, which would
+ * route the address itself, and with not-found.html's title and the rest of it as what <main> holds.
+ */
+function notFoundPage(shell: string, fragment: string): string {
+  const [title = '', ...main] = fragment.split('\n');
+  return shell
+    .replace(APP_PART, '')
+    .replace(/<title>.*<\/title>/, title)
+    .replace(/(<main[^>]*>\n)[\s\S]*?( *<\/main>)/, (_, open, close) => `${open}${main.join('\n')}${close}`);
+}
+
 export function loadDashboard(dir = PUBLIC_DIR): DashboardFiles {
   const names = readdirSync(dir)
     .filter((n) => extname(n) !== '.html' && TYPES[extname(n)] !== undefined)
@@ -139,15 +155,14 @@ export function loadDashboard(dir = PUBLIC_DIR): DashboardFiles {
     hash.update(name).update('\0').update(body);
   }
   const version = hash.digest('hex').slice(0, 12);
-  const html = (name: string) =>
-    asset(
-      TYPES['.html'] as string,
-      Buffer.from(readFileSync(join(dir, name), 'utf8').replaceAll('%ASSETS%', `/assets/${version}`)),
-    );
+  const read = (name: string) =>
+    readFileSync(join(dir, name), 'utf8').replaceAll('%ASSETS%', `/assets/${version}`);
+  const html = (text: string) => asset(TYPES['.html'] as string, Buffer.from(text));
+  const shell = read('index.html');
   return {
     version,
-    page: html('index.html'),
-    notFound: html('not-found.html'),
+    page: html(shell.replaceAll(APP_MARKER, '')),
+    notFound: html(notFoundPage(shell, read('not-found.html'))),
     assets: new Map([...bodies].map(([name, body]) => [name, asset(TYPES[extname(name)] as string, body)])),
   };
 }

@@ -3,10 +3,9 @@ import { api } from './api.js';
 import { announce, copyText, h, replaceChildren, time } from './dom.js';
 import { heading, pageTitle } from './views.js';
 import {
-  buttonText,
   cardSection,
   cell,
-  confirmAction,
+  confirmButton,
   dataTable,
   emptyState,
   field,
@@ -63,7 +62,6 @@ function passwordSection() {
   );
   const form = submitForm(
     {
-      className: 'stack form-grid',
       errorSlot,
       submitLabel: 'Change password',
       busy: 'Changing…',
@@ -134,7 +132,6 @@ function tokenSection() {
   const nameInput = name.input;
   const form = submitForm(
     {
-      className: 'stack form-grid',
       errorSlot,
       submitLabel: 'Create token',
       busy: 'Creating…',
@@ -187,26 +184,22 @@ function tokenSection() {
 
   /** @param {Token} token */
   function tokenRow(token) {
-    const revoke = h(
-      'button',
-      { type: 'button', class: 'button button-small' },
-      buttonText('Revoke', `token ${token.name}`),
-    );
-    revoke.addEventListener('click', async () => {
-      const revoked = await confirmAction({
+    const revoke = confirmButton(
+      { label: 'Revoke', context: `token ${token.name}` },
+      {
         title: `Revoke “${token.name}”?`,
         body: 'It stops working at once: the CLI or script using it gets 401 until it has another token.',
         confirm: 'Revoke token',
         busy: 'Revoking…',
-        trigger: revoke,
         action: () => api('DELETE', `/api/v1/tokens/${token.id}`),
-      });
-      if (!revoked) return;
-      replaceChildren(created);
-      announce(`Token ${token.name} revoked`);
-      await load();
-      nameInput.focus();
-    });
+      },
+      async () => {
+        replaceChildren(created);
+        announce(`Token ${token.name} revoked`);
+        await load();
+        nameInput.focus();
+      },
+    );
     return h(
       'tr',
       { 'data-token': token.name },

@@ -7,6 +7,7 @@ import {
   buttonText,
   cell,
   confirmAction,
+  confirmButton,
   dataTable,
   loadInto,
   muted,
@@ -110,31 +111,27 @@ export async function renderTeamPeople(context, teamIdParam) {
     // A team keeps an owner: the last one is neither made member nor removed (the API would refuse).
     const role = lastOwner
       ? null
-      : h(
-          'button',
-          { type: 'button', class: 'button button-small' },
-          buttonText(otherRole === 'owner' ? 'Make owner' : 'Make member', `(${who})`),
+      : confirmButton(
+          { label: otherRole === 'owner' ? 'Make owner' : 'Make member', context: `(${who})` },
+          {
+            title: `Make ${who} ${ROLE_LABELS[otherRole].toLowerCase()}?`,
+            body:
+              otherRole === 'owner'
+                ? `${member.email} will be able to invite and remove people, change roles and create password reset links.`
+                : `${member.email} keeps access to the team's projects but can no longer manage its people.`,
+            confirm: 'Change role',
+            busy: 'Changing…',
+            danger: false,
+            action: () =>
+              api('PUT', `/api/v1/teams/${teamId}/members/${member.userId}/role`, { role: otherRole }),
+          },
+          async () => {
+            announce(`${who} is now ${ROLE_LABELS[otherRole].toLowerCase()}`);
+            // Demoting yourself ends your owner actions: draw the page again as a member sees it.
+            if (isMe) await renderTeamPeople(context, teamIdParam);
+            else await loadMembers();
+          },
         );
-    role?.addEventListener('click', async () => {
-      const changed = await confirmAction({
-        title: `Make ${who} ${ROLE_LABELS[otherRole].toLowerCase()}?`,
-        body:
-          otherRole === 'owner'
-            ? `${member.email} will be able to invite and remove people, change roles and create password reset links.`
-            : `${member.email} keeps access to the team's projects but can no longer manage its people.`,
-        confirm: 'Change role',
-        busy: 'Changing…',
-        danger: false,
-        trigger: role,
-        action: () =>
-          api('PUT', `/api/v1/teams/${teamId}/members/${member.userId}/role`, { role: otherRole }),
-      });
-      if (!changed) return;
-      announce(`${who} is now ${ROLE_LABELS[otherRole].toLowerCase()}`);
-      // Demoting yourself ends your owner actions: draw the page again as a member sees it.
-      if (isMe) await renderTeamPeople(context, teamIdParam);
-      else await loadMembers();
-    });
     const reset = isMe
       ? null
       : h('button', { type: 'button', class: 'button button-small' }, buttonText('Reset link', `for ${who}`));
@@ -164,20 +161,20 @@ export async function renderTeamPeople(context, teamIdParam) {
     const remove =
       isMe || lastOwner
         ? null
-        : h('button', { type: 'button', class: 'button button-small danger' }, buttonText('Remove', who));
-    remove?.addEventListener('click', async () => {
-      const removed = await confirmAction({
-        title: `Remove ${who} from ${team.name}?`,
-        body: `${member.email} loses access to the team's projects at once. Their account and API tokens stay; invite them again to bring them back.`,
-        confirm: 'Remove member',
-        busy: 'Removing…',
-        trigger: remove,
-        action: () => api('DELETE', `/api/v1/teams/${teamId}/members/${member.userId}`),
-      });
-      if (!removed) return;
-      announce(`${who} removed from ${team.name}`);
-      await loadMembers();
-    });
+        : confirmButton(
+            { label: 'Remove', context: who, danger: true },
+            {
+              title: `Remove ${who} from ${team.name}?`,
+              body: `${member.email} loses access to the team's projects at once. Their account and API tokens stay; invite them again to bring them back.`,
+              confirm: 'Remove member',
+              busy: 'Removing…',
+              action: () => api('DELETE', `/api/v1/teams/${teamId}/members/${member.userId}`),
+            },
+            async () => {
+              announce(`${who} removed from ${team.name}`);
+              await loadMembers();
+            },
+          );
     const note = lastOwner
       ? h(
           'p',

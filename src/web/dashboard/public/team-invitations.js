@@ -2,10 +2,9 @@
 import { api } from './api.js';
 import { announce, h, replaceChildren, time } from './dom.js';
 import {
-  buttonText,
   cardSection,
   cell,
-  confirmAction,
+  confirmButton,
   dataTable,
   emptyState,
   inlineForm,
@@ -78,25 +77,21 @@ export function invitationSection(team, notice) {
     const status = INVITATION_STATUS[invitation.status];
     const revoke =
       invitation.status === 'pending'
-        ? h(
-            'button',
-            { type: 'button', class: 'button button-small danger' },
-            buttonText('Revoke', `the invitation for ${invitation.email}`),
+        ? confirmButton(
+            { label: 'Revoke', context: `the invitation for ${invitation.email}`, danger: true },
+            {
+              title: `Revoke the invitation for ${invitation.email}?`,
+              body: 'Its link stops working at once. You can invite them again later.',
+              confirm: 'Revoke invitation',
+              busy: 'Revoking…',
+              action: () => api('DELETE', `/api/v1/teams/${team.id}/invitations/${invitation.id}`),
+            },
+            async () => {
+              announce(`Invitation for ${invitation.email} revoked`);
+              await load();
+            },
           )
         : null;
-    revoke?.addEventListener('click', async () => {
-      const revoked = await confirmAction({
-        title: `Revoke the invitation for ${invitation.email}?`,
-        body: 'Its link stops working at once. You can invite them again later.',
-        confirm: 'Revoke invitation',
-        busy: 'Revoking…',
-        trigger: revoke,
-        action: () => api('DELETE', `/api/v1/teams/${team.id}/invitations/${invitation.id}`),
-      });
-      if (!revoked) return;
-      announce(`Invitation for ${invitation.email} revoked`);
-      await load();
-    });
     return h(
       'tr',
       { 'data-invitation': invitation.email },

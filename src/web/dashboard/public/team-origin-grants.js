@@ -1,16 +1,7 @@
 // @ts-check
 import { api } from './api.js';
 import { announce, h, replaceChildren, time } from './dom.js';
-import {
-  buttonText,
-  cardSection,
-  cell,
-  confirmAction,
-  dataTable,
-  fieldForm,
-  loadInto,
-  muted,
-} from './widgets.js';
+import { cardSection, cell, confirmButton, dataTable, fieldForm, loadInto, muted } from './widgets.js';
 
 /**
  * A team's private origins, for platform admins: the origin grants that let the team's projects
@@ -137,25 +128,21 @@ export function originGrantsSection({ team, me }) {
   /** @param {OriginGrant} grant */
   function row(grant) {
     const name = grant.origin === ALLOWLIST_GRANT ? 'every origin of KENNEL_ORIGIN_ALLOWLIST' : grant.origin;
-    const revoke = h(
-      'button',
-      { type: 'button', class: 'button button-small danger' },
-      buttonText('Revoke', name),
-    );
-    revoke.addEventListener('click', async () => {
-      const revoked = await confirmAction({
+    const revoke = confirmButton(
+      { label: 'Revoke', context: name, danger: true },
+      {
         title: `Revoke ${name}?`,
         body: `${team.name}’s projects on it stop being forwarded at once, and may not be pointed at it again.`,
         confirm: 'Revoke',
         busy: 'Revoking…',
-        trigger: revoke,
         focusAfter: () => input,
         action: () => api('DELETE', `/api/v1/origin-grants/${grant.id}`),
-      });
-      if (!revoked) return;
-      announce(`${name} revoked.`);
-      await refresh();
-    });
+      },
+      async () => {
+        announce(`${name} revoked.`);
+        await refresh();
+      },
+    );
     return h(
       'tr',
       { 'data-origin': grant.origin },

@@ -193,7 +193,7 @@ export function requestLog({ slug, emptyHint }) {
     { class: 'log' },
     h(
       'div',
-      { class: 'log-controls' },
+      { class: 'section-head' },
       h('p', { class: 'live' }, h('span', { class: 'live-dot', 'aria-hidden': 'true' }), state),
       pause,
     ),

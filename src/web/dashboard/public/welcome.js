@@ -2,7 +2,7 @@
 import { api } from './api.js';
 import { errorBanner, h, replaceChildren, time } from './dom.js';
 import { heading, pageTitle } from './views.js';
-import { cardSection, field, nameField, newPasswordField, submitForm } from './widgets.js';
+import { cardSection, emailField, nameField, newPasswordField, submitForm } from './widgets.js';
 
 /**
  * The pages reached without an account: accepting an invitation, setting a password from a reset
@@ -12,15 +12,6 @@ import { cardSection, field, nameField, newPasswordField, submitForm } from './w
  */
 
 /** @typedef {import('./types.js').ViewContext} ViewContext */
-
-/**
- * The token of a link such as /invitations/accept#token=kin_…, if it looks like one.
- * @param {string} prefix
- */
-function tokenFromFragment(prefix) {
-  const token = new URLSearchParams(location.hash.slice(1)).get('token') ?? '';
-  return token.startsWith(prefix) ? token : null;
-}
 
 /**
  * @param {HTMLElement} main
@@ -47,12 +38,16 @@ function cardForm({ errorId, submitLabel, busy, work, onError }, ...fields) {
 }
 
 /**
- * A link without its token (cut when pasted, say): nothing to send.
+ * The token of the link this page was opened with (such as /invitations/accept#token=kin_…), or
+ * null, the page then saying that the link is incomplete (cut when pasted, say): nothing to send.
  * @param {HTMLElement} main
  * @param {string} title
+ * @param {string} prefix
  * @param {string} what
  */
-function incompleteLink(main, title, what) {
+function linkToken(main, title, prefix, what) {
+  const token = new URLSearchParams(location.hash.slice(1)).get('token') ?? '';
+  if (token.startsWith(prefix)) return token;
   page(
     main,
     title,
@@ -64,6 +59,7 @@ function incompleteLink(main, title, what) {
       h('p', {}, `Open the whole ${what} link you were sent, or ask a team owner for a new one.`),
     ),
   );
+  return null;
 }
 
 /**
@@ -108,11 +104,8 @@ function invitationFacts(details) {
  */
 export async function renderAcceptInvitation({ main, signedIn, navigate, setFlash }) {
   const title = 'Join a team on Kennel';
-  const token = tokenFromFragment('kin_');
-  if (!token) {
-    incompleteLink(main, title, 'invitation');
-    return;
-  }
+  const token = linkToken(main, title, 'kin_', 'invitation');
+  if (!token) return;
   /** @type {import('./types.js').InvitationDetails} */
   let details;
   try {
@@ -219,11 +212,8 @@ export async function renderAcceptInvitation({ main, signedIn, navigate, setFlas
  */
 export function renderResetPassword({ main, navigate, setFlash }) {
   const title = 'Set a new password';
-  const token = tokenFromFragment('krs_');
-  if (!token) {
-    incompleteLink(main, title, 'password reset');
-    return;
-  }
+  const token = linkToken(main, title, 'krs_', 'password reset');
+  if (!token) return;
   const password = newPasswordField(
     'new-password',
     'New password',
@@ -267,12 +257,7 @@ export function renderResetPassword({ main, navigate, setFlash }) {
  * @param {ViewContext} context
  */
 export function renderSignUp({ main, signedIn }) {
-  const email = field('email', 'Email', {
-    type: 'email',
-    autocomplete: 'username',
-    required: true,
-    maxlength: 254,
-  });
+  const email = emailField();
   const name = nameField();
   const password = newPasswordField('password', 'Password', 'At least 12 characters.');
   const form = cardForm(
@@ -362,12 +347,7 @@ export async function renderForgotPassword({ main }) {
     );
     return;
   }
-  const email = field('email', 'Email', {
-    type: 'email',
-    autocomplete: 'username',
-    required: true,
-    maxlength: 254,
-  });
+  const email = emailField();
   const done = h('div', { class: 'slot', role: 'status' });
   const form = cardForm(
     {

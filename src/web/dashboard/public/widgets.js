@@ -115,6 +115,11 @@ export function newPasswordField(id, label, hint) {
   );
 }
 
+/** An account's email, as the API takes it (up to 254 characters); password managers fill it in. */
+export function emailField() {
+  return field('email', 'Email', { type: 'email', autocomplete: 'username', required: true, maxlength: 254 });
+}
+
 /** A person's name for a new account, as the API takes it (up to 100 characters). */
 export function nameField() {
   return field('name', 'Your name', { type: 'text', autocomplete: 'name', required: true, maxlength: 100 });
@@ -421,6 +426,26 @@ export function confirmAction({
 }
 
 /**
+ * A row's small button that asks first (confirmAction, with the button as its trigger) and runs
+ * `then` once the action has run: Revoke, Remove and the like. `label` shows, `context` completes
+ * it for screen readers (buttonText); `danger` is the button's look, `confirm.danger` the dialog's.
+ * @param {{ label: string, context: string, danger?: boolean }} button
+ * @param {Omit<Parameters<typeof confirmAction>[0], 'trigger'>} confirm
+ * @param {() => unknown} then
+ */
+export function confirmButton({ label, context, danger = false }, confirm, then) {
+  const button = h(
+    'button',
+    { type: 'button', class: danger ? 'button button-small danger' : 'button button-small' },
+    buttonText(label, context),
+  );
+  button.addEventListener('click', async () => {
+    if (await confirmAction({ ...confirm, trigger: button })) await then();
+  });
+  return button;
+}
+
+/**
  * Runs a form's submission with its button busy and errors in `errorSlot`; `onError` may pick a
  * title for the banner (or handle the error itself by returning null).
  * @param {HTMLButtonElement} submit
@@ -447,14 +472,15 @@ export async function submitting(submit, errorSlot, busyLabel, work, onError) {
 
 /**
  * A form whose submission runs `work` with its button busy; an error shows in `errorSlot`, which
- * describes the form, under the title `onError` picks (see submitting). The submit button comes
- * after the fields: full width (`block`), or in a row of its own.
- * @param {{ className: string, errorSlot: HTMLElement, submitLabel: string, busy: string,
+ * describes the form, under the title `onError` picks (see submitting). The fields are laid out
+ * in a grid unless `className` says otherwise. The submit button comes after the fields: full
+ * width (`block`), or in a row of its own.
+ * @param {{ className?: string, errorSlot: HTMLElement, submitLabel: string, busy: string,
  *   work: () => Promise<void>, onError: (error: any) => string | null, block?: boolean }} options
  * @param {...import('./dom.js').Child} fields
  */
 export function submitForm(
-  { className, errorSlot, submitLabel, busy, work, onError, block = false },
+  { className = 'stack form-grid', errorSlot, submitLabel, busy, work, onError, block = false },
   ...fields
 ) {
   const submit = h(
