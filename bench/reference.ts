@@ -1,8 +1,4 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { BrowserContext } from 'playwright-core';
-import { createEdgeHandler, OriginProxy, originGuard } from '../src/edge/index.ts';
-import { buildPlatformApp } from '../src/main/platform-app.ts';
 import { petstoreDocument } from '../src/petstore/index.ts';
 import { deployProject } from '../src/platform/projects/deploys.ts';
 import { createProject } from '../src/platform/projects/projects.ts';
@@ -10,7 +6,8 @@ import { referenceAssets } from '../src/web/reference/index.ts';
 import { launchChromium } from '../test/support/chromium.ts';
 import { requestAs } from '../test/support/http.ts';
 import { startPetstore, TEST_DEPRECATION } from '../test/support/petstore.ts';
-import { seedTeam, startPlatformContext } from '../test/support/platform.ts';
+import { seedTeam } from '../test/support/platform.ts';
+import { startTestNode } from '../test/support/test-node.ts';
 import {
   githubDocument,
   type LargeLoad,
@@ -58,12 +55,6 @@ interface Row {
   loads: Load[];
 }
 
-function listen(server: Server): Promise<number> {
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)),
-  );
-}
-
 async function measureLoad(context: BrowserContext, url: string, reference: boolean): Promise<Load> {
   const page = await context.newPage();
   const cdp = await context.newCDPSession(page);
@@ -96,32 +87,28 @@ export async function runReferenceBenchmark(options: {
   log: (line: string) => void;
 }): Promise<{ rows: Row[]; largeLoads: LargeLoad[]; problems: string[] }> {
   const { log } = options;
-  const platform = await startPlatformContext('sqlite', { PLATFORM_DOMAIN: 'localhost' });
   const petstore = await startPetstore('sqlite');
-  const management = buildPlatformApp(platform.ctx);
   const petstoreUrl = await petstore.listen();
-  const proxy = new OriginProxy({
-    guard: originGuard({ allowlist: [petstoreUrl] }),
-    connectTimeoutMs: 1000,
-    responseTimeoutMs: 5000,
+  // The node `npm start` runs, without its jobs. Over plain HTTP it serves the site as it is (no
+  // certificate is stored for petstore.localhost); the page's API link carries the HTTPS port.
+  const node = await startTestNode('sqlite', {
+    env: { PLATFORM_DOMAIN: 'localhost', KENNEL_ORIGIN_ALLOWLIST: petstoreUrl },
+    jobs: false,
   });
-  const handler = createEdgeHandler({ ctx: platform.ctx, platformApp: management, proxy });
-  const edge = createServer(handler.handle);
   const chromium = await launchChromium({ mapToLoopback: ['*.localhost'] });
   const problems: string[] = [];
   try {
-    const { owner, team } = await seedTeam(platform.ctx);
-    await createProject(platform.ctx, owner, {
+    const { owner, team } = await seedTeam(node.ctx);
+    await createProject(node.ctx, owner, {
       teamId: team.id,
       slug: 'petstore',
       name: 'Petstore',
       originUrl: petstoreUrl,
     });
-    await deployProject(platform.ctx, owner, 'petstore', {
+    await deployProject(node.ctx, owner, 'petstore', {
       document: JSON.stringify(petstoreDocument(TEST_DEPRECATION)),
     });
-    await management.ready();
-    const port = await listen(edge);
+    const port = node.httpPort;
     const site = `http://petstore.localhost:${port}`;
     // The edge compresses the assets once, on first use; measure what every later visitor gets.
     await requestAs(port, 'petstore.localhost', '/');
@@ -174,12 +161,8 @@ export async function runReferenceBenchmark(options: {
     return { rows, largeLoads, problems };
   } finally {
     await chromium.close();
-    edge.close();
-    handler.close();
-    await proxy.close();
-    await management.close();
+    await node.stop();
     await petstore.close();
-    await platform.close();
   }
 }
 

@@ -7,10 +7,9 @@ import type { FastifyInstance } from 'fastify';
 import type { CliIo } from '../../src/cli/io.ts';
 import { run } from '../../src/cli/main.ts';
 import { createUser } from '../../src/platform/accounts/users.ts';
-import { buildManagementApp } from '../../src/platform/api/app.ts';
 import type { Actor } from '../../src/platform/context.ts';
 import type { Dialect } from '../../src/storage/index.ts';
-import { startPlatformContext, type TestPlatform } from '../support/platform.ts';
+import { startTestNode, type TestNode } from '../support/test-node.ts';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
 export const BIN = join(ROOT, 'bin', 'kennel.js');
@@ -127,8 +126,9 @@ export const USERS = {
 } as const;
 
 export interface CliServer {
-  readonly platform: TestPlatform;
-  /** The accounts of USERS, for setting up state through the platform's modules. */
+  /** The node: its context and clock set up state through the platform's modules. */
+  readonly platform: TestNode;
+  /** The accounts of USERS. */
   readonly actors: Readonly<Record<keyof typeof USERS, Actor>>;
   readonly app: FastifyInstance;
   readonly url: string;
@@ -136,7 +136,10 @@ export interface CliServer {
 }
 
 /**
- * The management API on a fresh database, listening on a free loopback port, with three accounts.
+ * A platform node as `npm start` assembles it (startTestNode, `env` over its settings) on a fresh
+ * database, without its periodic jobs (a test runs the one it needs), with three accounts. The CLI
+ * is tested at 127.0.0.1, [::1] and localhost, and a node's edge serves the management app only at
+ * the platform domain: the node's own app also listens on a free loopback port, which is `url`.
  * `host` '::' listens on every address, IPv4 and IPv6 (the url is then `http://[::]:port`).
  */
 export async function startCliServer(
@@ -144,22 +147,19 @@ export async function startCliServer(
   env: Record<string, string> = {},
   host: '127.0.0.1' | '::' = '127.0.0.1',
 ): Promise<CliServer> {
-  const platform = await startPlatformContext(dialect, env);
-  const app = buildManagementApp(platform.ctx);
-  const url = await app.listen({ port: 0, host });
-  const actors = {
-    admin: await createUser(platform.ctx, { ...USERS.admin, isAdmin: true }),
-    owner: await createUser(platform.ctx, USERS.owner),
-    member: await createUser(platform.ctx, USERS.member),
-  };
-  return {
-    platform,
-    actors,
-    app,
-    url,
-    async close() {
-      await app.close();
-      await platform.close();
-    },
-  };
+  const node = await startTestNode(dialect, { env, jobs: false });
+  try {
+    const { app } = node.node;
+    // Closed with the node (its management app stops with it).
+    const url = await app.listen({ port: 0, host });
+    const actors = {
+      admin: await createUser(node.ctx, { ...USERS.admin, isAdmin: true }),
+      owner: await createUser(node.ctx, USERS.owner),
+      member: await createUser(node.ctx, USERS.member),
+    };
+    return { platform: node, actors, app, url, close: () => node.stop() };
+  } catch (error) {
+    await node.stop();
+    throw error;
+  }
 }

@@ -8,16 +8,13 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { FastifyInstance } from 'fastify';
 import { createTeam } from '../../src/platform/accounts/teams.ts';
-import { createUser } from '../../src/platform/accounts/users.ts';
-import { buildManagementApp } from '../../src/platform/api/app.ts';
 import { KENNEL_VERSION } from '../../src/platform/kennel-version.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
 import { testDialects } from '../support/databases.ts';
-import { startPlatformContext, type TestPlatform } from '../support/platform.ts';
 import { outputOf } from '../support/processes.ts';
-import { ROOT, tempDir, USERS } from './harness.ts';
+import { startTestNode, type TestNode } from '../support/test-node.ts';
+import { type CliServer, ROOT, startCliServer, tempDir, USERS } from './harness.ts';
 
 /** PATH without the checkout's node_modules/.bin: `node` is the machine's own (20 on the CI image). */
 const SYSTEM_PATH = (process.env.PATH ?? '')
@@ -69,9 +66,8 @@ for (const dialect of testDialects()) {
     const prefix = tempDir('kennel-prefix-');
     const work = tempDir('kennel-team-repo-');
     const home = tempDir('kennel-home-');
-    let platform: TestPlatform;
-    let app: FastifyInstance;
-    let newer: FastifyInstance;
+    let server: CliServer;
+    let newer: TestNode;
     let url = '';
     let newerUrl = '';
     let tarball = '';
@@ -79,15 +75,18 @@ for (const dialect of testDialects()) {
     const env = () => ({ HOME: home.path, KENNEL_CONFIG_DIR: join(home.path, 'kennel'), KENNEL_URL: url });
 
     before(async () => {
-      platform = await startPlatformContext(dialect, { DATA_DIR: data.path });
-      app = buildManagementApp(platform.ctx);
-      url = await app.listen({ port: 0, host: '127.0.0.1' });
-      // The same platform as a newer release would answer it.
-      newer = buildManagementApp(platform.ctx, { version: '99.0.0' });
-      newerUrl = await newer.listen({ port: 0, host: '127.0.0.1' });
-      const owner = await createUser(platform.ctx, USERS.owner);
-      const team = await createTeam(platform.ctx, owner, 'Shop');
-      await createProject(platform.ctx, owner, {
+      server = await startCliServer(dialect, { DATA_DIR: data.path });
+      ({ url } = server);
+      // The same platform as a newer release would answer it: a second node on its database.
+      newer = await startTestNode(dialect, {
+        storage: server.platform.storage,
+        app: { version: '99.0.0' },
+        jobs: false,
+      });
+      newerUrl = await newer.node.app.listen({ port: 0, host: '127.0.0.1' });
+      const { ctx } = server.platform;
+      const team = await createTeam(ctx, server.actors.owner, 'Shop');
+      await createProject(ctx, server.actors.owner, {
         teamId: team.id,
         slug: 'shop',
         name: 'Shop',
@@ -95,9 +94,8 @@ for (const dialect of testDialects()) {
       });
     });
     after(async () => {
-      await app?.close();
-      await newer?.close();
-      await platform?.close();
+      await newer?.stop();
+      await server?.close();
       for (const dir of [data, prefix, work, home]) dir.remove();
     });
 

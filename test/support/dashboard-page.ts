@@ -56,24 +56,55 @@ export const waitForDomainStatus = (page: Page, hostname: string, label: string)
     .locator('[data-testid="status"]', { hasText: new RegExp(`^${label}$`) })
     .waitFor({ timeout: 30_000 });
 
+/** Console errors Chromium logs that say nothing new about the page (watchFailures). */
+const NOT_THE_PAGES = [
+  // Its echo of a request judged on its own, where an expected refusal or a cancellation is no failure.
+  'Failed to load resource:',
+  // The test's plain-HTTP address (http://platform.test) is no secure origin, so the header is not
+  // applied; over HTTPS, or at localhost as `npm start` serves it, it is.
+  "The Cross-Origin-Opener-Policy header has been ignored, because the URL's origin was untrustworthy.",
+];
+
+/** What `watchFailures` is told besides the page. */
+export interface WatchOptions {
+  /** Whose page it is, written before each record ("admin: …") where pages share one list. */
+  readonly who?: string;
+  /**
+   * The refusals the test asks for, "STATUS METHOD /path" exactly: recorded in `refused` (for the
+   * test to count) instead of in the failures.
+   */
+  readonly expected?: readonly string[];
+  readonly refused?: string[];
+}
+
 /**
- * Records every failed request of `page` into `failures` (returned): "STATUS METHOD /path" for an
- * answer of 400 or more, "failed METHOD url" for one that never came (not one the page cancelled).
+ * Records into `failures` (returned) whatever goes wrong on `page` that a user would meet: a
+ * request answered with 400 or more ("STATUS METHOD /path"), one never answered ("failed METHOD
+ * url"; not one the page cancelled), an error on the console, an uncaught error in the page.
  */
-export function watchFailures(page: Page, failures: string[] = []): string[] {
+export function watchFailures(
+  page: Page,
+  failures: string[] = [],
+  { who, expected = [], refused = [] }: WatchOptions = {},
+): string[] {
+  const record = (list: string[], what: string) => list.push(who === undefined ? what : `${who}: ${what}`);
   page.on('requestfailed', (request) => {
     // Cancelled by the page itself (a navigation leaving while the favicon or a fetch was under
     // way): nothing failed that a user sees. Refused connections, resets and timeouts count.
     if (request.failure()?.errorText === 'net::ERR_ABORTED') return;
-    failures.push(`failed ${request.method()} ${request.url()}`);
+    record(failures, `failed ${request.method()} ${request.url()}`);
   });
   page.on('response', (response) => {
-    if (response.status() >= 400) {
-      failures.push(
-        `${response.status()} ${response.request().method()} ${new URL(response.url()).pathname}`,
-      );
-    }
+    if (response.status() < 400) return;
+    const answer = `${response.status()} ${response.request().method()} ${new URL(response.url()).pathname}`;
+    record(expected.includes(answer) ? refused : failures, answer);
   });
+  page.on('console', (message) => {
+    const text = message.text();
+    if (message.type() !== 'error' || NOT_THE_PAGES.some((start) => text.startsWith(start))) return;
+    record(failures, `console error ${text} (${message.location().url})`);
+  });
+  page.on('pageerror', (error) => record(failures, `page error ${error.message}`));
   return failures;
 }
 

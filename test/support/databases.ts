@@ -144,7 +144,10 @@ const sqliteTemplates = new Map<MigratedService, Promise<string>>();
  * are deleted and its sequences restarted, so ids start at 1 again. Autovacuum is off on pooled
  * tables: a vacuum would let new rows take the slots of deleted ones, and rows read without an
  * ORDER BY would no longer come back in the order they were written, as they do in a new table;
- * instead a schema is dropped after POOL_USES uses, which bounds what the deleted rows leave.
+ * instead a schema is dropped after POOL_USES uses, which bounds what the deleted rows leave. Left
+ * on, it would not find such reads either: it wakes once a minute, so a test would see rows
+ * reordered only when one happened to run during it — a failure that does not come back when run
+ * again. A read whose order matters says so with ORDER BY (production vacuums at any time).
  */
 const POOL_USES = 25;
 
@@ -154,6 +157,7 @@ async function claimPooledSchema(service: MigratedService): Promise<TestStorage>
   const schema = `t_${randomBytes(6).toString('hex')}`;
   const client = await adminClient();
   try {
+    await dropStaleOnce(client, service);
     const prefix = poolPrefix(service);
     const { rows } = await client.query<{ name: string }>(
       `SELECT nspname AS name FROM pg_namespace WHERE starts_with(nspname, $1) ORDER BY random() LIMIT 8`,
@@ -171,14 +175,6 @@ async function claimPooledSchema(service: MigratedService): Promise<TestStorage>
       if (claimed) break;
     }
     if (!claimed) {
-      // Pooled schemas of earlier versions of the migrations are of no more use.
-      const { rows: stale } = await client.query<{ name: string }>(
-        `SELECT nspname AS name FROM pg_namespace
-         WHERE starts_with(nspname, $1) AND NOT starts_with(nspname, $2)`,
-        [`kp_${service}_postgres_`, prefix],
-      );
-      for (const { name } of stale)
-        await client.query(`DROP SCHEMA IF EXISTS ${quoteIdentifier(name)} CASCADE`);
       await client.query(`CREATE SCHEMA ${quoteIdentifier(schema)}`);
       await migrate({ kind: 'postgres', url: TEST_POSTGRES_URL, schema, poolSize: 1 }, service);
       await client
@@ -201,6 +197,31 @@ async function claimPooledSchema(service: MigratedService): Promise<TestStorage>
     drop: () => releasePooledSchema(schema, service),
   };
 }
+
+/**
+ * The pool's schemas of other versions of the migrations (an earlier checkout's, or one since
+ * changed back) are of no more use: dropped when the pool first serves this process. Only idle ones
+ * carry a `kp_` name — a claimed schema, of any version, is `t_…` until it is given back — and the
+ * current version's are never matched. A schema another process renames meanwhile is not dropped
+ * under its new name: DROP looks the name up again once it holds the lock.
+ */
+function dropStaleOnce(client: pg.Client, service: MigratedService): Promise<void> {
+  let dropped = staleDropped.get(service);
+  if (!dropped) {
+    dropped = (async () => {
+      const { rows: stale } = await client.query<{ name: string }>(
+        `SELECT nspname AS name FROM pg_namespace
+         WHERE starts_with(nspname, $1) AND NOT starts_with(nspname, $2) ORDER BY nspname`,
+        [`kp_${service}_postgres_`, poolPrefix(service)],
+      );
+      for (const { name } of stale)
+        await client.query(`DROP SCHEMA IF EXISTS ${quoteIdentifier(name)} CASCADE`);
+    })();
+    staleDropped.set(service, dropped);
+  }
+  return dropped;
+}
+const staleDropped = new Map<MigratedService, Promise<void>>();
 
 async function releasePooledSchema(schema: string, service: MigratedService): Promise<void> {
   const client = await adminClient();

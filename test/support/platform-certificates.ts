@@ -8,7 +8,10 @@ import { issueDueCertificates, TEST_SEALING_KEY, type TestPlatform } from './pla
  * The real internal CA of a test platform, on its clock: the certificate store (keys sealed with
  * `key`), the issuer, and `issueDue(nodeId)`, the certificate job once (the hostnames issued).
  */
-export async function internalCertificates(p: TestPlatform, key: SealingKey = TEST_SEALING_KEY) {
+export async function internalCertificates(
+  p: Pick<TestPlatform, 'ctx' | 'clock'>,
+  key: SealingKey = TEST_SEALING_KEY,
+) {
   const store = new CertificateStore(p.ctx.db, [key]);
   const issuer = new InternalIssuer(await store.internalCa(p.clock.now()), { now: () => p.clock.now() });
   return {

@@ -129,7 +129,7 @@ export async function seedPetstoreProject(ctx: PlatformContext, originUrl: strin
  * into `store`, with http-01 answers kept in the database where the edge reads them.
  */
 export function issueDueCertificates(
-  p: TestPlatform,
+  p: Pick<TestPlatform, 'ctx' | 'clock'>,
   { issuer, store, nodeId = 'edge-1' }: { issuer: Issuer; store: CertificateStore; nodeId?: string },
 ) {
   return obtainDueCertificates(p.ctx, {

@@ -34,7 +34,7 @@ export interface Dashboard {
   readonly chromium: TestBrowser;
   /** http://platform.test:PORT */
   readonly base: string;
-  /** Every failed request of the pages opened here: "STATUS METHOD /path" (or "failed …"). */
+  /** What failed on the pages opened here (watchFailures): "STATUS METHOD /path", "failed …", errors. */
   readonly failures: string[];
   /** A page in a fresh context (not signed in), its failures recorded. */
   newPage(): Promise<Page>;

@@ -15,6 +15,7 @@ import {
   textOf,
   WAIT,
   waitForDomainStatus,
+  watchFailures,
 } from '../support/dashboard-page.ts';
 import { testDialects } from '../support/databases.ts';
 import { startDns, type TestDns } from '../support/dns.ts';
@@ -57,42 +58,10 @@ for (const dialect of testDialects()) {
     let petstoreOrigin = '';
     let acmeId = 0;
     let invitation = '';
-    /** Failed requests and console errors of both people, as "who: what". */
+    /** Failed requests, console and page errors of both people, as "who: what" (watchFailures). */
     const problems: string[] = [];
     /** The refusals the walk asks for, as they were answered. */
     const refusalsSeen: string[] = [];
-
-    /**
-     * Records failed requests (no answer, or 400 and above) and console errors. `refusals` are the
-     * answers the walk asks for ("STATUS METHOD /path", exact), kept apart in `refusalsSeen`, and
-     * the console line Chromium logs for each.
-     */
-    function watch(page: Page, who: string, refusals: readonly string[]) {
-      const refused = (status: number, method: string, url: string) =>
-        refusals.includes(`${status} ${method} ${new URL(url).pathname}`);
-      page.on('requestfailed', (request) => {
-        // Cancelled by the page itself (leaving while the favicon loads): nothing a user sees.
-        if (request.failure()?.errorText !== 'net::ERR_ABORTED')
-          problems.push(`${who}: failed ${request.method()} ${request.url()}`);
-      });
-      page.on('response', (response) => {
-        const method = response.request().method();
-        if (response.status() < 400) return;
-        const seen = `${who}: ${response.status()} ${method} ${new URL(response.url()).pathname}`;
-        (refused(response.status(), method, response.url()) ? refusalsSeen : problems).push(seen);
-      });
-      page.on('console', (message) => {
-        if (message.type() !== 'error') return;
-        const status = /the server responded with a status of (\d+)/.exec(message.text())?.[1];
-        const url = message.location().url;
-        const expected =
-          status !== undefined &&
-          url !== '' &&
-          refusals.some((r) => r.startsWith(`${status} `) && r.endsWith(` ${new URL(url).pathname}`));
-        if (!expected) problems.push(`${who}: console error ${message.text()} (${url})`);
-      });
-      page.on('pageerror', (error) => problems.push(`${who}: page error ${error.message}`));
-    }
 
     /** Axe clean at 1280 and 390 px, no sideways scroll at 390, back to the page's own width. */
     const checkAdmin = (name: string) => checkBothWidths(admin, `first-hour-${name}`, DESKTOP);
@@ -117,8 +86,12 @@ for (const dialect of testDialects()) {
         (await chromium.newContext({ viewport, locale: 'en-US', timezoneId: 'UTC' })).newPage();
       admin = await person(DESKTOP);
       dana = await person(PHONE);
-      watch(admin, 'admin', ['422 PATCH /api/v1/projects/acme-api']);
-      watch(dana, 'dana', []);
+      watchFailures(admin, problems, {
+        who: 'admin',
+        expected: ['422 PATCH /api/v1/projects/acme-api'],
+        refused: refusalsSeen,
+      });
+      watchFailures(dana, problems, { who: 'dana' });
     });
 
     after(async () => {
