@@ -1,3 +1,5 @@
+// First, before the node's modules load: keeps nextTick's fast path (see the module).
+import '../src/main/hold-tick-object.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
