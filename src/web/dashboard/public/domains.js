@@ -218,16 +218,24 @@ export async function renderDomains({ main, me, navigate }, slug) {
     list.render({ domains: page.domains ?? [], config: page.config, notices: page.notices, busy: page.busy });
   }
 
+  /** Which refresh started last: an older one's answers, arriving after it, are stale. */
+  let latestRefresh = 0;
+
   /** Loads the domains and the configuration; redraws what changed. True when something changed. */
   async function refresh(force = false) {
+    const turn = ++latestRefresh;
     const domains = await domainsOf.list();
+    // A poll that began before a removal must not draw its list, or its YAML, after the removal's.
+    if (turn !== latestRefresh) return false;
     const before = JSON.stringify(page.domains);
     const changed = before !== JSON.stringify(domains);
-    page.domains = domains;
     if (changed || force || page.config === null) {
-      page.config = await domainsOf.config();
-      yamlCode.textContent = page.config.yaml;
+      const config = await domainsOf.config();
+      if (turn !== latestRefresh) return false;
+      page.config = config;
+      yamlCode.textContent = config.yaml;
     }
+    page.domains = domains;
     // A transient notice (the outcome of a click) gives way once the status itself changes.
     if (changed && before !== 'null') {
       for (const [hostname, notice] of page.notices) {
