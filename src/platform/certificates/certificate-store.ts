@@ -78,7 +78,6 @@ export class CertificateStore {
     await this.#db.deleteFrom('certificates').where('hostname', '=', hostname).execute();
   }
 
-
   /** A platform secret (the ACME account key), sealed; undefined until saved. */
   async secret(name: string): Promise<string | undefined> {
     const row = await this.#platformKey(name).executeTakeFirst();
