@@ -2,6 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { ONE_HELPER_THREAD } from '../src/main/helper-threads.ts';
 import {
   BENCH_DOCUMENT,
   BENCH_HEADERS,
@@ -210,6 +211,9 @@ async function runEdgeInstructionsSuite(
           '--instr-atstart=no',
           `--callgrind-out-file=${outFile}`,
           config.node,
+          // Named here, the one-core pool keeps the edge node from restarting itself with it
+          // (src/main/helper-threads.ts): valgrind would not follow the execve.
+          ONE_HELPER_THREAD,
           target.script,
         ],
         cwd: ROOT,
