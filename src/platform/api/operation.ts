@@ -9,7 +9,7 @@ import type { Operations } from '../api-types.ts';
 import type { PlatformContext } from '../context.ts';
 import type { PlatformErrorCode } from '../errors.ts';
 import type { Access } from './auth.ts';
-import { pathParameters } from './routes/contract.ts';
+import { pathParameterNamed } from './routes/contract.ts';
 
 /**
  * A management API operation as its group's table (`operations`) holds it. The handler's types
@@ -53,7 +53,7 @@ export function operations<Ids extends keyof Operations>(
     const { route, parameters = [], errors = [], ...rest } = spec;
     const [method, path] = route.split(' ') as [HttpMethod, string];
     const inPath = [...path.matchAll(/\{(\w+)\}/g)].map(([, name = '']) => {
-      const parameter = pathParameters[name];
+      const parameter = pathParameterNamed(name);
       if (!parameter) throw new Error(`${operationId}: routes/contract.ts has no path parameter ${name}`);
       return parameter;
     });

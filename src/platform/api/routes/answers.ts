@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import type { Actor, PlatformContext } from '../../context.ts';
 import { actorOf } from '../auth.ts';
+import type { PathIds } from './contract.ts';
 
 /**
  * The handlers most of the management API's routes are, each shape declared once: `passing` (and
@@ -14,20 +15,6 @@ interface Asked {
 }
 
 type Handler<R, A> = (request: R, reply: FastifyReply, ctx: PlatformContext) => Promise<A>;
-
-/** The path parameters a handler may pass on, as the schemas type them (contract.ts). */
-interface PathIds {
-  slug: string;
-  hostname: string;
-  deployId: number;
-  linkId: number;
-  teamId: number;
-  userId: number;
-  invitationId: number;
-  messageId: string;
-  tokenId: number;
-  grantId: number;
-}
 
 /**
  * What a handler may pass on from the request: a path parameter, the body, one field of the body

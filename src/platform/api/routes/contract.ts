@@ -12,14 +12,14 @@ export const idParam = (name: string, description: string) => ({
   name,
   in: 'path' as const,
   description,
-  schema: { type: 'integer', minimum: 1 },
+  schema: { type: 'integer' as const, minimum: 1 },
 });
 
 const textParam = (name: string, description: string, schema: Record<string, unknown>) => ({
   name,
   in: 'path' as const,
   description,
-  schema: { type: 'string', ...schema },
+  schema: { type: 'string' as const, ...schema },
 });
 
 /** A path parameter, and what the API answers when it names nothing the caller can see. */
@@ -32,7 +32,7 @@ interface PathParameter {
  * Every path parameter of the management API, by name, each declared once: a route takes the
  * ones its path names (operation.ts), and can answer their not-found codes.
  */
-export const pathParameters: Readonly<Record<string, PathParameter>> = {
+export const pathParameters = {
   slug: {
     spec: textParam('slug', 'Project slug', { minLength: 1, maxLength: 63 }),
     notFound: 'project_not_found',
@@ -52,7 +52,19 @@ export const pathParameters: Readonly<Record<string, PathParameter>> = {
   },
   tokenId: { spec: idParam('tokenId', 'Token id'), notFound: 'token_not_found' },
   grantId: { spec: idParam('grantId', 'Grant id'), notFound: 'origin_grant_not_found' },
+} as const satisfies Readonly<Record<string, PathParameter>>;
+
+/** The path parameters' values as the schemas type them: an id is a number, the rest text. */
+export type PathIds = {
+  -readonly [Name in keyof typeof pathParameters]: (typeof pathParameters)[Name]['spec']['schema']['type'] extends 'integer'
+    ? number
+    : string;
 };
+
+const byName: Readonly<Record<string, PathParameter>> = pathParameters;
+
+/** The path parameter `{name}` in a route's path stands for, if the table has it. */
+export const pathParameterNamed = (name: string): PathParameter | undefined => byName[name];
 
 /** The schema named `name`, or (`[name]`) a list of them. */
 const schemaOf = (name: string | readonly [string]): JsonSchema =>
