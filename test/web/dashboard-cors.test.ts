@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
 import { accessibilityViolations } from '../support/axe.ts';
 import { launchChromium, screenshotPath, type TestBrowser } from '../support/chromium.ts';
-import { overflow, signIn, textOf } from '../support/dashboard-page.ts';
+import { overflow, signIn, textOf, watchFailures } from '../support/dashboard-page.ts';
 import { testDialects } from '../support/databases.ts';
 import { type PlainEdge, startPlainEdge } from '../support/edge.ts';
 import { listenOnLoopback } from '../support/http.ts';
@@ -93,21 +93,8 @@ for (const dialect of testDialects()) {
       context = await chromium.newContext({ locale: 'en-US', timezoneId: 'UTC' });
       page = await context.newPage();
       await signIn(page, base, 'owner@x.test', 'owner password 1');
-      page.on('console', (message) => {
-        const text = message.text();
-        // Chromium notes that the dashboard's COOP header does nothing over plain HTTP (this test's
-        // edge has no TLS); the refused save logs its 422, checked below.
-        const expected =
-          text.includes('Cross-Origin-Opener-Policy header has been ignored') || text.includes('422');
-        if (message.type() === 'error' && !expected) problems.push(`console: ${text}`);
-      });
-      page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-      page.on('response', (response) => {
-        // The one refused save is the point of a test below.
-        const refusedSave = response.status() === 422 && response.url().endsWith('/cors');
-        if (response.status() >= 400 && !refusedSave)
-          problems.push(`${response.status()}: ${response.url()}`);
-      });
+      // The one refused save is the point of a test below.
+      watchFailures(page, problems, { expected: ['422 PUT /api/v1/projects/petstore/cors'] });
       appPage = await context.newPage();
       await appPage.goto(`${appOrigin}/`);
     });

@@ -9,7 +9,7 @@ import { accessibilityViolations } from '../support/axe.ts';
 import { V1, V2, V3 } from '../support/changelog-documents.ts';
 import { launchChromium, screenshotPath, type TestBrowser } from '../support/chromium.ts';
 import { closeAll } from '../support/cleanup.ts';
-import { laidOutText, overflow, signIn, WAIT } from '../support/dashboard-page.ts';
+import { laidOutText, overflow, signIn, WAIT, watchFailures } from '../support/dashboard-page.ts';
 import { testDialects } from '../support/databases.ts';
 import { startPlatformContext, type TestPlatform } from '../support/platform.ts';
 import { seedTeamProject } from '../support/platform-config.ts';
@@ -66,21 +66,8 @@ for (const dialect of testDialects()) {
       context = await chromium.newContext({ acceptDownloads: true });
       page = await context.newPage();
       await signIn(page, base, 'owner@x.test', 'owner password 1');
-      // From here on nothing may fail but the deploy gate's own 409 (breaking_changes), which
-      // Chromium logs like any 4xx.
-      page.on('console', (message) => {
-        if (message.type() === 'error' && !message.text().includes('status of 409 (Conflict)')) {
-          problems.push(`console: ${message.text()}`);
-        }
-      });
-      page.on('requestfailed', (request) => problems.push(`failed: ${request.url()}`));
-      page.on('response', (response) => {
-        const gate =
-          response.status() === 409 &&
-          response.request().method() === 'POST' &&
-          new URL(response.url()).pathname === '/api/v1/projects/pets/deploys';
-        if (response.status() >= 400 && !gate) problems.push(`${response.status()}: ${response.url()}`);
-      });
+      // From here on nothing may fail but the deploy gate's own 409 (breaking_changes).
+      watchFailures(page, problems, { expected: ['409 POST /api/v1/projects/pets/deploys'] });
       await page.goto(`${base}/projects/pets/deploys`);
       await page.getByRole('heading', { level: 2, name: 'Deploy a document' }).waitFor(WAIT);
     });

@@ -15,6 +15,7 @@ import {
   signIn,
   textOf,
   WAIT,
+  watchFailures,
 } from '../support/dashboard-page.ts';
 import { testDialects } from '../support/databases.ts';
 import { type PlainEdge, startPlainEdge } from '../support/edge.ts';
@@ -53,20 +54,8 @@ for (const dialect of testDialects()) {
     const problems: string[] = [];
 
     /** Fails the test on a failed request or a console error, but for the refused origin (422). */
-    function watch(target: Page) {
-      target.on('console', (message) => {
-        const text = message.text();
-        const expected =
-          text.includes('Cross-Origin-Opener-Policy header has been ignored') || text.includes('422');
-        if (message.type() === 'error' && !expected) problems.push(`console: ${text}`);
-      });
-      target.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-      target.on('response', (response) => {
-        const refusedOrigin = response.status() === 422 && response.request().method() === 'PATCH';
-        if (response.status() >= 400 && !refusedOrigin)
-          problems.push(`${response.status()}: ${response.url()}`);
-      });
-    }
+    const watch = (target: Page) =>
+      watchFailures(target, problems, { expected: ['422 PATCH /api/v1/projects/petstore'] });
 
     before(async () => {
       p = await startPlatformContext(dialect);

@@ -6,7 +6,7 @@ import { deployProject } from '../../src/platform/projects/deploys.ts';
 import { createProject } from '../../src/platform/projects/projects.ts';
 import { accessibilityViolations } from '../support/axe.ts';
 import { launchChromium, screenshotPath, type TestBrowser } from '../support/chromium.ts';
-import { expectText, laidOutText, overflow, signIn, WAIT } from '../support/dashboard-page.ts';
+import { expectText, laidOutText, overflow, signIn, WAIT, watchFailures } from '../support/dashboard-page.ts';
 import { testDialects } from '../support/databases.ts';
 import { type PlainEdge, startPlainEdge } from '../support/edge.ts';
 import { listenOnLoopback, requestAs } from '../support/http.ts';
@@ -109,22 +109,9 @@ for (const dialect of testDialects()) {
       context = await chromium.newContext({ locale: 'en-US', timezoneId: 'UTC' });
       page = await context.newPage();
       await signIn(page, base, 'owner@x.test', 'owner password 1');
-      page.on('console', (message) => {
-        // Chromium says so of every page at a plain-HTTP name other than localhost; the platform
-        // sends COOP for HTTPS, which production uses.
-        const coop = message.text().includes('Cross-Origin-Opener-Policy header has been ignored');
-        if (message.type() === 'error' && !coop) problems.push(`console: ${message.text()}`);
-      });
-      page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-      page.on('requestfailed', (request) => {
-        // Leaving the page closes the live log's stream: that is the page letting go, not a failure.
-        const left =
-          request.url().includes('/logs/stream') && request.failure()?.errorText === 'net::ERR_ABORTED';
-        if (!left) problems.push(`failed: ${request.url()} ${request.failure()?.errorText}`);
-      });
-      page.on('response', (response) => {
-        if (response.status() >= 400) problems.push(`${response.status()}: ${response.url()}`);
-      });
+      // Leaving the page closes the live log's stream: the page letting go (net::ERR_ABORTED),
+      // which the watcher does not count.
+      watchFailures(page, problems);
 
       // The platform's clock stands 20 s into a minute while the requests are made.
       p.clock.set('2026-11-22T12:00:20Z');
