@@ -34,16 +34,15 @@ import {
   schemaProblems,
 } from './document-problems.ts';
 import {
-  breakingRefusal,
-  gateTraffic,
+  changesAgainstLive,
   LiveDeployMoved,
   lockProject,
   makeLive,
-  readLiveDeploy,
+  refuseBreaking,
   withSettledLiveDeploy,
 } from './go-live.ts';
-import { checkOriginUrl, type Project, projectFor } from './projects.ts';
-import { type DeployChanges, diffStoredDocuments, NO_CHANGES } from './stored-documents.ts';
+import { checkOriginUrl, projectFor } from './projects.ts';
+import { type DeployChanges, NO_CHANGES } from './stored-documents.ts';
 
 export type { DeployStatus } from '../db-schema.ts';
 
@@ -343,31 +342,6 @@ async function read(ctx: PlatformContext, source: string) {
   const parsed = await readDocument(source, documentLimitsOf(ctx.config));
   if (parsed.refusal) throw platformErrors.error(parsed.refusal.code, parsed.refusal.message);
   return parsed;
-}
-
-/**
- * The changes of a valid document (JSON text) against the project's live deploy, as of now: what
- * a deploy and a promotion gate and publish (null when nothing is live).
- */
-export async function changesAgainstLive(ctx: PlatformContext, project: Project, json: string) {
-  const live = await readLiveDeploy(ctx.db, project.id);
-  const changes = live ? await diffStoredDocuments(live.document, json, ctx.clock.now()) : null;
-  return { liveId: live?.id ?? null, changes };
-}
-
-/**
- * The gate a deploy and a promotion share: changes that would break callers are refused with 409
- * breaking_changes, each with its operation's traffic; `force` says how to publish anyway.
- */
-export async function refuseBreaking(
-  ctx: PlatformContext,
-  projectId: number,
-  changes: DeployChanges | null,
-  what: string,
-  force: string,
-): Promise<void> {
-  if (changes?.breaking)
-    throw breakingRefusal(what, changes, force, await gateTraffic(ctx, projectId, changes));
 }
 
 /**

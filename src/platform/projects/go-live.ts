@@ -11,7 +11,8 @@ import {
   withTraffic,
 } from '../traffic/read-operation-traffic.ts';
 import { emitEvent } from '../webhooks/webhook-events.ts';
-import type { DeployChanges } from './stored-documents.ts';
+import type { Project } from './projects.ts';
+import { type DeployChanges, diffStoredDocuments } from './stored-documents.ts';
 
 /**
  * Making a deploy live, the one way deploys and promotions share: the gate, the project's
@@ -147,4 +148,29 @@ export async function makeLive(
     },
   });
   return { publicationId, webhook: message !== null };
+}
+
+/**
+ * The changes of a valid document (JSON text) against the project's live deploy, as of now: what
+ * a deploy and a promotion gate and publish (null when nothing is live).
+ */
+export async function changesAgainstLive(ctx: PlatformContext, project: Project, json: string) {
+  const live = await readLiveDeploy(ctx.db, project.id);
+  const changes = live ? await diffStoredDocuments(live.document, json, ctx.clock.now()) : null;
+  return { liveId: live?.id ?? null, changes };
+}
+
+/**
+ * The gate a deploy and a promotion share: changes that would break callers are refused with 409
+ * breaking_changes, each with its operation's traffic; `force` says how to publish anyway.
+ */
+export async function refuseBreaking(
+  ctx: PlatformContext,
+  projectId: number,
+  changes: DeployChanges | null,
+  what: string,
+  force: string,
+): Promise<void> {
+  if (changes?.breaking)
+    throw breakingRefusal(what, changes, force, await gateTraffic(ctx, projectId, changes));
 }

@@ -4,8 +4,15 @@ import { platformErrors } from '../errors.ts';
 import { listPublications, type Publication } from '../publishing/publications.ts';
 import { addTraffic } from '../traffic/read-operation-traffic.ts';
 import { deployNotFound, selectDeploys } from './deploy-records.ts';
-import { changesAgainstLive, type DeployView, refuseBreaking, toDeployView } from './deploys.ts';
-import { LiveDeployMoved, lockProject, makeLive, withSettledLiveDeploy } from './go-live.ts';
+import { type DeployView, toDeployView } from './deploys.ts';
+import {
+  changesAgainstLive,
+  LiveDeployMoved,
+  lockProject,
+  makeLive,
+  refuseBreaking,
+  withSettledLiveDeploy,
+} from './go-live.ts';
 import { checkTenantOriginUrl, projectFor } from './projects.ts';
 import { NO_CHANGES } from './stored-documents.ts';
 
