@@ -6,6 +6,7 @@ import { API_TYPES_FILE, apiTypesDrift, generateApiTypes } from '../../scripts/g
 import { managementDocument } from '../../src/platform/api/app.ts';
 import { managementOperation } from '../../src/platform/api/operation.ts';
 import { answerCreated, inProject } from '../../src/platform/api/routes/answers.ts';
+import { type PathIds, pathParameterNamed } from '../../src/platform/api/routes/contract.ts';
 import { ROOT } from './harness.ts';
 
 const document = managementDocument() as {
@@ -99,6 +100,26 @@ describe("the management API's types are generated from its OpenAPI document", (
       encoding: 'utf8',
     });
     assert.equal(out, '');
+  });
+});
+
+describe("the path parameters' types come from the one pathParameters table (tsc checks this)", () => {
+  it('an integer parameter is a number, the rest text; a name not in the table is none', () => {
+    const ids: Pick<PathIds, 'teamId' | 'deployId' | 'slug' | 'messageId'> = {
+      teamId: 7,
+      deployId: 3,
+      slug: 'pets',
+      messageId: 'msg_1',
+    };
+    // @ts-expect-error a team id is a number
+    const teamId: PathIds['teamId'] = '7';
+    // @ts-expect-error a message id is text
+    const messageId: PathIds['messageId'] = 1;
+    // @ts-expect-error no path parameter has this name
+    const unknown: PathIds['noSuchId'] = 1;
+    assert.deepEqual([ids, teamId, messageId, unknown], [ids, '7', 1, 1]);
+    assert.deepEqual(pathParameterNamed('teamId')?.spec.schema, { type: 'integer', minimum: 1 });
+    assert.equal(pathParameterNamed('noSuchId'), undefined);
   });
 });
 
