@@ -22,7 +22,7 @@ const STREAM_EVENTS = new Set(['close', 'drain', 'finish']);
  * Errors on a direct stream are not the handler's (as with node:http2's compatibility objects,
  * which swallow them too): a stream destroyed with an error, or reset, only ends the exchange.
  */
-const ignore = () => {};
+export const ignoreStreamError = () => {};
 
 /**
  * A bodiless HTTP/2 request as the edge's handler reads an IncomingMessage, over node:http2's
@@ -80,7 +80,7 @@ export class DirectResponse {
 
   constructor(stream: ServerHttp2Stream) {
     this.stream = stream;
-    stream.on('error', ignore);
+    stream.on('error', ignoreStreamError);
   }
 
   get headersSent(): boolean {

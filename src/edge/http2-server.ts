@@ -13,7 +13,7 @@ import {
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { edgeErrors } from './errors.ts';
-import { DirectRequest, DirectResponse } from './http2-direct.ts';
+import { DirectRequest, DirectResponse, ignoreStreamError } from './http2-direct.ts';
 import { sendError } from './json-answer.ts';
 
 /**
@@ -245,10 +245,8 @@ function releaseOnClose(stream: ServerHttp2Stream): void {
 function release(this: ServerHttp2Stream): void {
   // emit() calls the listeners it copied before this one ran: the other `close` listeners still run.
   this.removeAllListeners();
-  this.on('error', ignoreError);
+  this.on('error', ignoreStreamError);
 }
-
-const ignoreError = () => {};
 
 /** Rapid reset (CVE-2023-44487): a session resetting streams faster than the bucket refills is closed. */
 function limitResets(session: ServerHttp2Session): void {
